@@ -1,0 +1,38 @@
+# SciVer Studio: `make run` serves the app with sample papers; `make test` runs the whole suite.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test venv lint format bench clean-venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+run: venv
+	@mkdir -p var
+	SCIVER_DEV=1 $(BIN)/python manage.py migrate --noinput
+	SCIVER_DEV=1 $(BIN)/python manage.py setup_demo
+	SCIVER_DEV=1 BIN=$(BIN) sh scripts/serve.sh
+
+test: venv
+	SCIVER_TESTING=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: venv
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: venv
+	SCIVER_TESTING=1 $(BIN)/python bench/parse.py
+
+clean-venv:
+	rm -rf $(VENV)

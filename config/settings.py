@@ -1,0 +1,146 @@
+"""Settings, read from the environment; safe for production by default, convenient under `make run`."""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env") if (BASE_DIR / ".env").exists() else None
+
+# Production-safe defaults: DEBUG off, no wildcard hosts, no secret baked in.
+# `make run` sets SCIVER_DEV=1, which turns on a local secret, DEBUG and localhost hosts.
+DEV_MODE = env.bool("SCIVER_DEV", default=False)
+DEBUG = env.bool("DEBUG", default=DEV_MODE)
+if DEV_MODE or env.bool("SCIVER_TESTING", default=False):
+    SECRET_KEY = env("SECRET_KEY", default="dev-only-insecure-secret-key-change-me-in-production")
+else:
+    SECRET_KEY = env("SECRET_KEY")
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"] if DEV_MODE else []
+)
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_rq",
+    "jobs",
+    "papers",
+    "annotation",
+    "validation",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+# Database: DATABASE_URL, else an SQLite file under var/.
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'sciver.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # select_for_update() is a no-op on SQLite: take the write lock at the start of each
+    # transaction instead, and wait for it rather than failing at once.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Background jobs: with REDIS_URL, django-rq queues; without, in-process (see jobs/dispatch.py).
+REDIS_URL = env("REDIS_URL", default="")
+RQ_QUEUES = {}
+if REDIS_URL:
+    for _name, _timeout in (("default", 3600), ("crawl", 48 * 3600), ("render", 6 * 3600)):
+        RQ_QUEUES[_name] = {"URL": REDIS_URL, "DEFAULT_TIMEOUT": _timeout}
+else:
+    # django-rq's admin pages import the setting; an empty mapping means "no queues".
+    RQ_QUEUES = {}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
+MEDIA_URL = "media/"
+MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=True)
+    CSRF_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=True)
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+}
+
+# --- SciVer Studio ---------------------------------------------------------------------------
+# Parsing and images
+MAX_HTML_BYTES = env.int("MAX_HTML_BYTES", default=50 * 1024 * 1024)
+MAX_IMAGE_BYTES = env.int("MAX_IMAGE_BYTES", default=20 * 1024 * 1024)
+MAX_IMAGE_PIXELS = env.int("MAX_IMAGE_PIXELS", default=40_000_000)
+# Chromium for table screenshots and SVG rasterising; empty: found automatically.
+CHROMIUM_PATH = env("CHROMIUM_PATH", default="")
+# Set to 0 to force the Pillow table renderer even where Chromium is installed.
+USE_CHROMIUM = env.bool("USE_CHROMIUM", default=True)
+
+# Bundled sample papers imported by `make run`
+SAMPLE_PAPERS_DIR = BASE_DIR / "papers" / "corpus"
+
+# arXiv
+ARXIV_API_URL = env("ARXIV_API_URL", default="https://export.arxiv.org/api/query")
+ARXIV_HTML_URL = env("ARXIV_HTML_URL", default="https://arxiv.org/html/")
+ARXIV_ABS_URL = env("ARXIV_ABS_URL", default="https://arxiv.org/abs/")
+ARXIV_DELAY_SECONDS = env.float("ARXIV_DELAY_SECONDS", default=3.0)
+ARXIV_CONTACT = env("ARXIV_CONTACT", default="sciver-studio@example.org")
+ARXIV_USER_AGENT = env(
+    "ARXIV_USER_AGENT", default=f"SciVerStudio/0.1 (+mailto:{ARXIV_CONTACT})"
+)
+MIN_TABLES = env.int("MIN_TABLES", default=2)
+MIN_CHARTS = env.int("MIN_CHARTS", default=2)

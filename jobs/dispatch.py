@@ -1,0 +1,132 @@
+"""Run job functions through django-rq when REDIS_URL is set, else in-process.
+
+A job function is a plain function `f(*, job: JobContext, **params)` that calls services.
+The same function runs in an RQ worker, in a background thread (jobs started from a page)
+or inline (management commands, tests), with the same `Job` progress records and cancellation.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any, Literal
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.utils import timezone
+
+from jobs.models import Job
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["auto", "inline", "thread"]
+
+
+class JobCancelled(Exception):
+    """Raised inside a job function when an admin asked to cancel it."""
+
+
+class JobContext:
+    """Handed to a job function: report progress, check for cancellation."""
+
+    def __init__(self, job: Job):
+        self.job = job
+
+    def progress(self, done: int, total: int | None = None, message: str | None = None) -> None:
+        fields = {"progress_done": done}
+        if total is not None:
+            fields["progress_total"] = total
+        if message is not None:
+            fields["message"] = message[:2000]
+        Job.objects.filter(pk=self.job.pk).update(**fields)
+        for key, value in fields.items():
+            setattr(self.job, key, value)
+
+    def cancelled(self) -> bool:
+        return Job.objects.filter(pk=self.job.pk, cancel_requested=True).exists()
+
+    def check_cancelled(self) -> None:
+        if self.cancelled():
+            raise JobCancelled()
+
+
+def queues_enabled() -> bool:
+    return bool(settings.REDIS_URL)
+
+
+def start_job(
+    *,
+    kind: str,
+    function: str | Callable[..., Any],
+    params: dict[str, Any] | None = None,
+    queue: str = "default",
+    timeout: int = 3600,
+    mode: Mode = "auto",
+) -> Job:
+    """Record a job and run it: on RQ with Redis, else inline or in a thread (`mode`)."""
+    path = function if isinstance(function, str) else f"{function.__module__}.{function.__name__}"
+    job = Job.objects.create(kind=kind, function=path, params=params or {}, queue=queue)
+    if queues_enabled() and mode != "inline":
+        import django_rq
+
+        def enqueue() -> None:
+            rq_job = django_rq.get_queue(queue).enqueue(
+                run_job, job.pk, job_timeout=timeout, result_ttl=86400, failure_ttl=7 * 86400
+            )
+            Job.objects.filter(pk=job.pk).update(rq_job_id=rq_job.id)
+
+        # The worker must see the Job row: enqueue only once it is committed.
+        transaction.on_commit(enqueue)
+    elif mode == "thread":
+        thread = threading.Thread(target=_run_in_thread, args=(job.pk,), daemon=True)
+        transaction.on_commit(thread.start)
+    else:
+        run_job(job.pk)
+        job.refresh_from_db()
+    return job
+
+
+def _run_in_thread(job_id: int) -> None:
+    close_old_connections()
+    try:
+        run_job(job_id)
+    finally:
+        connection.close()
+
+
+def run_job(job_id: int) -> None:
+    """Entry point for every runner: marks the job running, calls its function, records the end."""
+    job = Job.objects.get(pk=job_id)
+    if job.status != Job.Status.QUEUED and job.status != Job.Status.RUNNING:
+        log.info("job %s already %s", job_id, job.status)
+        return
+    if job.cancel_requested:
+        _finish(job, Job.Status.CANCELLED, message="cancelled before it started")
+        return
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now())
+    job.status = Job.Status.RUNNING
+    module_name, _, func_name = job.function.rpartition(".")
+    try:
+        func = getattr(importlib.import_module(module_name), func_name)
+        result = func(job=JobContext(job), **job.params)
+    except JobCancelled:
+        _finish(job, Job.Status.CANCELLED, message="cancelled")
+    except Exception as exc:  # noqa: BLE001 - a job's failure is recorded, never lost
+        log.exception("job %s failed", job_id)
+        _finish(job, Job.Status.FAILED, error=f"{exc.__class__.__name__}: {exc}\n\n{traceback.format_exc()}")
+        if not queues_enabled():
+            return
+        raise
+    else:
+        _finish(job, Job.Status.FINISHED, result=result if isinstance(result, dict) else {})
+
+
+def _finish(job: Job, status: str, **fields: Any) -> None:
+    Job.objects.filter(pk=job.pk).update(status=status, finished_at=timezone.now(), **fields)
+
+
+def request_cancel(job: Job) -> None:
+    Job.objects.filter(pk=job.pk, status__in=Job.ACTIVE).update(cancel_requested=True)

@@ -1,0 +1,156 @@
+"""Django admin for papers, sections, elements and their images."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+
+from papers.models import Element, ElementPanel, Paper, Section
+
+
+def _thumbnail(field_file, height: int = 120) -> str:
+    if not field_file:
+        return "—"
+    return format_html(
+        '<a href="{0}" target="_blank"><img src="{0}" style="max-height:{1}px;max-width:480px;'
+        'border:1px solid #ccc;background:#fff" alt=""></a>',
+        field_file.url,
+        height,
+    )
+
+
+@admin.register(Paper)
+class PaperAdmin(admin.ModelAdmin):
+    list_display = (
+        "versioned_id",
+        "short_title",
+        "primary_category",
+        "status",
+        "acceptance",
+        "venue",
+        "table_count",
+        "chart_count",
+        "paragraph_count",
+        "degraded_count",
+        "images_status",
+    )
+    list_filter = ("status", "acceptance", "images_status", "primary_category")
+    search_fields = ("arxiv_id", "title", "venue", "comment")
+    readonly_fields = (
+        "html_fetched_at",
+        "media_dir",
+        "table_count",
+        "chart_count",
+        "paragraph_count",
+        "degraded_count",
+        "parse_warnings",
+        "created_at",
+        "updated_at",
+        "context_outline",
+    )
+    exclude = ("raw_html_compressed",)
+
+    @admin.display(description="title")
+    def short_title(self, paper: Paper) -> str:
+        return paper.title[:80]
+
+    @admin.display(description="arXiv id", ordering="arxiv_id")
+    def versioned_id(self, paper: Paper) -> str:
+        return paper.versioned_id
+
+    @admin.display(description="context: sections and their elements")
+    def context_outline(self, paper: Paper) -> str:
+        sections = paper.sections.annotate(n=Count("elements")).order_by("order")
+        elements_url = reverse("admin:papers_element_changelist")
+        rows = format_html_join(
+            "",
+            '<li style="margin-left:{}em">{} {} <em>({})</em> — '
+            '<a href="{}?section__id__exact={}">{} elements</a></li>',
+            (
+                ((s.level - 1) * 1.5, s.number, s.title or s.anchor, s.get_kind_display(),
+                 elements_url, s.pk, s.n)
+                for s in sections
+            ),
+        )
+        return format_html("<ul>{}</ul>", rows) if rows else "—"
+
+
+@admin.register(Section)
+class SectionAdmin(admin.ModelAdmin):
+    list_display = ("anchor", "number", "title", "kind", "level", "paper")
+    list_filter = ("kind",)
+    search_fields = ("title", "anchor", "paper__arxiv_id")
+    raw_id_fields = ("paper", "parent")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Section]:
+        return super().get_queryset(request).select_related("paper")
+
+
+class ElementPanelInline(admin.TabularInline):
+    model = ElementPanel
+    extra = 0
+    fields = ("order", "row", "caption", "preview", "source_url", "width", "height", "error")
+    readonly_fields = fields
+    can_delete = False
+
+    @admin.display(description="image")
+    def preview(self, panel: ElementPanel) -> str:
+        if panel.image:
+            return _thumbnail(panel.image, 160)
+        return "SVG only" if panel.svg else "—"
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Element)
+class ElementAdmin(admin.ModelAdmin):
+    list_display = ("anchor", "kind", "label", "short_text", "thumbnail", "degraded", "paper")
+    list_filter = ("kind", "degraded", "image_renderer", "section__kind")
+    search_fields = ("anchor", "label", "caption", "text", "paper__arxiv_id")
+    raw_id_fields = ("paper", "section")
+    filter_horizontal = ()
+    readonly_fields = (
+        "image_preview",
+        "table_preview",
+        "image_renderer",
+        "image_error",
+        "referenced_tables_and_charts",
+        "referring_paragraphs",
+    )
+    exclude = ("references",)
+    inlines = [ElementPanelInline]
+    list_per_page = 50
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Element]:
+        return super().get_queryset(request).select_related("paper")
+
+    @admin.display(description="text / caption")
+    def short_text(self, element: Element) -> str:
+        return (element.text or element.caption)[:100]
+
+    @admin.display(description="image")
+    def thumbnail(self, element: Element) -> str:
+        return _thumbnail(element.image, 60)
+
+    @admin.display(description="image (screenshot or figure)")
+    def image_preview(self, element: Element) -> str:
+        return _thumbnail(element.image, 400)
+
+    @admin.display(description="table (sanitized HTML)")
+    def table_preview(self, element: Element) -> str:
+        # table_html was sanitized at parse time (papers/parsing/sanitize.py): no scripts,
+        # event handlers or external loads survive, so it is safe to show as markup.
+        return mark_safe(element.table_html) if element.table_html else "—"  # noqa: S308
+
+    @admin.display(description="refers to")
+    def referenced_tables_and_charts(self, element: Element) -> str:
+        return ", ".join(str(e) for e in element.references.all()) or "—"
+
+    @admin.display(description="referred to by")
+    def referring_paragraphs(self, element: Element) -> str:
+        return ", ".join(e.anchor for e in element.referenced_by.all()) or "—"

@@ -1,0 +1,5 @@
+"""The papers app's models: a paper and its context, and (crawl.py) crawl runs."""
+
+from papers.models.paper import Element, ElementPanel, Paper, Section
+
+__all__ = ["Element", "ElementPanel", "Paper", "Section"]

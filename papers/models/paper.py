@@ -1,0 +1,232 @@
+"""A paper from arXiv and its context: sections and elements (paragraphs, tables, charts)."""
+
+from __future__ import annotations
+
+import zlib
+
+from django.db import models
+from django.db.models import Q
+
+
+class PaperStatus(models.TextChoices):
+    FOUND = "found", "found (metadata only)"
+    PARSED = "parsed", "parsed"
+    REJECTED = "rejected", "rejected"
+    NO_HTML = "no_html", "no HTML version"
+    FAILED = "failed", "failed"
+
+
+class PaperAcceptance(models.TextChoices):
+    ACCEPTED = "accepted", "accepted at a venue"
+    WORKSHOP = "workshop", "accepted at a workshop"
+    UNDER_REVIEW = "under_review", "under review / submitted"
+    UNKNOWN = "unknown", "unknown"
+
+
+class PaperImagesStatus(models.TextChoices):
+    NONE = "none", "not rendered"
+    PENDING = "pending", "queued"
+    DONE = "done", "rendered"
+    PARTIAL = "partial", "rendered with problems"
+
+
+class Paper(models.Model):
+    Status = PaperStatus
+    Acceptance = PaperAcceptance
+    ImagesStatus = PaperImagesStatus
+
+    arxiv_id = models.CharField(max_length=32, help_text="Without version, e.g. 2410.01234")
+    version = models.PositiveIntegerField(default=1)
+    title = models.TextField(blank=True)
+    authors = models.JSONField(default=list, blank=True)
+    abstract = models.TextField(blank=True)
+    primary_category = models.CharField(max_length=32, blank=True)
+    categories = models.JSONField(default=list, blank=True)
+    published = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    journal_ref = models.TextField(blank=True)
+    acceptance = models.CharField(
+        max_length=16, choices=Acceptance.choices, default=Acceptance.UNKNOWN
+    )
+    venue = models.CharField(max_length=200, blank=True)
+    acceptance_phrase = models.TextField(blank=True)
+    license_url = models.URLField(max_length=500, blank=True)
+    license_name = models.CharField(max_length=200, blank=True)
+
+    html_url = models.URLField(max_length=500, blank=True)
+    raw_html_compressed = models.BinaryField(null=True, blank=True, editable=False)
+    html_fetched_at = models.DateTimeField(null=True, blank=True)
+    media_dir = models.CharField(
+        max_length=200, blank=True, help_text="MEDIA_ROOT folder of the current import's images"
+    )
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.FOUND)
+    status_reason = models.TextField(blank=True)
+    images_status = models.CharField(
+        max_length=16, choices=ImagesStatus.choices, default=ImagesStatus.NONE
+    )
+    parse_warnings = models.JSONField(default=list, blank=True)
+    table_count = models.PositiveIntegerField(default=0)
+    chart_count = models.PositiveIntegerField(default=0)
+    paragraph_count = models.PositiveIntegerField(default=0)
+    degraded_count = models.PositiveIntegerField(default=0)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["arxiv_id", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["arxiv_id", "version"], name="paper_unique_version"),
+            models.CheckConstraint(
+                condition=Q(status__in=PaperStatus.values), name="paper_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(acceptance__in=PaperAcceptance.values),
+                name="paper_acceptance_valid",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "acceptance"])]
+
+    def __str__(self) -> str:
+        return f"{self.versioned_id} {self.title[:60]}"
+
+    @property
+    def versioned_id(self) -> str:
+        return f"{self.arxiv_id}v{self.version}"
+
+    @property
+    def raw_html(self) -> bytes:
+        if not self.raw_html_compressed:
+            return b""
+        return zlib.decompress(bytes(self.raw_html_compressed))
+
+    @raw_html.setter
+    def raw_html(self, data: bytes) -> None:
+        self.raw_html_compressed = zlib.compress(data, 6) if data else None
+
+
+class SectionKind(models.TextChoices):
+    ABSTRACT = "abstract"
+    BODY = "body"
+    RELATED_WORK = "related_work", "related work"
+    ACKNOWLEDGMENTS = "acknowledgments"
+    REFERENCES = "references"
+    APPENDIX = "appendix"
+
+
+class Section(models.Model):
+    Kind = SectionKind
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="sections")
+    anchor = models.CharField(max_length=100)
+    number = models.CharField(max_length=32, blank=True)
+    title = models.TextField(blank=True)
+    level = models.PositiveSmallIntegerField(default=1)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
+    order = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.BODY)
+
+    class Meta:
+        ordering = ["paper", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "anchor"], name="section_unique_anchor"),
+            models.CheckConstraint(
+                condition=Q(kind__in=SectionKind.values), name="section_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.number} {self.title}".strip() or self.anchor
+
+
+class ElementKind(models.TextChoices):
+    PARAGRAPH = "paragraph"
+    TABLE = "table"
+    CHART = "chart"
+
+
+class ImageRenderer(models.TextChoices):
+    NONE = "", "no image yet"
+    CHROMIUM = "chromium", "Chromium screenshot"
+    PILLOW = "pillow", "Pillow grid drawing"
+    SOURCE_IMAGE = "source_image", "the paper's own image"
+    SVG_ONLY = "svg_only", "SVG kept, no raster"
+
+
+class Element(models.Model):
+    Kind = ElementKind
+    Renderer = ImageRenderer
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="elements")
+    section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="elements")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    anchor = models.CharField(max_length=100)
+    order = models.PositiveIntegerField()
+    label = models.CharField(max_length=64, blank=True)
+    number = models.CharField(max_length=32, blank=True)
+    caption = models.TextField(blank=True)
+    text = models.TextField(blank=True)
+    table_html = models.TextField(blank=True)
+    cells = models.JSONField(
+        default=list, blank=True, help_text="Tables: one grid per tabular, rows of cells."
+    )
+    is_image_table = models.BooleanField(default=False)
+    degraded = models.BooleanField(default=False)
+    degraded_reasons = models.JSONField(default=list, blank=True)
+    image = models.ImageField(upload_to="papers/", blank=True, max_length=300)
+    image_renderer = models.CharField(
+        max_length=16, choices=Renderer.choices, default=Renderer.NONE, blank=True
+    )
+    image_error = models.TextField(blank=True)
+    references = models.ManyToManyField(
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="referenced_by",
+        help_text="Paragraphs: the tables and charts this paragraph cross-references.",
+    )
+
+    class Meta:
+        ordering = ["paper", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "anchor"], name="element_unique_anchor"),
+            models.CheckConstraint(
+                condition=Q(kind__in=ElementKind.values), name="element_kind_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["paper", "kind"])]
+
+    def __str__(self) -> str:
+        return self.label or self.anchor
+
+    @property
+    def is_visual(self) -> bool:
+        return self.kind in (self.Kind.TABLE, self.Kind.CHART)
+
+
+class ElementPanel(models.Model):
+    """One image of a chart (or of a table that is an image), in layout order."""
+
+    element = models.ForeignKey(Element, on_delete=models.CASCADE, related_name="panels")
+    order = models.PositiveSmallIntegerField()
+    row = models.PositiveSmallIntegerField(default=0)
+    caption = models.TextField(blank=True)
+    source_url = models.TextField(blank=True, help_text="The src resolved against the page.")
+    svg = models.TextField(blank=True, help_text="Inline SVG (TikZ) when there is no image file.")
+    image = models.ImageField(upload_to="papers/", blank=True, max_length=300)
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["element", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["element", "order"], name="panel_unique_order")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.element} panel {self.order + 1}"

@@ -1,0 +1,93 @@
+"""Plain dataclasses that the parser returns: a paper's context, independent of Django."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+SectionKind = Literal[
+    "abstract", "body", "related_work", "acknowledgments", "references", "appendix"
+]
+ElementKind = Literal["paragraph", "table", "chart"]
+
+
+class ParseError(Exception):
+    """The page cannot be turned into a context; `reason` says why, for people."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(slots=True)
+class Cell:
+    text: str
+    rowspan: int = 1
+    colspan: int = 1
+    header: bool = False
+
+
+# One tabular: rows of cells, as in the markup (spanned positions are not repeated).
+Grid = list[list[Cell]]
+
+
+@dataclass(slots=True)
+class Panel:
+    """One image of a chart (or of a table that is an image)."""
+
+    src: str  # the src attribute as written in the page
+    url: str  # src resolved against the page's <base> and URL ("" when unresolvable)
+    caption: str = ""  # the panel's own caption, e.g. "(a) Accuracy"
+    row: int = 0  # row in the figure's layout (ltx_flex_break starts a new row)
+    svg: str = ""  # inline SVG markup (TikZ) when the panel has no image file
+
+
+@dataclass(slots=True)
+class Element:
+    kind: ElementKind
+    anchor: str  # "S1.p1", "S3.T1", "S4.F2"
+    section_anchor: str
+    order: int  # reading order over the whole document, from 0
+    text: str = ""  # paragraphs: clean text, math as $alttext$
+    label: str = ""  # "Table 1", "Figure 2"
+    number: str = ""  # "1", "2", "A1"
+    caption: str = ""  # caption without its "Table 1:" tag
+    table_html: str = ""  # tables: sanitized HTML of the tabular(s)
+    grids: list[Grid] = field(default_factory=list)  # tables: one grid per tabular
+    panels: list[Panel] = field(default_factory=list)  # charts, image tables
+    refs: list[str] = field(default_factory=list)  # paragraphs: anchors of tables/charts cited
+    degraded: bool = False  # holds ltx_ERROR (unconverted LaTeX)
+    degraded_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def is_image_table(self) -> bool:
+        return self.kind == "table" and not self.grids and bool(self.panels)
+
+
+@dataclass(slots=True)
+class Section:
+    anchor: str  # "S3", "S3.SS1", "A1", "Sx1", "bib", "abstract"
+    number: str  # "3.1", "A", "" when unnumbered
+    title: str
+    level: int  # 1 for sections (and abstract/bibliography), 2 subsections, ...
+    parent_anchor: str | None
+    order: int
+    kind: SectionKind
+
+
+@dataclass(slots=True)
+class ParsedPaper:
+    title: str
+    sections: list[Section]
+    elements: list[Element]
+    base_url: str  # the effective base against which assets resolve
+    warnings: list[str] = field(default_factory=list)  # e.g. "package alerts present"
+
+    def tables(self) -> list[Element]:
+        return [e for e in self.elements if e.kind == "table"]
+
+    def charts(self) -> list[Element]:
+        return [e for e in self.elements if e.kind == "chart"]
+
+    def paragraphs(self) -> list[Element]:
+        return [e for e in self.elements if e.kind == "paragraph"]

@@ -1,0 +1,719 @@
+"""Turn a LaTeXML/arXiv HTML page into sections, paragraphs, tables and charts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from urllib.parse import urljoin
+
+import lxml.etree
+import lxml.html
+
+from papers.parsing.document import (
+    Cell,
+    Element,
+    Grid,
+    Panel,
+    ParsedPaper,
+    ParseError,
+    Section,
+    SectionKind,
+)
+from papers.parsing.sanitize import sanitize_fragment
+
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+
+# The sectioning classes LaTeXML uses; level comes from nesting, not from these.
+_SECTION_CLASSES = frozenset(
+    {
+        "ltx_part",
+        "ltx_chapter",
+        "ltx_section",
+        "ltx_subsection",
+        "ltx_subsubsection",
+        "ltx_paragraph",
+        "ltx_subparagraph",
+        "ltx_appendix",
+        "ltx_bibliography",
+        "ltx_index",
+        "ltx_glossary",
+    }
+)
+# Containers inside the article that hold no context (metadata, page chrome, browser debris).
+_SKIP_CLASSES = frozenset(
+    {
+        "ltx_authors",
+        "ltx_dates",
+        "ltx_keywords",
+        "ltx_classification",
+        "ltx_title_document",
+        "ltx_TOC",
+        "ltx_page_navbar",
+        "ltx_page_footer",
+        "package-alerts",
+        "ltx_note",
+        "ltx_pagination",
+    }
+)
+_SKIP_TAGS = frozenset({"nav", "footer", "header", "button", "script", "style", "noscript"})
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_BLOCK_TAGS = frozenset(
+    {"p", "div", "li", "ul", "ol", "table", "tr", "figure", "figcaption", "section", "dd", "dt"}
+)
+
+_KIND_PATTERNS: list[tuple[SectionKind, re.Pattern[str]]] = [
+    ("acknowledgments", re.compile(r"\backnowledge?ments?\b|^funding\b", re.I)),
+    ("references", re.compile(r"^(references|bibliography|works cited|literature cited)$", re.I)),
+    (
+        "related_work",
+        re.compile(
+            r"\brelated (work|works|literature|research|studies)\b|\bprior (work|art)\b"
+            r"|\bprevious work\b|\bliterature (review|survey)\b",
+            re.I,
+        ),
+    ),
+    ("appendix", re.compile(r"^(appendix|appendices|supplementary|supplemental)\b", re.I)),
+]
+_NUMBERED_TAG = re.compile(r"^\s*([A-Za-z][A-Za-z.]*)?\s*([A-Z]?[\d]+(?:[.\-]\d+)*[a-z]?|[A-Z])\s*[:.]?\s*$")
+_WS = re.compile(r"\s+")
+_ERROR_CLASS = "ltx_ERROR"
+
+
+def parse_paper(
+    data: bytes, base_url: str = "", *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> ParsedPaper:
+    """Parse a LaTeXML page; raise ParseError with a reason when it can't be a paper's context."""
+    _check_bytes(data, max_bytes)
+    try:
+        parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, no_network=True)
+        root = lxml.html.document_fromstring(data, parser=parser)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise ParseError(f"not parseable as HTML: {exc}") from None
+    article = _find_article(root)
+    if article is None:
+        head_text = _WS.sub(" ", root.text_content()[:5000]).lower()
+        if "fatal error" in head_text or "conversion" in head_text and "failed" in head_text:
+            raise ParseError("arXiv's HTML conversion failed (conversion-failure page)")
+        raise ParseError("not LaTeXML output: no article.ltx_document")
+    walker = _Walker(base_url=_effective_base(root, base_url))
+    walker.run(root, article)
+    paper = walker.result()
+    if not any(e.kind == "paragraph" for e in paper.elements) and not paper.sections:
+        raise ParseError("empty document: no sections or paragraphs")
+    return paper
+
+
+def _check_bytes(data: bytes, max_bytes: int) -> None:
+    if not data or not data.strip():
+        raise ParseError("empty page")
+    if len(data) > max_bytes:
+        raise ParseError(f"page too large: {len(data)} bytes (limit {max_bytes})")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8: invalid byte at offset {exc.start}") from None
+    # lxml silently repairs a truncated page, so the bytes must show that the document closed.
+    tail = data[-4096:].rstrip().lower()
+    if not tail.endswith(b"</html>"):
+        raise ParseError("truncated page: the html element is never closed")
+    if b"</article>" not in data[-65536:].lower() and b"</article>" not in data.lower():
+        raise ParseError("truncated page: article.ltx_document is never closed")
+
+
+def _classes(el: lxml.html.HtmlElement) -> list[str]:
+    value = el.get("class")
+    return value.split() if value else []
+
+
+def _find_article(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    for el in root.iter("article"):
+        if "ltx_document" in _classes(el):
+            return el
+    return None
+
+
+def _effective_base(root: lxml.html.HtmlElement, page_url: str) -> str:
+    for base in root.iter("base"):
+        href = base.get("href")
+        if href:
+            return urljoin(page_url, href.strip()) if page_url else href.strip()
+    return page_url
+
+
+def collapse(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def text_of(el: lxml.html.HtmlElement, *, skip_tags: bool = False) -> str:
+    """Visible text of a node: math as $alttext$, notes and buttons out, whitespace collapsed."""
+    parts: list[str] = []
+    _collect_text(el, parts, skip_tags)
+    return collapse("".join(parts))
+
+
+def _collect_text(el: lxml.html.HtmlElement, parts: list[str], skip_tags: bool) -> None:
+    if el.text:
+        parts.append(el.text)
+    for child in el:
+        tag = child.tag
+        if not isinstance(tag, str):  # comments, processing instructions
+            if child.tail:
+                parts.append(child.tail)
+            continue
+        classes = child.get("class") or ""
+        if tag == "math":
+            alt = child.get("alttext")
+            if alt is None:
+                alt = collapse(child.text_content())
+            parts.append(f"${alt.strip()}$")
+        elif tag in _SKIP_TAGS or tag in ("annotation", "annotation-xml", "svg"):
+            pass
+        elif "ltx_note" in classes and "ltx_role_" in classes or "ltx_note_outer" in classes:
+            pass
+        elif skip_tags and "ltx_tag" in classes.split():
+            pass
+        elif tag == "br":
+            parts.append(" ")
+        elif tag == "img":
+            pass
+        else:
+            if tag in _BLOCK_TAGS:
+                parts.append(" ")
+            _collect_text(child, parts, skip_tags)
+            if tag in _BLOCK_TAGS or tag in ("td", "th"):
+                parts.append(" ")
+        if child.tail:
+            parts.append(child.tail)
+
+
+def _has_error(el: lxml.html.HtmlElement) -> list[str]:
+    errors = []
+    for node in el.iter():
+        if isinstance(node.tag, str) and _ERROR_CLASS in (node.get("class") or ""):
+            errors.append(collapse(node.text_content()) or "ltx_ERROR")
+    return errors
+
+
+def _int_attr(el: lxml.html.HtmlElement, name: str) -> int:
+    try:
+        value = int((el.get(name) or "1").strip())
+    except ValueError:
+        return 1
+    return min(max(value, 1), 1000)
+
+
+class _Walker:
+    """One pass over the article in document order, building sections and elements."""
+
+    def __init__(self, *, base_url: str):
+        self.base_url = base_url
+        self.title = ""
+        self.sections: list[Section] = []
+        self.elements: list[Element] = []
+        self.warnings: list[str] = []
+        self._section_anchors: set[str] = set()
+        self._element_anchors: set[str] = set()
+        # id of any node inside a table/chart float (panels, sub-tables) -> the element's anchor
+        self._float_ids: dict[str, str] = {}
+        self._raw_refs: dict[int, list[str]] = {}
+        self._front: Section | None = None
+
+    # -- top level ------------------------------------------------------------------------------
+    def run(self, root: lxml.html.HtmlElement, article: lxml.html.HtmlElement) -> None:
+        for node in root.iter("div"):
+            if "package-alerts" in _classes(node):
+                self.warnings.append("package alerts: " + text_of(node)[:500])
+                break
+        self.title = self._title(root, article)
+        self._walk_children(article, None)
+
+    def result(self) -> ParsedPaper:
+        visual = {e.anchor for e in self.elements if e.kind != "paragraph"}
+        for element in self.elements:
+            raw = self._raw_refs.get(id(element))
+            if not raw:
+                continue
+            refs = []
+            for target in raw:
+                anchor = self._float_ids.get(target)
+                if anchor in visual and anchor not in refs:
+                    refs.append(anchor)
+            element.refs = sorted(refs)
+        return ParsedPaper(
+            title=self.title,
+            sections=self.sections,
+            elements=self.elements,
+            base_url=self.base_url,
+            warnings=self.warnings,
+        )
+
+    def _title(self, root: lxml.html.HtmlElement, article: lxml.html.HtmlElement) -> str:
+        for el in article.iter("h1"):
+            if "ltx_title_document" in _classes(el):
+                return text_of(el)
+        for el in root.iter("title"):
+            return collapse(el.text_content())
+        return ""
+
+    # -- walking --------------------------------------------------------------------------------
+    def _walk_children(self, node: lxml.html.HtmlElement, section: Section | None) -> None:
+        for child in node:
+            tag = child.tag
+            if not isinstance(tag, str) or tag in _SKIP_TAGS or tag in _HEADING_TAGS:
+                continue
+            classes = _classes(child)
+            if any(c in _SKIP_CLASSES for c in classes):
+                continue
+            if tag == "section" or (
+                tag == "div" and any(c in _SECTION_CLASSES for c in classes)
+            ):
+                self._section(child, classes, section)
+            elif "ltx_abstract" in classes:
+                self._abstract(child)
+            elif "ltx_acknowledgements" in classes or "ltx_acknowledgments" in classes:
+                self._acknowledgements(child, section)
+            elif "ltx_para" in classes:
+                self._paragraph(child, self._ensure_section(section))
+            elif tag == "figure" or (tag == "div" and "ltx_float" in classes):
+                self._float(child, self._ensure_section(section))
+            elif tag == "p" and "ltx_p" in classes:
+                self._paragraph(child, self._ensure_section(section))
+            elif "ltx_biblist" in classes or tag in ("ul", "ol") and section is not None and (
+                section.kind == "references"
+            ):
+                continue
+            elif tag == "table" and "ltx_equation" in " ".join(classes):
+                continue
+            else:
+                self._walk_children(child, section)
+
+    def _ensure_section(self, section: Section | None) -> Section:
+        if section is not None:
+            return section
+        if self._front is None:
+            self._front = self._add_section(
+                anchor="front", number="", title="", level=1, parent=None, kind="body"
+            )
+        return self._front
+
+    def _add_section(
+        self,
+        *,
+        anchor: str,
+        number: str,
+        title: str,
+        level: int,
+        parent: Section | None,
+        kind: SectionKind,
+    ) -> Section:
+        anchor = self._unique(anchor or f"sec{len(self.sections)}", self._section_anchors)
+        section = Section(
+            anchor=anchor,
+            number=number,
+            title=title,
+            level=level,
+            parent_anchor=parent.anchor if parent else None,
+            order=len(self.sections),
+            kind=kind,
+        )
+        self.sections.append(section)
+        return section
+
+    @staticmethod
+    def _unique(anchor: str, taken: set[str]) -> str:
+        candidate, n = anchor, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{anchor}~{n}"
+        taken.add(candidate)
+        return candidate
+
+    def _section(
+        self, node: lxml.html.HtmlElement, classes: list[str], parent: Section | None
+    ) -> None:
+        heading = next(
+            (c for c in node if isinstance(c.tag, str) and c.tag in _HEADING_TAGS), None
+        )
+        number, title = "", ""
+        if heading is not None:
+            title = text_of(heading, skip_tags=True)
+            for tag_el in heading.iter("span"):
+                if "ltx_tag" in _classes(tag_el):
+                    number = _section_number(text_of(tag_el))
+                    break
+        kind = self._section_kind(classes, title, number, parent)
+        section = self._add_section(
+            anchor=node.get("id") or "",
+            number=number,
+            title=title,
+            level=(parent.level + 1) if parent and parent.kind != "abstract" else 1,
+            parent=parent if parent and parent.kind != "abstract" else None,
+            kind=kind,
+        )
+        if kind == "references" and "ltx_bibliography" in classes:
+            return  # a bibliography holds list items, not paragraphs
+        self._walk_children(node, section)
+
+    @staticmethod
+    def _section_kind(
+        classes: list[str], title: str, number: str, parent: Section | None
+    ) -> SectionKind:
+        if "ltx_bibliography" in classes:
+            return "references"
+        if parent is not None and parent.kind not in ("body", "abstract"):
+            return parent.kind
+        if "ltx_appendix" in classes:
+            return "appendix"
+        for kind, pattern in _KIND_PATTERNS:
+            if pattern.search(title):
+                return kind
+        return "body"
+
+    def _abstract(self, node: lxml.html.HtmlElement) -> None:
+        section = self._add_section(
+            anchor="abstract", number="", title="Abstract", level=1, parent=None, kind="abstract"
+        )
+        paras = [p for p in node.iter("p") if "ltx_p" in _classes(p)]
+        if not paras:
+            paras = [node]
+        for i, p in enumerate(paras, start=1):
+            self._paragraph(p, section, anchor=f"abstract.p{i}")
+
+    def _acknowledgements(self, node: lxml.html.HtmlElement, parent: Section | None) -> None:
+        section = self._add_section(
+            anchor=node.get("id") or (f"{parent.anchor}.ack" if parent else "ack"),
+            number="",
+            title="Acknowledgements",
+            level=(parent.level + 1) if parent else 1,
+            parent=parent,
+            kind="acknowledgments",
+        )
+        paras = [c for c in node.iter() if isinstance(c.tag, str) and "ltx_para" in _classes(c)]
+        if paras:
+            for p in paras:
+                self._paragraph(p, section)
+        else:
+            self._paragraph(node, section, anchor=f"{section.anchor}.p1", skip_tags=True)
+
+    # -- elements -------------------------------------------------------------------------------
+    def _add_element(self, element: Element) -> Element:
+        element.anchor = self._unique(
+            element.anchor or f"{element.section_anchor}.e{len(self.elements)}",
+            self._element_anchors,
+        )
+        element.order = len(self.elements)
+        self.elements.append(element)
+        return element
+
+    def _paragraph(
+        self,
+        node: lxml.html.HtmlElement,
+        section: Section,
+        *,
+        anchor: str | None = None,
+        skip_tags: bool = False,
+    ) -> None:
+        text = text_of(node, skip_tags=skip_tags)
+        if not text:
+            return
+        element = self._add_element(
+            Element(
+                kind="paragraph",
+                anchor=anchor or node.get("id") or "",
+                section_anchor=section.anchor,
+                order=0,
+                text=text,
+            )
+        )
+        errors = _has_error(node)
+        if errors:
+            element.degraded = True
+            element.degraded_reasons = errors[:20]
+        refs = []
+        for a in node.iter("a"):
+            if "ltx_ref" not in _classes(a) or _inside_note(a, node):
+                continue
+            href = a.get("href") or ""
+            if "#" in href:
+                refs.append(href.rsplit("#", 1)[1])
+        if refs:
+            self._raw_refs[id(element)] = refs
+
+    def _float(self, node: lxml.html.HtmlElement, section: Section) -> None:
+        caption, tag_kind, label, number = _own_caption(node)
+        if tag_kind is None or not number:
+            # Unnumbered float: its numbered sub-floats (two captioned figures side by side)
+            # are elements of their own; anything else is neither table nor chart.
+            for sub in _child_floats(node):
+                self._float(sub, section)
+            return
+        anchor = node.get("id") or ""
+        if tag_kind == "table":
+            element = self._table(node, section, anchor, label, number, caption)
+        else:
+            element = self._chart(node, section, anchor, label, number, caption)
+        if element is None:
+            return
+        self._float_ids[element.anchor] = element.anchor
+        for sub in node.iter():
+            if isinstance(sub.tag, str):
+                sub_id = sub.get("id")
+                if sub_id and sub_id not in self._float_ids:
+                    self._float_ids[sub_id] = element.anchor
+        errors = _has_error(node)
+        if errors:
+            element.degraded = True
+            element.degraded_reasons = errors[:20]
+
+    def _table(
+        self,
+        node: lxml.html.HtmlElement,
+        section: Section,
+        anchor: str,
+        label: str,
+        number: str,
+        caption_el: lxml.html.HtmlElement | None,
+    ) -> Element | None:
+        tabulars = list(_outer_tabulars(node))
+        element = Element(
+            kind="table",
+            anchor=anchor,
+            section_anchor=section.anchor,
+            order=0,
+            label=label,
+            number=number,
+            caption=_caption_text(caption_el),
+        )
+        if tabulars and not all(_is_image_grid(t) for t in tabulars):
+            element.grids = [_grid(t) for t in tabulars]
+            element.table_html = "".join(
+                _table_fragment(t, _panel_caption(t, node)) for t in tabulars
+            )
+        else:
+            element.panels = list(self._panels(node))
+            if not element.panels:
+                self.warnings.append(f"{label or anchor}: a table with neither cells nor image")
+                return None
+        return self._add_element(element)
+
+    def _chart(
+        self,
+        node: lxml.html.HtmlElement,
+        section: Section,
+        anchor: str,
+        label: str,
+        number: str,
+        caption_el: lxml.html.HtmlElement | None,
+    ) -> Element | None:
+        panels = list(self._panels(node))
+        if not panels:
+            # A "figure" made of text (a prompt, an example in a tabular) is not a chart.
+            self.warnings.append(f"{label or anchor}: a figure without images is not a chart")
+            return None
+        return self._add_element(
+            Element(
+                kind="chart",
+                anchor=anchor,
+                section_anchor=section.anchor,
+                order=0,
+                label=label,
+                number=number,
+                caption=_caption_text(caption_el),
+                panels=panels,
+            )
+        )
+
+    def _panels(self, node: lxml.html.HtmlElement) -> Iterator[Panel]:
+        row = 0
+        grid_rows: dict[int, int] = {}
+        for el in node.iter():
+            tag = el.tag
+            if not isinstance(tag, str):
+                continue
+            classes = el.get("class") or ""
+            if "ltx_flex_break" in classes:
+                row += 1
+                continue
+            if tag not in ("img", "svg"):
+                continue
+            if _inside(el, node, "figcaption"):
+                continue
+            tr = _ancestor(el, node, "tr")
+            panel_row = row
+            if tr is not None:
+                panel_row = grid_rows.setdefault(id(tr), len(grid_rows))
+            if tag == "img":
+                src = (el.get("src") or "").strip()
+                if not src:
+                    continue
+                yield Panel(
+                    src=src,
+                    url=urljoin(self.base_url, src) if self.base_url else src,
+                    caption=_panel_caption(el, node),
+                    row=panel_row,
+                )
+            elif not _inside(el, node, "svg"):
+                yield Panel(
+                    src="",
+                    url="",
+                    caption=_panel_caption(el, node),
+                    row=panel_row,
+                    svg=lxml.html.tostring(el, encoding="unicode", with_tail=False),
+                )
+
+
+def _section_number(tag_text: str) -> str:
+    text = tag_text.strip().rstrip(".:")
+    for prefix in ("Appendix", "Section", "Chapter", "Part"):
+        if text.startswith(prefix):
+            text = text[len(prefix) :].strip()
+    return text
+
+
+def _own_caption(
+    node: lxml.html.HtmlElement,
+) -> tuple[lxml.html.HtmlElement | None, str | None, str, str]:
+    """The float's own numbered caption: (figcaption, "table"|"chart"|None, label, number)."""
+    for child in node:
+        if child.tag != "figcaption":
+            continue
+        for span in child.iter("span"):
+            classes = _classes(span)
+            if "ltx_tag_table" in classes:
+                kind = "table"
+            elif "ltx_tag_figure" in classes:
+                kind = "chart"
+            elif "ltx_tag" in classes:
+                return child, None, "", ""  # Algorithm, Listing, ...
+            else:
+                continue
+            label, number = _label(text_of(span), kind)
+            return child, kind, label, number
+    return None, None, "", ""
+
+
+def _label(tag_text: str, kind: str) -> tuple[str, str]:
+    text = tag_text.strip().rstrip(":.").strip()
+    if not text or text.startswith("("):
+        return "", ""  # "(a)" is a sub-float's panel caption
+    match = _NUMBERED_TAG.match(text)
+    if not match:
+        return "", ""
+    word = match.group(1) or ("Table" if kind == "table" else "Figure")
+    return f"{word} {match.group(2)}", match.group(2)
+
+
+def _caption_text(caption: lxml.html.HtmlElement | None) -> str:
+    return text_of(caption, skip_tags=True) if caption is not None else ""
+
+
+def _child_floats(node: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
+    """Figures nested in `node`, not counting those nested inside another of them."""
+    for child in node:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag == "figure":
+            yield child
+        else:
+            yield from _child_floats(child)
+
+
+def _inside(el: lxml.html.HtmlElement, stop: lxml.html.HtmlElement, tag: str) -> bool:
+    parent = el.getparent()
+    while parent is not None and parent is not stop:
+        if parent.tag == tag:
+            return True
+        parent = parent.getparent()
+    return False
+
+
+def _ancestor(
+    el: lxml.html.HtmlElement, stop: lxml.html.HtmlElement, tag: str
+) -> lxml.html.HtmlElement | None:
+    parent = el.getparent()
+    while parent is not None and parent is not stop:
+        if parent.tag == tag:
+            return parent
+        parent = parent.getparent()
+    return None
+
+
+def _inside_note(el: lxml.html.HtmlElement, stop: lxml.html.HtmlElement) -> bool:
+    parent = el.getparent()
+    while parent is not None and parent is not stop:
+        if "ltx_note" in (parent.get("class") or ""):
+            return True
+        parent = parent.getparent()
+    return False
+
+
+def _panel_caption(el: lxml.html.HtmlElement, float_node: lxml.html.HtmlElement) -> str:
+    """Caption of the sub-figure (panel) holding `el`, e.g. "(a) Accuracy"."""
+    parent = el.getparent()
+    while parent is not None and parent is not float_node:
+        if parent.tag == "figure":
+            for child in parent:
+                if child.tag == "figcaption":
+                    return text_of(child)
+            return ""
+        parent = parent.getparent()
+    return ""
+
+
+def _outer_tabulars(node: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
+    for child in node:
+        if not isinstance(child.tag, str) or child.tag == "figcaption":
+            continue
+        if child.tag == "table" and "ltx_tabular" in _classes(child):
+            yield child
+        else:
+            yield from _outer_tabulars(child)
+
+
+def _rows(tabular: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
+    for child in tabular:
+        if child.tag == "tr":
+            yield child
+        elif child.tag in ("thead", "tbody", "tfoot"):
+            for row in child:
+                if row.tag == "tr":
+                    yield row
+
+
+def _grid(tabular: lxml.html.HtmlElement) -> Grid:
+    grid: Grid = []
+    for tr in _rows(tabular):
+        row = []
+        for cell in tr:
+            if cell.tag not in ("td", "th"):
+                continue
+            row.append(
+                Cell(
+                    text=text_of(cell),
+                    rowspan=_int_attr(cell, "rowspan"),
+                    colspan=_int_attr(cell, "colspan"),
+                    header=cell.tag == "th" or "ltx_th" in (cell.get("class") or ""),
+                )
+            )
+        grid.append(row)
+    return grid
+
+
+def _is_image_grid(tabular: lxml.html.HtmlElement) -> bool:
+    """A tabular whose cells hold images and no text: a figure grid, not a data table."""
+    has_image = False
+    for cell in tabular.iter("td", "th"):
+        if any(True for _ in cell.iter("img")):
+            has_image = True
+        elif text_of(cell):
+            return False
+    return has_image
+
+
+def _table_fragment(tabular: lxml.html.HtmlElement, panel_caption: str) -> str:
+    html = sanitize_fragment(tabular)
+    if panel_caption:
+        caption = lxml.html.Element("div", {"class": "ltx_panel_caption"})
+        caption.text = panel_caption
+        html = lxml.html.tostring(caption, encoding="unicode") + html
+    return f'<div class="ltx_tabular_block">{html}</div>'
