@@ -2,7 +2,9 @@
 
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.contrib.auth.decorators import login_required
+from django.urls import include, path, re_path
+from django.views.static import serve
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -13,7 +15,11 @@ urlpatterns = [
 if settings.REDIS_URL:
     urlpatterns.append(path("django-rq/", include("django_rq.urls")))
 
-if settings.DEBUG:
-    from django.conf.urls.static import static
-
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# Paper images are served only to signed-in users (behind a proxy, X-Accel-Redirect can take over).
+urlpatterns.append(
+    re_path(
+        r"^media/(?P<path>.*)$",
+        login_required(serve),
+        {"document_root": settings.MEDIA_ROOT},
+    )
+)

@@ -100,7 +100,7 @@ def _metadata(meta: dict, arxiv_id: str, version: int) -> PaperMetadata:
 
     comment = str(meta.get("comment") or "")
     journal_ref = str(meta.get("journal_ref") or "")
-    acceptance = classify_acceptance(comment=comment, journal_ref=journal_ref)
+    acceptance = classify_acceptance(comment, journal_ref)
     return PaperMetadata(
         arxiv_id=arxiv_id,
         version=version,
@@ -115,7 +115,7 @@ def _metadata(meta: dict, arxiv_id: str, version: int) -> PaperMetadata:
         journal_ref=journal_ref,
         license_url=str(meta.get("license_url") or ""),
         license_name=str(meta.get("license_name") or ""),
-        acceptance=acceptance.status,
+        acceptance=str(acceptance.acceptance),
         venue=acceptance.venue,
         acceptance_phrase=acceptance.phrase,
     )

@@ -206,13 +206,7 @@ def import_paper(
     try:
         parsed = parse_paper(html, page_url, max_bytes=settings.MAX_HTML_BYTES)
     except ParseError as exc:
-        mark_paper_status(
-            arxiv_id=arxiv_id,
-            version=version,
-            status=Paper.Status.FAILED,
-            reason=f"parse error: {exc.reason}",
-            metadata=metadata,
-        )
+        _record_parse_failure(arxiv_id, version, exc.reason, metadata)
         raise PaperImportError(exc.reason) from None
 
     tables, charts = len(parsed.tables()), len(parsed.charts())
@@ -270,6 +264,24 @@ def import_paper(
         result.problems.extend(render["problems"])
     paper.refresh_from_db()
     return result
+
+
+def _record_parse_failure(
+    arxiv_id: str, version: int, reason: str, metadata: PaperMetadata | None
+) -> None:
+    existing = Paper.objects.filter(arxiv_id=arxiv_id, version=version).first()
+    if existing is not None and existing.sections.exists():
+        # A failed re-import leaves the earlier, good import in place; it only leaves a note.
+        note = f"re-import at {timezone.now():%Y-%m-%d %H:%M} failed: {reason}"
+        Paper.objects.filter(pk=existing.pk).update(parse_warnings=existing.parse_warnings + [note])
+        return
+    mark_paper_status(
+        arxiv_id=arxiv_id,
+        version=version,
+        status=Paper.Status.FAILED,
+        reason=f"parse error: {reason}",
+        metadata=metadata,
+    )
 
 
 def _rejection(
@@ -518,14 +530,12 @@ def render_paper_images(
         renderer_name = renderer.name
         for element in tables:
             try:
-                if renderer.name == "chromium":
-                    png = renderer.render_table(
-                        table_html=element.table_html, label=element.label, caption=element.caption
-                    )
-                else:
-                    png = renderer.render_table(
-                        grids=element.cells, label=element.label, caption=element.caption
-                    )
+                png = renderer.render_table(
+                    table_html=element.table_html,
+                    grids=element.cell_grids(),
+                    label=element.label,
+                    caption=element.caption,
+                )
             except Exception as exc:  # noqa: BLE001 - one bad table must not stop the paper
                 log.warning("table %s of %s: %s", element.anchor, paper.versioned_id, exc)
                 problems.append(f"{element.label}: screenshot failed: {exc}")

@@ -7,6 +7,8 @@ import zlib
 from django.db import models
 from django.db.models import Q
 
+from papers.parsing.document import Cell
+
 
 class PaperStatus(models.TextChoices):
     FOUND = "found", "found (metadata only)"
@@ -202,6 +204,24 @@ class Element(models.Model):
 
     def __str__(self) -> str:
         return self.label or self.anchor
+
+    def cell_grids(self) -> list[list[list[Cell]]]:
+        """The stored cell grids as the parser's Cell objects (one grid per tabular)."""
+        return [
+            [
+                [
+                    Cell(
+                        text=c.get("text", ""),
+                        rowspan=int(c.get("rowspan", 1)),
+                        colspan=int(c.get("colspan", 1)),
+                        header=bool(c.get("header", False)),
+                    )
+                    for c in row
+                ]
+                for row in grid
+            ]
+            for grid in self.cells or []
+        ]
 
     @property
     def is_visual(self) -> bool:

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from urllib.parse import urljoin
 
 import lxml.etree
-import lxml.html
 
 from papers.parsing.document import (
     Cell,
@@ -22,6 +21,11 @@ from papers.parsing.document import (
 from papers.parsing.sanitize import sanitize_fragment
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+
+# Plain lxml.etree elements: lxml.html's element classes cost a lookup per node touched.
+_El = lxml.etree._Element
+_PACKAGE_ALERTS = lxml.etree.XPath("//div[contains(@class, 'package-alerts')]")
+_ERRORS = lxml.etree.XPath("descendant-or-self::*[contains(@class, 'ltx_ERROR')]")
 
 # The sectioning classes LaTeXML uses; level comes from nesting, not from these.
 _SECTION_CLASSES = frozenset(
@@ -85,13 +89,15 @@ def parse_paper(
     """Parse a LaTeXML page; raise ParseError with a reason when it can't be a paper's context."""
     _check_bytes(data, max_bytes)
     try:
-        parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, no_network=True)
-        root = lxml.html.document_fromstring(data, parser=parser)
-    except (lxml.etree.ParserError, ValueError) as exc:
+        parser = lxml.etree.HTMLParser(encoding="utf-8", remove_comments=True, no_network=True)
+        root = lxml.etree.fromstring(data, parser=parser)
+    except (lxml.etree.LxmlError, ValueError) as exc:
         raise ParseError(f"not parseable as HTML: {exc}") from None
+    if root is None:
+        raise ParseError("not parseable as HTML: no document element")
     article = _find_article(root)
     if article is None:
-        head_text = _WS.sub(" ", root.text_content()[:5000]).lower()
+        head_text = _WS.sub(" ", "".join(root.itertext())[:5000]).lower()
         if "fatal error" in head_text or "conversion" in head_text and "failed" in head_text:
             raise ParseError("arXiv's HTML conversion failed (conversion-failure page)")
         raise ParseError("not LaTeXML output: no article.ltx_document")
@@ -116,23 +122,24 @@ def _check_bytes(data: bytes, max_bytes: int) -> None:
     tail = data[-4096:].rstrip().lower()
     if not tail.endswith(b"</html>"):
         raise ParseError("truncated page: the html element is never closed")
-    if b"</article>" not in data[-65536:].lower() and b"</article>" not in data.lower():
+    opened = data.find(b"<article") >= 0 or data.find(b"<ARTICLE") >= 0
+    if opened and data.rfind(b"</article>") < 0 and data.rfind(b"</ARTICLE>") < 0:
         raise ParseError("truncated page: article.ltx_document is never closed")
 
 
-def _classes(el: lxml.html.HtmlElement) -> list[str]:
+def _classes(el: _El) -> list[str]:
     value = el.get("class")
     return value.split() if value else []
 
 
-def _find_article(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+def _find_article(root: _El) -> _El | None:
     for el in root.iter("article"):
         if "ltx_document" in _classes(el):
             return el
     return None
 
 
-def _effective_base(root: lxml.html.HtmlElement, page_url: str) -> str:
+def _effective_base(root: _El, page_url: str) -> str:
     for base in root.iter("base"):
         href = base.get("href")
         if href:
@@ -141,17 +148,19 @@ def _effective_base(root: lxml.html.HtmlElement, page_url: str) -> str:
 
 
 def collapse(text: str) -> str:
-    return _WS.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
-def text_of(el: lxml.html.HtmlElement, *, skip_tags: bool = False) -> str:
+def text_of(el: _El, *, skip_tags: bool = False) -> str:
     """Visible text of a node: math as $alttext$, notes and buttons out, whitespace collapsed."""
+    if len(el) == 0:
+        return collapse(el.text or "")
     parts: list[str] = []
     _collect_text(el, parts, skip_tags)
     return collapse("".join(parts))
 
 
-def _collect_text(el: lxml.html.HtmlElement, parts: list[str], skip_tags: bool) -> None:
+def _collect_text(el: _El, parts: list[str], skip_tags: bool) -> None:
     if el.text:
         parts.append(el.text)
     for child in el:
@@ -164,7 +173,7 @@ def _collect_text(el: lxml.html.HtmlElement, parts: list[str], skip_tags: bool) 
         if tag == "math":
             alt = child.get("alttext")
             if alt is None:
-                alt = collapse(child.text_content())
+                alt = collapse("".join(child.itertext()))
             parts.append(f"${alt.strip()}$")
         elif tag in _SKIP_TAGS or tag in ("annotation", "annotation-xml", "svg"):
             pass
@@ -186,17 +195,14 @@ def _collect_text(el: lxml.html.HtmlElement, parts: list[str], skip_tags: bool) 
             parts.append(child.tail)
 
 
-def _has_error(el: lxml.html.HtmlElement) -> list[str]:
-    errors = []
-    for node in el.iter():
-        if isinstance(node.tag, str) and _ERROR_CLASS in (node.get("class") or ""):
-            errors.append(collapse(node.text_content()) or "ltx_ERROR")
-    return errors
 
 
-def _int_attr(el: lxml.html.HtmlElement, name: str) -> int:
+def _int_attr(el: _El, name: str) -> int:
+    raw = el.get(name)
+    if raw is None:
+        return 1
     try:
-        value = int((el.get(name) or "1").strip())
+        value = int(raw.strip())
     except ValueError:
         return 1
     return min(max(value, 1), 1000)
@@ -217,14 +223,21 @@ class _Walker:
         self._float_ids: dict[str, str] = {}
         self._raw_refs: dict[int, list[str]] = {}
         self._front: Section | None = None
+        # ltx_ERROR nodes, found in one query, keyed by each of their ancestors
+        self._errors: dict[_El, list[str]] = {}
 
     # -- top level ------------------------------------------------------------------------------
-    def run(self, root: lxml.html.HtmlElement, article: lxml.html.HtmlElement) -> None:
-        for node in root.iter("div"):
-            if "package-alerts" in _classes(node):
-                self.warnings.append("package alerts: " + text_of(node)[:500])
-                break
+    def run(self, root: _El, article: _El) -> None:
+        for node in _PACKAGE_ALERTS(root):
+            self.warnings.append("package alerts: " + text_of(node)[:500])
+            break
         self.title = self._title(root, article)
+        for node in _ERRORS(article):
+            text = collapse("".join(node.itertext())) or _ERROR_CLASS
+            for ancestor in node.iterancestors():
+                self._errors.setdefault(ancestor, []).append(text)
+                if ancestor is article:
+                    break
         self._walk_children(article, None)
 
     def result(self) -> ParsedPaper:
@@ -247,16 +260,16 @@ class _Walker:
             warnings=self.warnings,
         )
 
-    def _title(self, root: lxml.html.HtmlElement, article: lxml.html.HtmlElement) -> str:
+    def _title(self, root: _El, article: _El) -> str:
         for el in article.iter("h1"):
             if "ltx_title_document" in _classes(el):
                 return text_of(el)
         for el in root.iter("title"):
-            return collapse(el.text_content())
+            return collapse("".join(el.itertext()))
         return ""
 
     # -- walking --------------------------------------------------------------------------------
-    def _walk_children(self, node: lxml.html.HtmlElement, section: Section | None) -> None:
+    def _walk_children(self, node: _El, section: Section | None) -> None:
         for child in node:
             tag = child.tag
             if not isinstance(tag, str) or tag in _SKIP_TAGS or tag in _HEADING_TAGS:
@@ -329,7 +342,7 @@ class _Walker:
         return candidate
 
     def _section(
-        self, node: lxml.html.HtmlElement, classes: list[str], parent: Section | None
+        self, node: _El, classes: list[str], parent: Section | None
     ) -> None:
         heading = next(
             (c for c in node if isinstance(c.tag, str) and c.tag in _HEADING_TAGS), None
@@ -369,7 +382,7 @@ class _Walker:
                 return kind
         return "body"
 
-    def _abstract(self, node: lxml.html.HtmlElement) -> None:
+    def _abstract(self, node: _El) -> None:
         section = self._add_section(
             anchor="abstract", number="", title="Abstract", level=1, parent=None, kind="abstract"
         )
@@ -379,7 +392,7 @@ class _Walker:
         for i, p in enumerate(paras, start=1):
             self._paragraph(p, section, anchor=f"abstract.p{i}")
 
-    def _acknowledgements(self, node: lxml.html.HtmlElement, parent: Section | None) -> None:
+    def _acknowledgements(self, node: _El, parent: Section | None) -> None:
         section = self._add_section(
             anchor=node.get("id") or (f"{parent.anchor}.ack" if parent else "ack"),
             number="",
@@ -407,7 +420,7 @@ class _Walker:
 
     def _paragraph(
         self,
-        node: lxml.html.HtmlElement,
+        node: _El,
         section: Section,
         *,
         anchor: str | None = None,
@@ -425,7 +438,7 @@ class _Walker:
                 text=text,
             )
         )
-        errors = _has_error(node)
+        errors = self._errors.get(node)
         if errors:
             element.degraded = True
             element.degraded_reasons = errors[:20]
@@ -439,7 +452,7 @@ class _Walker:
         if refs:
             self._raw_refs[id(element)] = refs
 
-    def _float(self, node: lxml.html.HtmlElement, section: Section) -> None:
+    def _float(self, node: _El, section: Section) -> None:
         caption, tag_kind, label, number = _own_caption(node)
         if tag_kind is None or not number:
             # Unnumbered float: its numbered sub-floats (two captioned figures side by side)
@@ -460,19 +473,19 @@ class _Walker:
                 sub_id = sub.get("id")
                 if sub_id and sub_id not in self._float_ids:
                     self._float_ids[sub_id] = element.anchor
-        errors = _has_error(node)
+        errors = self._errors.get(node)
         if errors:
             element.degraded = True
             element.degraded_reasons = errors[:20]
 
     def _table(
         self,
-        node: lxml.html.HtmlElement,
+        node: _El,
         section: Section,
         anchor: str,
         label: str,
         number: str,
-        caption_el: lxml.html.HtmlElement | None,
+        caption_el: _El | None,
     ) -> Element | None:
         tabulars = list(_outer_tabulars(node))
         element = Element(
@@ -498,12 +511,12 @@ class _Walker:
 
     def _chart(
         self,
-        node: lxml.html.HtmlElement,
+        node: _El,
         section: Section,
         anchor: str,
         label: str,
         number: str,
-        caption_el: lxml.html.HtmlElement | None,
+        caption_el: _El | None,
     ) -> Element | None:
         panels = list(self._panels(node))
         if not panels:
@@ -523,7 +536,7 @@ class _Walker:
             )
         )
 
-    def _panels(self, node: lxml.html.HtmlElement) -> Iterator[Panel]:
+    def _panels(self, node: _El) -> Iterator[Panel]:
         row = 0
         grid_rows: dict[int, int] = {}
         for el in node.iter():
@@ -558,7 +571,7 @@ class _Walker:
                     url="",
                     caption=_panel_caption(el, node),
                     row=panel_row,
-                    svg=lxml.html.tostring(el, encoding="unicode", with_tail=False),
+                    svg=lxml.etree.tostring(el, method="html", encoding="unicode", with_tail=False),
                 )
 
 
@@ -571,8 +584,8 @@ def _section_number(tag_text: str) -> str:
 
 
 def _own_caption(
-    node: lxml.html.HtmlElement,
-) -> tuple[lxml.html.HtmlElement | None, str | None, str, str]:
+    node: _El,
+) -> tuple[_El | None, str | None, str, str]:
     """The float's own numbered caption: (figcaption, "table"|"chart"|None, label, number)."""
     for child in node:
         if child.tag != "figcaption":
@@ -603,11 +616,11 @@ def _label(tag_text: str, kind: str) -> tuple[str, str]:
     return f"{word} {match.group(2)}", match.group(2)
 
 
-def _caption_text(caption: lxml.html.HtmlElement | None) -> str:
+def _caption_text(caption: _El | None) -> str:
     return text_of(caption, skip_tags=True) if caption is not None else ""
 
 
-def _child_floats(node: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
+def _child_floats(node: _El) -> Iterator[_El]:
     """Figures nested in `node`, not counting those nested inside another of them."""
     for child in node:
         if not isinstance(child.tag, str):
@@ -618,7 +631,7 @@ def _child_floats(node: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement
             yield from _child_floats(child)
 
 
-def _inside(el: lxml.html.HtmlElement, stop: lxml.html.HtmlElement, tag: str) -> bool:
+def _inside(el: _El, stop: _El, tag: str) -> bool:
     parent = el.getparent()
     while parent is not None and parent is not stop:
         if parent.tag == tag:
@@ -628,8 +641,8 @@ def _inside(el: lxml.html.HtmlElement, stop: lxml.html.HtmlElement, tag: str) ->
 
 
 def _ancestor(
-    el: lxml.html.HtmlElement, stop: lxml.html.HtmlElement, tag: str
-) -> lxml.html.HtmlElement | None:
+    el: _El, stop: _El, tag: str
+) -> _El | None:
     parent = el.getparent()
     while parent is not None and parent is not stop:
         if parent.tag == tag:
@@ -638,7 +651,7 @@ def _ancestor(
     return None
 
 
-def _inside_note(el: lxml.html.HtmlElement, stop: lxml.html.HtmlElement) -> bool:
+def _inside_note(el: _El, stop: _El) -> bool:
     parent = el.getparent()
     while parent is not None and parent is not stop:
         if "ltx_note" in (parent.get("class") or ""):
@@ -647,7 +660,7 @@ def _inside_note(el: lxml.html.HtmlElement, stop: lxml.html.HtmlElement) -> bool
     return False
 
 
-def _panel_caption(el: lxml.html.HtmlElement, float_node: lxml.html.HtmlElement) -> str:
+def _panel_caption(el: _El, float_node: _El) -> str:
     """Caption of the sub-figure (panel) holding `el`, e.g. "(a) Accuracy"."""
     parent = el.getparent()
     while parent is not None and parent is not float_node:
@@ -660,7 +673,7 @@ def _panel_caption(el: lxml.html.HtmlElement, float_node: lxml.html.HtmlElement)
     return ""
 
 
-def _outer_tabulars(node: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
+def _outer_tabulars(node: _El) -> Iterator[_El]:
     for child in node:
         if not isinstance(child.tag, str) or child.tag == "figcaption":
             continue
@@ -670,7 +683,7 @@ def _outer_tabulars(node: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlEleme
             yield from _outer_tabulars(child)
 
 
-def _rows(tabular: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
+def _rows(tabular: _El) -> Iterator[_El]:
     for child in tabular:
         if child.tag == "tr":
             yield child
@@ -680,7 +693,7 @@ def _rows(tabular: lxml.html.HtmlElement) -> Iterator[lxml.html.HtmlElement]:
                     yield row
 
 
-def _grid(tabular: lxml.html.HtmlElement) -> Grid:
+def _grid(tabular: _El) -> Grid:
     grid: Grid = []
     for tr in _rows(tabular):
         row = []
@@ -699,7 +712,7 @@ def _grid(tabular: lxml.html.HtmlElement) -> Grid:
     return grid
 
 
-def _is_image_grid(tabular: lxml.html.HtmlElement) -> bool:
+def _is_image_grid(tabular: _El) -> bool:
     """A tabular whose cells hold images and no text: a figure grid, not a data table."""
     has_image = False
     for cell in tabular.iter("td", "th"):
@@ -710,10 +723,10 @@ def _is_image_grid(tabular: lxml.html.HtmlElement) -> bool:
     return has_image
 
 
-def _table_fragment(tabular: lxml.html.HtmlElement, panel_caption: str) -> str:
+def _table_fragment(tabular: _El, panel_caption: str) -> str:
     html = sanitize_fragment(tabular)
     if panel_caption:
-        caption = lxml.html.Element("div", {"class": "ltx_panel_caption"})
+        caption = lxml.etree.Element("div", {"class": "ltx_panel_caption"})
         caption.text = panel_caption
-        html = lxml.html.tostring(caption, encoding="unicode") + html
+        html = lxml.etree.tostring(caption, method="html", encoding="unicode") + html
     return f'<div class="ltx_tabular_block">{html}</div>'

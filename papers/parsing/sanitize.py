@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-import lxml.html
+import lxml.etree
 
 _ALLOWED_TAGS = frozenset(
     {
@@ -35,40 +35,33 @@ _ALLOWED_ATTRS = frozenset(
 )  # fmt: skip
 
 
-def sanitize_fragment(node: lxml.html.HtmlElement) -> str:
+def sanitize_fragment(node: lxml.etree._Element) -> str:
     """Return safe HTML for `node` (not modified): allowed tags and attributes only."""
     root = copy.deepcopy(node)
     root.tail = None
-    _clean(root)
-    return lxml.html.tostring(root, encoding="unicode", with_tail=False)
-
-
-def _clean(el: lxml.html.HtmlElement) -> None:
-    for name in list(el.attrib):
-        lowered = name.lower()
-        if lowered not in _ALLOWED_ATTRS:
-            del el.attrib[name]
-        elif lowered in ("width", "height") and not el.attrib[name].replace(".", "").isdigit():
-            del el.attrib[name]
-    for child in list(el):
-        tag = child.tag
+    for img in list(root.iter("img")):
+        placeholder = lxml.etree.Element("span", {"class": "ltx_image_placeholder"})
+        placeholder.text = "[image]"
+        placeholder.tail = img.tail
+        img.getparent().replace(img, placeholder) if img.getparent() is not None else None
+    lxml.etree.strip_elements(root, lxml.etree.Comment, lxml.etree.ProcessingInstruction,
+                              *_DROP_TAGS, with_tail=False)
+    unknown = set()
+    for el in root.iter():
+        tag = el.tag
         if not isinstance(tag, str):
-            child.drop_tree() if hasattr(child, "drop_tree") else el.remove(child)
             continue
-        tag = tag.lower()
-        if tag in _DROP_TAGS:
-            if tag == "img":
-                _replace_with_text(child, "[image]")
-            else:
-                child.drop_tree()
-            continue
-        _clean(child)
         if tag not in _ALLOWED_TAGS:
-            child.drop_tag()
-
-
-def _replace_with_text(child: lxml.html.HtmlElement, text: str) -> None:
-    span = lxml.html.Element("span", {"class": "ltx_image_placeholder"})
-    span.text = text
-    span.tail = child.tail
-    child.getparent().replace(child, span)
+            unknown.add(tag)
+        # The HTML parser lowercases tag and attribute names, so exact lookups suffice.
+        for name in el.keys():
+            if name not in _ALLOWED_ATTRS or (
+                name in ("width", "height") and not el.get(name).replace(".", "").isdigit()
+            ):
+                del el.attrib[name]
+    if unknown:
+        unknown.discard(root.tag)
+        lxml.etree.strip_tags(root, *unknown)
+    if not isinstance(root.tag, str) or root.tag.lower() not in _ALLOWED_TAGS:
+        root.tag = "div"
+    return lxml.etree.tostring(root, method="html", encoding="unicode", with_tail=False)

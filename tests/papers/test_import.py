@@ -1,0 +1,184 @@
+"""Importing saved pages: atomic, idempotent, complete (sections, elements, images, references)."""
+
+from __future__ import annotations
+
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from PIL import Image
+
+from papers.local_pages import locate_page
+from papers.models import Element, ElementPanel, Paper, Section
+from papers.parsing import parse_paper
+from papers.services import FolderAssets, PaperImportError, import_paper
+
+CORPUS = Path(__file__).resolve().parents[2] / "papers" / "corpus"
+PAGES = sorted(p.parent for p in CORPUS.glob("*/paper.html"))
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pillow_only(settings):
+    settings.USE_CHROMIUM = False
+
+
+def run_import(*args: str) -> str:
+    out = StringIO()
+    call_command("import_arxiv_html", *args, stdout=out, stderr=out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("folder", PAGES, ids=lambda p: p.name)
+def test_import_matches_the_parser_and_stores_every_image(folder: Path, pillow_only):
+    page = locate_page(folder)
+    parsed = parse_paper(page.html_path.read_bytes(), page.html_path.as_uri())
+    output = run_import(str(folder), "--images", "now")
+    paper = Paper.objects.get(arxiv_id=page.arxiv_id, version=page.version)
+
+    assert f"{len(parsed.tables())} tables, {len(parsed.charts())} charts" in output
+    assert paper.status == Paper.Status.PARSED
+    assert paper.raw_html == page.html_path.read_bytes()
+    assert list(paper.sections.order_by("order").values_list("anchor", "kind")) == [
+        (s.anchor, s.kind) for s in parsed.sections
+    ]
+    stored = list(paper.elements.order_by("order").values_list("anchor", "kind"))
+    assert stored == [(e.anchor, e.kind) for e in parsed.elements]
+    assert (paper.table_count, paper.chart_count, paper.paragraph_count) == (
+        len(parsed.tables()),
+        len(parsed.charts()),
+        len(parsed.paragraphs()),
+    )
+    # Every paragraph -> table/chart reference survives.
+    for element in parsed.paragraphs():
+        row = paper.elements.get(anchor=element.anchor)
+        assert sorted(row.references.values_list("anchor", flat=True)) == element.refs
+    # Every table and chart has a readable PNG; every raster panel too.
+    for element in paper.elements.exclude(kind=Element.Kind.PARAGRAPH):
+        has_svg = element.panels.exclude(svg="").exists()
+        if has_svg and element.kind == Element.Kind.CHART:
+            # Without Chromium, a TikZ figure keeps its SVG and says it has no raster.
+            assert element.image_renderer == Element.Renderer.SVG_ONLY
+            continue
+        assert element.image, f"{element.label} has no image"
+        with Image.open(element.image.path) as image:
+            assert image.format == "PNG" and image.width > 20 and image.height > 10
+        expected = (
+            Element.Renderer.PILLOW
+            if element.kind == Element.Kind.TABLE and not element.is_image_table
+            else Element.Renderer.SOURCE_IMAGE
+        )
+        assert element.image_renderer == expected
+    for panel in ElementPanel.objects.filter(element__paper=paper, svg=""):
+        assert panel.image and panel.width and panel.height, panel
+
+
+def test_reimport_replaces_and_never_duplicates(pillow_only, django_capture_on_commit_callbacks):
+    folder = PAGES[0]
+    run_import(str(folder), "--images", "now")
+    paper = Paper.objects.get()
+    first_files = sorted(Path(paper.elements.exclude(image="").first().image.path).parent.iterdir())
+    counts = (Section.objects.count(), Element.objects.count(), ElementPanel.objects.count())
+    with django_capture_on_commit_callbacks(execute=True):  # as after a real commit
+        run_import(str(folder), "--images", "now")
+    assert Paper.objects.count() == 1
+    assert (Section.objects.count(), Element.objects.count(), ElementPanel.objects.count()) == counts
+    # The earlier import's files are gone; the new ones exist.
+    assert not any(f.exists() for f in first_files)
+    for element in Element.objects.exclude(image=""):
+        assert Path(element.image.path).is_file()
+
+
+def test_failed_reimport_keeps_the_good_import(tmp_path: Path, pillow_only):
+    folder = PAGES[0]
+    run_import(str(folder), "--images", "none")
+    paper = Paper.objects.get()
+    elements = Element.objects.count()
+    broken = tmp_path / "broken"
+    shutil.copytree(folder, broken)
+    html = (broken / "paper.html").read_bytes()
+    (broken / "paper.html").write_bytes(html[: len(html) // 2])
+    with pytest.raises(CommandError, match="1 of 1 page"):
+        run_import(str(broken))
+    paper.refresh_from_db()
+    assert paper.status == Paper.Status.PARSED
+    assert Element.objects.count() == elements
+    assert "re-import" in paper.parse_warnings[-1] and "truncated" in paper.parse_warnings[-1]
+
+
+def test_unparseable_new_page_is_recorded_as_failed(tmp_path: Path):
+    page = tmp_path / "2410.00001v2.html"
+    page.write_bytes(b"<html><body><p>PDF only</p></body></html>")
+    with pytest.raises(CommandError):
+        run_import(str(page))
+    paper = Paper.objects.get(arxiv_id="2410.00001", version=2)
+    assert paper.status == Paper.Status.FAILED
+    assert "not LaTeXML output" in paper.status_reason
+    assert not paper.sections.exists()
+
+
+def test_page_without_an_id_asks_for_one(tmp_path: Path):
+    page = tmp_path / "saved.html"
+    page.write_bytes((PAGES[0] / "paper.html").read_bytes().replace(b"<base", b"<nobase"))
+    with pytest.raises(CommandError):
+        run_import(str(page))
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command("import_arxiv_html", str(page), stderr=out, stdout=out)
+    assert "pass --arxiv-id" in out.getvalue()
+
+
+def test_missing_chart_image_is_reported_not_fatal(tmp_path: Path, pillow_only):
+    folder = tmp_path / "paper"
+    shutil.copytree(PAGES[0], folder)
+    parsed = parse_paper((folder / "paper.html").read_bytes(), "")
+    src = next(p.src for e in parsed.charts() for p in e.panels if p.src)
+    (folder / src).unlink()
+    output = run_import(str(folder), "--images", "now")
+    assert "not found" in output
+    paper = Paper.objects.get()
+    assert paper.status == Paper.Status.PARSED
+    assert ElementPanel.objects.filter(element__paper=paper).exclude(error="").count() == 1
+
+
+def test_minimum_counts_reject_with_reason():
+    page = locate_page(PAGES[0])
+    result = import_paper(
+        html=page.html_path.read_bytes(),
+        page_url="https://arxiv.org/html/x",
+        assets=FolderAssets(page.folder),
+        arxiv_id=page.arxiv_id,
+        version=page.version,
+        min_tables=99,
+        min_charts=1,
+        images="now",
+    )
+    assert result.status == Paper.Status.REJECTED
+    assert "(fewer than 99)" in result.paper.status_reason
+    assert result.images == "skipped"
+    assert result.paper.table_count == result.tables  # the counts are kept for the admin
+
+
+def test_folder_assets_never_read_outside_the_folder(tmp_path: Path):
+    from papers.parsing import Panel
+    from papers.services import AssetError
+
+    (tmp_path / "secret.png").write_bytes(b"x")
+    inner = tmp_path / "page"
+    inner.mkdir()
+    with pytest.raises(AssetError):
+        FolderAssets(inner).fetch(Panel(src="../secret.png", url=""))
+
+
+def test_import_error_when_parse_fails_through_the_service():
+    with pytest.raises(PaperImportError, match="empty page"):
+        import_paper(
+            html=b"",
+            page_url="",
+            assets=FolderAssets(Path(".")),
+            arxiv_id="2409.00002",
+            version=1,
+        )
