@@ -184,3 +184,37 @@ def test_import_error_when_parse_fails_through_the_service():
             arxiv_id="2409.00002",
             version=1,
         )
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_with_redis_screenshots_are_a_render_job_run_by_a_worker(settings, tmp_path: Path):
+    from tests.services import redis_url_or_skip
+
+    url = redis_url_or_skip()
+    settings.REDIS_URL = url
+    settings.USE_CHROMIUM = False
+    settings.RQ_QUEUES = {name: {"URL": url, "DEFAULT_TIMEOUT": 600} for name in ("render",)}
+    import django_rq
+    from rq import SimpleWorker
+
+    from jobs.models import Job
+
+    queue = django_rq.get_queue("render")
+    queue.empty()
+    output = run_import(str(PAGES[0]))  # images "auto": a job, since Redis is configured
+    assert "images queued" in output
+    paper = Paper.objects.get()
+    assert paper.images_status == Paper.ImagesStatus.PENDING
+    assert not paper.elements.filter(kind="table").exclude(image="").exists()
+    job = Job.objects.get(kind="render_images")
+    assert job.params == {"paper_id": paper.pk} and queue.count == 1
+
+    SimpleWorker([queue], connection=queue.connection).work(burst=True)
+    job.refresh_from_db()
+    paper.refresh_from_db()
+    assert job.status == Job.Status.FINISHED, job.error
+    assert job.progress_done == job.progress_total > 0
+    assert paper.images_status == Paper.ImagesStatus.DONE
+    tables = paper.elements.filter(kind="table", is_image_table=False)
+    assert tables.exists() and not tables.filter(image="").exists()

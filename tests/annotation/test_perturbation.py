@@ -1,0 +1,113 @@
+"""The refuted-claim suggester, on a table of claims and their evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.perturbation import EvidenceTable, perturbation_suggestions
+
+RESULTS = EvidenceTable(
+    label="Table 2",
+    rows=[
+        ["Model", "BLEU", "chrF++", "Latency (ms)"],
+        ["LoRA", "24.1", "48.3", "12"],
+        ["Adapters", "25.0", "49.0", "15"],
+        ["RouteAdapt", "27.4", "51.2", "14"],
+    ],
+)
+
+
+def texts(claim: str, **kwargs) -> list[str]:
+    return [s.text for s in perturbation_suggestions(claim, **kwargs)]
+
+
+def by_kind(claim: str, kind: str, **kwargs) -> list[str]:
+    return [s.text for s in perturbation_suggestions(claim, **kwargs) if s.kind == kind]
+
+
+@pytest.mark.parametrize(
+    ("claim", "kind", "expected"),
+    [
+        # Numbers that appear in a table become other values of the same column first.
+        (
+            "RouteAdapt reaches 27.4 BLEU.",
+            "number",
+            ["RouteAdapt reaches 24.1 BLEU.", "RouteAdapt reaches 25.0 BLEU."],
+        ),
+        # ... then of the same row.
+        (
+            "RouteAdapt runs in 14 ms.",
+            "number",
+            ["RouteAdapt runs in 12 ms.", "RouteAdapt runs in 15 ms.",
+             "RouteAdapt runs in 27.4 ms.", "RouteAdapt runs in 51.2 ms."],
+        ),
+        # Comparatives and directions flip, keeping case.
+        (
+            "RouteAdapt outperforms LoRA on BLEU.",
+            "direction",
+            ["RouteAdapt underperforms LoRA on BLEU."],
+        ),
+        ("Higher rank increases latency.", "direction",
+         ["Lower rank increases latency.", "Higher rank decreases latency."]),
+        ("Accuracy is more than 80% here.", "direction", ["Accuracy is less than 80% here."]),
+        # Superlatives swap.
+        ("RouteAdapt has the best chrF++ of all systems.", "superlative",
+         ["RouteAdapt has the worst chrF++ of all systems."]),
+        ("The Highest score is on Yoruba.", "superlative", ["The Lowest score is on Yoruba."]),
+        # Entities swap for others of the same table: row headers, then column headers.
+        (
+            "Adapters beat LoRA on chrF++.",
+            "entity",
+            ["RouteAdapt beat LoRA on chrF++.", "Adapters beat RouteAdapt on chrF++.",
+             "Adapters beat LoRA on BLEU.", "Adapters beat LoRA on Latency (ms)."],
+        ),
+    ],
+)
+def test_suggestions_by_kind(claim: str, kind: str, expected: list[str]):
+    assert by_kind(claim, kind, tables=[RESULTS])[: len(expected)] == expected
+
+
+def test_numbers_without_a_table_change_in_the_same_format():
+    got = by_kind("Accuracy rises to 73.2% with 3 layers.", "number")
+    assert got[:2] == ["Accuracy rises to 58.6% with 3 layers.",
+                       "Accuracy rises to 91.5% with 3 layers."]
+    assert all("%" in text for text in got)
+
+
+def test_percentages_stay_at_most_100():
+    got = by_kind("Recall is 90%.", "number")
+    assert "Recall is 72%." in got
+    assert all(float(t.split()[2].rstrip("%.")) <= 100 for t in got)
+
+
+def test_years_are_not_perturbed():
+    assert by_kind("Since 2024 the method works.", "number") == []
+
+
+def test_every_suggestion_differs_from_the_claim_and_each_other():
+    claim = "RouteAdapt outperforms Adapters by 2.4 BLEU, the largest gain in Table 2."
+    got = texts(claim, tables=[RESULTS], limit=50)
+    normalised = [" ".join(t.split()).casefold() for t in got]
+    assert " ".join(claim.split()).casefold() not in normalised
+    assert len(normalised) == len(set(normalised))
+    assert {"number", "direction", "superlative", "entity"} <= {
+        s.kind for s in perturbation_suggestions(claim, tables=[RESULTS], limit=50)
+    }
+
+
+def test_descriptions_say_what_changed():
+    first = perturbation_suggestions("RouteAdapt reaches 27.4 BLEU.", tables=[RESULTS])[0]
+    assert first.description == "27.4 → 24.1 (Table 2, same column)"
+
+
+def test_limit_and_empty_claim():
+    assert len(perturbation_suggestions("A is higher and better and faster than B at 1, 2, 3.",
+                                        limit=3)) == 3
+    assert perturbation_suggestions("   ") == []
+
+
+def test_table_cells_with_markup_still_match():
+    table = EvidenceTable(label="Table 1", rows=[["M", "Acc"], ["A", "$81.5$"], ["B", "**84.0**"]])
+    assert by_kind("B reaches 84.0 accuracy.", "number", tables=[table])[0] == (
+        "B reaches 81.5 accuracy."
+    )
