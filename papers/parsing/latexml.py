@@ -59,6 +59,11 @@ _SKIP_CLASSES = frozenset(
         "ltx_pagination",
     }
 )
+_SECTION_LEVELS = {
+    "ltx_part": 1, "ltx_chapter": 1, "ltx_section": 1, "ltx_appendix": 1, "ltx_bibliography": 1,
+    "ltx_index": 1, "ltx_glossary": 1, "ltx_subsection": 2, "ltx_subsubsection": 3,
+    "ltx_paragraph": 4, "ltx_subparagraph": 5,
+}  # fmt: skip
 _SKIP_TAGS = frozenset({"nav", "footer", "header", "button", "script", "style", "noscript"})
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _BLOCK_TAGS = frozenset(
@@ -110,7 +115,7 @@ def parse_paper(
 
 
 def _check_bytes(data: bytes, max_bytes: int) -> None:
-    if not data or not data.strip():
+    if not data or data.isspace():
         raise ParseError("empty page")
     if len(data) > max_bytes:
         raise ParseError(f"page too large: {len(data)} bytes (limit {max_bytes})")
@@ -359,7 +364,7 @@ class _Walker:
             anchor=node.get("id") or "",
             number=number,
             title=title,
-            level=(parent.level + 1) if parent and parent.kind != "abstract" else 1,
+            level=_section_level(classes, parent),
             parent=parent if parent and parent.kind != "abstract" else None,
             kind=kind,
         )
@@ -393,20 +398,35 @@ class _Walker:
             self._paragraph(p, section, anchor=f"abstract.p{i}")
 
     def _acknowledgements(self, node: _El, parent: Section | None) -> None:
+        # A section of its own at the top level, whatever section the div sits in, so that
+        # curation removes it by kind without touching its host section.
+        heading = next((c for c in node if isinstance(c.tag, str) and c.tag in _HEADING_TAGS), None)
+        title = text_of(heading, skip_tags=True).rstrip(".:").strip() if heading is not None else ""
         section = self._add_section(
-            anchor=node.get("id") or (f"{parent.anchor}.ack" if parent else "ack"),
+            anchor=node.get("id") or "ack",
             number="",
-            title="Acknowledgements",
-            level=(parent.level + 1) if parent else 1,
-            parent=parent,
+            title=title or "Acknowledgements",
+            level=1,
+            parent=None,
             kind="acknowledgments",
         )
         paras = [c for c in node.iter() if isinstance(c.tag, str) and "ltx_para" in _classes(c)]
         if paras:
             for p in paras:
                 self._paragraph(p, section)
-        else:
-            self._paragraph(node, section, anchor=f"{section.anchor}.p1", skip_tags=True)
+            return
+        # Bare text (LaTeXML's acknowledgements environment holds no ltx_para): one paragraph.
+        parts = [node.text or ""]
+        for child in node:
+            if child is not heading and isinstance(child.tag, str):
+                parts.append(text_of(child))
+            parts.append(child.tail or "")
+        text = collapse(" ".join(parts))
+        if text:
+            self._add_element(
+                Element(kind="paragraph", anchor=f"{section.anchor}.p1",
+                        section_anchor=section.anchor, order=0, text=text)
+            )
 
     # -- elements -------------------------------------------------------------------------------
     def _add_element(self, element: Element) -> Element:
@@ -573,6 +593,15 @@ class _Walker:
                     row=panel_row,
                     svg=lxml.etree.tostring(el, method="html", encoding="unicode", with_tail=False),
                 )
+
+
+def _section_level(classes: list[str], parent: Section | None) -> int:
+    """LaTeX's level from the class (a \\paragraph is 4 even right under a section)."""
+    for name in classes:
+        level = _SECTION_LEVELS.get(name)
+        if level is not None:
+            return level
+    return parent.level + 1 if parent is not None and parent.kind != "abstract" else 1
 
 
 def _section_number(tag_text: str) -> str:
