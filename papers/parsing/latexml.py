@@ -106,7 +106,8 @@ def parse_paper(
         if "fatal error" in head_text or "conversion" in head_text and "failed" in head_text:
             raise ParseError("arXiv's HTML conversion failed (conversion-failure page)")
         raise ParseError("not LaTeXML output: no article.ltx_document")
-    walker = _Walker(base_url=_effective_base(root, base_url))
+    effective = _effective_base(root, base_url)
+    walker = _Walker(base_url=effective, has_base=effective != base_url)
     walker.run(root, article)
     paper = walker.result()
     if not any(e.kind == "paragraph" for e in paper.elements) and not paper.sections:
@@ -150,6 +151,21 @@ def _effective_base(root: _El, page_url: str) -> str:
         if href:
             return urljoin(page_url, href.strip()) if page_url else href.strip()
     return page_url
+
+
+def resolve_asset(base_url: str, src: str, *, has_base: bool) -> str:
+    """An image's URL. Without <base>, arXiv writes `<id>vN/x1.png` (relative to /html/) and
+    LaTeXML writes `x1.png` (relative to the paper's folder): the page URL `/html/<id>vN`
+    serves both, so a src that does not start with the page's own name resolves in that folder.
+    """
+    if not base_url:
+        return src
+    if has_base or base_url.endswith("/"):
+        return urljoin(base_url, src)
+    name = base_url.rstrip("/").rsplit("/", 1)[-1]
+    if src.split("/", 1)[0] == name or "://" in src or src.startswith(("/", "data:")):
+        return urljoin(base_url, src)
+    return urljoin(base_url + "/", src)
 
 
 def collapse(text: str) -> str:
@@ -216,8 +232,9 @@ def _int_attr(el: _El, name: str) -> int:
 class _Walker:
     """One pass over the article in document order, building sections and elements."""
 
-    def __init__(self, *, base_url: str):
+    def __init__(self, *, base_url: str, has_base: bool):
         self.base_url = base_url
+        self.has_base = has_base
         self.title = ""
         self.sections: list[Section] = []
         self.elements: list[Element] = []
@@ -581,7 +598,7 @@ class _Walker:
                     continue
                 yield Panel(
                     src=src,
-                    url=urljoin(self.base_url, src) if self.base_url else src,
+                    url=resolve_asset(self.base_url, src, has_base=self.has_base),
                     caption=_panel_caption(el, node),
                     row=panel_row,
                 )

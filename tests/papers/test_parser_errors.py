@@ -13,6 +13,7 @@ from papers.parsing import ParseError, parse_paper
 
 CORPUS = Path(__file__).resolve().parents[2] / "papers" / "corpus"
 PAGES = sorted(CORPUS.glob("*/paper.html"))
+assert PAGES, f"the fixture corpus is missing from {CORPUS}"
 MINIMAL = (
     b'<!DOCTYPE html><html><head><title>t</title></head><body><article class="ltx_document">'
     b'<section class="ltx_section" id="S1"><h2 class="ltx_title">1 Intro</h2>'
@@ -117,7 +118,6 @@ def _node_mutations(data: bytes) -> st.SearchStrategy[bytes]:
     return st.tuples(st.integers(0, count), st.booleans()).map(mutate)
 
 
-@pytest.mark.skipif(not PAGES, reason="fixture corpus missing")
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.parent.name)
 @given(data=st.data())
 def test_mutated_pages_raise_only_parse_error(page: Path, data: st.DataObject):
@@ -129,7 +129,6 @@ def test_mutated_pages_raise_only_parse_error(page: Path, data: st.DataObject):
         pass
 
 
-@pytest.mark.skipif(not PAGES, reason="fixture corpus missing")
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.parent.name)
 @given(cut=st.integers(min_value=0))
 def test_truncated_pages_are_refused(page: Path, cut: int):
@@ -139,3 +138,26 @@ def test_truncated_pages_are_refused(page: Path, cut: int):
     with pytest.raises(ParseError) as info:
         parse_paper(truncated, "https://arxiv.org/html/2409.00001v1")
     assert "truncated" in info.value.reason or "empty" in info.value.reason
+
+
+@pytest.mark.parametrize(
+    ("page_url", "src", "has_base", "expected"),
+    [
+        # arXiv, no <base>: src relative to /html/
+        ("https://arxiv.org/html/2410.04522v2", "2410.04522v2/x1.png", False,
+         "https://arxiv.org/html/2410.04522v2/x1.png"),
+        # plain LaTeXML output served at /html/<id>vN: src relative to the paper's folder
+        ("https://arxiv.org/html/2410.04522v2", "figures/a.png", False,
+         "https://arxiv.org/html/2410.04522v2/figures/a.png"),
+        # with <base href="/html/2501.11120v1/">, the effective base already ends with "/"
+        ("https://arxiv.org/html/2501.11120v1/", "extracted/1/a.png", True,
+         "https://arxiv.org/html/2501.11120v1/extracted/1/a.png"),
+        ("https://arxiv.org/html/2501.11120v1", "https://example.org/x.png", False,
+         "https://example.org/x.png"),
+        ("", "x1.png", False, "x1.png"),
+    ],
+)
+def test_asset_urls_resolve_like_arxiv_serves_them(page_url, src, has_base, expected):
+    from papers.parsing.latexml import resolve_asset
+
+    assert resolve_asset(page_url, src, has_base=has_base) == expected
