@@ -120,17 +120,17 @@ def _check_bytes(data: bytes, max_bytes: int) -> None:
         raise ParseError("empty page")
     if len(data) > max_bytes:
         raise ParseError(f"page too large: {len(data)} bytes (limit {max_bytes})")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8: invalid byte at offset {exc.start}") from None
     # lxml silently repairs a truncated page, so the bytes must show that the document closed.
-    tail = data[-4096:].rstrip().lower()
-    if not tail.endswith(b"</html>"):
+    # (Checked before the encoding: a cut inside a multi-byte character is a truncation.)
+    if not data[-4096:].rstrip().lower().endswith(b"</html>"):
         raise ParseError("truncated page: the html element is never closed")
     opened = data.find(b"<article") >= 0 or data.find(b"<ARTICLE") >= 0
     if opened and data.rfind(b"</article>") < 0 and data.rfind(b"</ARTICLE>") < 0:
         raise ParseError("truncated page: article.ltx_document is never closed")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8: invalid byte at offset {exc.start}") from None
 
 
 def _classes(el: _El) -> list[str]:
@@ -181,41 +181,39 @@ def text_of(el: _El, *, skip_tags: bool = False) -> str:
     return collapse("".join(parts))
 
 
+_TEXTLESS_TAGS = _SKIP_TAGS | {"annotation", "annotation-xml", "svg", "img"}
+_SPACED_TAGS = _BLOCK_TAGS | {"td", "th", "br"}
+
+
 def _collect_text(el: _El, parts: list[str], skip_tags: bool) -> None:
-    if el.text:
-        parts.append(el.text)
+    text = el.text
+    if text:
+        parts.append(text)
     for child in el:
         tag = child.tag
-        if not isinstance(tag, str):  # comments, processing instructions
-            if child.tail:
-                parts.append(child.tail)
-            continue
-        classes = child.get("class") or ""
         if tag == "math":
             alt = child.get("alttext")
             if alt is None:
                 alt = collapse("".join(child.itertext()))
             parts.append(f"${alt.strip()}$")
-        elif tag in _SKIP_TAGS or tag in ("annotation", "annotation-xml", "svg"):
-            pass
-        elif "ltx_note" in classes and "ltx_role_" in classes or "ltx_note_outer" in classes:
-            pass
-        elif skip_tags and "ltx_tag" in classes.split():
-            pass
-        elif tag == "br":
-            parts.append(" ")
-        elif tag == "img":
-            pass
+        elif tag.__class__ is not str or tag in _TEXTLESS_TAGS:
+            pass  # comments, images, SVG, page chrome
         else:
-            if tag in _BLOCK_TAGS:
+            classes = child.get("class")
+            if classes and (
+                ("ltx_note" in classes and ("ltx_role_" in classes or "ltx_note_outer" in classes))
+                or (skip_tags and "ltx_tag" in classes.split())
+            ):
+                pass  # footnotes out; caption tags ("Table 1:") out when asked
+            elif tag in _SPACED_TAGS:
                 parts.append(" ")
-            _collect_text(child, parts, skip_tags)
-            if tag in _BLOCK_TAGS or tag in ("td", "th"):
+                _collect_text(child, parts, skip_tags)
                 parts.append(" ")
-        if child.tail:
-            parts.append(child.tail)
-
-
+            else:
+                _collect_text(child, parts, skip_tags)
+        tail = child.tail
+        if tail:
+            parts.append(tail)
 
 
 def _int_attr(el: _El, name: str) -> int:
