@@ -33,6 +33,8 @@ format: venv
 
 bench: venv
 	SCIVER_TESTING=1 $(BIN)/python bench/parse.py
+	SCIVER_TESTING=1 $(BIN)/python bench/render.py
+	SCIVER_TESTING=1 $(BIN)/python bench/crawl.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -145,3 +145,18 @@ ARXIV_USER_AGENT = env(
 )
 MIN_TABLES = env.int("MIN_TABLES", default=2)
 MIN_CHARTS = env.int("MIN_CHARTS", default=2)
+# The politeness gate: "redis" (default when REDIS_URL is set), "file" (a lock file shared by
+# every process on this machine; the default otherwise) or "local" (this process only).
+ARXIV_GATE = env("ARXIV_GATE", default="")
+ARXIV_GATE_FILE = env("ARXIV_GATE_FILE", default=str(VAR_DIR / "arxiv-gate"))
+ARXIV_MAX_TRIES = env.int("ARXIV_MAX_TRIES", default=4)
+ARXIV_BACKOFF_SECONDS = env.float("ARXIV_BACKOFF_SECONDS", default=2.0)
+ARXIV_BACKOFF_CAP_SECONDS = env.float("ARXIV_BACKOFF_CAP_SECONDS", default=120.0)
+ARXIV_MAX_RETRY_AFTER = env.float("ARXIV_MAX_RETRY_AFTER", default=600.0)
+ARXIV_CONNECT_TIMEOUT = env.float("ARXIV_CONNECT_TIMEOUT", default=10.0)
+ARXIV_READ_TIMEOUT = env.float("ARXIV_READ_TIMEOUT", default=30.0)
+ARXIV_REQUEST_DEADLINE = env.float("ARXIV_REQUEST_DEADLINE", default=120.0)
+ARXIV_PAGE_SIZE = env.int("ARXIV_PAGE_SIZE", default=200)
+ARXIV_SEARCH_CHUNK_DAYS = env.int("ARXIV_SEARCH_CHUNK_DAYS", default=1)
+# A running crawl whose heartbeat is older than this is taken as dead (its worker was killed).
+CRAWL_STALE_SECONDS = env.int("CRAWL_STALE_SECONDS", default=1800)

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from papers import admin_crawl  # noqa: F401  (registers the crawl run admin)
 from papers.models import Element, ElementPanel, Paper, Section
 
 

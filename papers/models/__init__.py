@@ -1,5 +1,6 @@
 """The papers app's models: a paper and its context, and (crawl.py) crawl runs."""
 
+from papers.models.crawl import CrawlEvent, CrawlItem, CrawlRun
 from papers.models.paper import Element, ElementPanel, Paper, Section
 
-__all__ = ["Element", "ElementPanel", "Paper", "Section"]
+__all__ = ["CrawlEvent", "CrawlItem", "CrawlRun", "Element", "ElementPanel", "Paper", "Section"]

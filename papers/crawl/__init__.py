@@ -1,0 +1,1 @@
+"""Crawling arXiv: search, peer-review classification, polite fetching, runs."""

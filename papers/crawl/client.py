@@ -1,0 +1,596 @@
+"""Talking to arXiv politely: search through the arxiv package, pages, assets, licences."""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import arxiv
+import lxml.html
+import requests
+from django.conf import settings
+
+from papers.crawl.gate import Gate, gate_from_settings
+
+log = logging.getLogger(__name__)
+# The arxiv package logs every page at INFO; our own log and the run's figures cover it.
+logging.getLogger("arxiv").setLevel(logging.WARNING)
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+RETRY_EXCEPTIONS = (
+    requests.exceptions.ConnectionError,
+    requests.exceptions.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
+
+
+class FetchError(Exception):
+    """A request to arXiv gave no usable answer; `reason` says why, for people."""
+
+    retryable = False
+
+    def __init__(self, reason: str, *, url: str = "", status: int | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.url = url
+        self.status = status
+
+
+class NotFound(FetchError):
+    """404/410: for an HTML page, the paper has no HTML version."""
+
+
+class TooLarge(FetchError):
+    """The response is over the size limit."""
+
+
+class WrongContentType(FetchError):
+    """The response is not of the expected type (an HTML error page instead of an image)."""
+
+
+class ConversionFailed(FetchError):
+    """arXiv answered 200 but its LaTeXML conversion failed: no usable HTML."""
+
+
+class TransientError(FetchError):
+    """Retries, back-off and Retry-After were exhausted (5xx, 429, timeouts, truncation)."""
+
+    retryable = True
+
+
+class SearchError(FetchError):
+    """An API page could not be read after its tries (malformed, empty, HTTP error)."""
+
+    retryable = True
+
+
+class RetriesExhausted(requests.exceptions.ConnectionError):
+    """Raised by PoliteSession when every try failed on a network error."""
+
+    def __init__(self, reason: str, *, tries: int):
+        super().__init__(reason)
+        self.reason = reason
+        self.tries = tries
+
+
+@dataclass
+class ClientStats:
+    """What the client did; `wait_seconds` is time spent being polite (gate, back-off)."""
+
+    requests: int = 0
+    retries: int = 0
+    bytes: int = 0
+    wait_seconds: float = 0.0
+    request_seconds: float = 0.0
+    by_kind: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, **values: float) -> None:
+        with self._lock:
+            for key, value in values.items():
+                setattr(self, key, getattr(self, key) + value)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "retries": self.retries,
+            "bytes": self.bytes,
+            "wait_seconds": round(self.wait_seconds, 3),
+            "request_seconds": round(self.request_seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_tries: int = 4
+    backoff_base: float = 2.0  # seconds before the 2nd try; doubles each try
+    backoff_cap: float = 120.0
+    max_retry_after: float = 600.0  # a longer Retry-After is capped, not ignored
+
+    def backoff(self, attempt: int) -> float:
+        """Exponential back-off with jitter ("equal jitter": half fixed, half random)."""
+        ceiling = min(self.backoff_cap, self.backoff_base * (2 ** (attempt - 1)))
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+class PoliteSession(requests.Session):
+    """A requests session whose every request (redirect hops included) passes the gate.
+
+    Each try waits for the gate, holds it while the whole body is read (one connection at a
+    time), retries connection errors, timeouts, truncated bodies, 429 and 5xx with
+    exponential back-off and jitter, honours Retry-After for every worker through the gate,
+    and refuses hosts that are not arXiv's (`allowed_hosts`).
+    """
+
+    def __init__(
+        self,
+        *,
+        gate: Gate,
+        user_agent: str,
+        contact: str = "",
+        policy: RetryPolicy | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 30.0,
+        deadline: float = 120.0,
+        max_body_bytes: int = 50 * 1024 * 1024,
+        allowed_hosts: set[str] | None = None,
+        stats: ClientStats | None = None,
+    ):
+        super().__init__()
+        self.gate = gate
+        self.policy = policy or RetryPolicy()
+        self.timeout = (connect_timeout, read_timeout)
+        self.deadline = deadline
+        self.max_body_bytes = max_body_bytes
+        self.allowed_hosts = allowed_hosts
+        self.stats = stats or ClientStats()
+        self.max_redirects = 5
+        self.trust_env = False  # no proxies or netrc from the environment
+        self.user_agent = user_agent
+        self.headers["User-Agent"] = user_agent
+        self.classify: Callable[[str], str] = lambda url: "other"  # for the statistics
+        if contact:
+            self.headers["From"] = contact
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        self._check_host(request.url or "")
+        # The arxiv package sets its own User-Agent per request; arXiv must see ours.
+        request.headers["User-Agent"] = self.user_agent
+        allow_redirects = kwargs.pop("allow_redirects", True)
+        kwargs.pop("stream", None)
+        if kwargs.get("timeout") is None:
+            kwargs["timeout"] = self.timeout
+        kind = self.classify(request.url or "")
+        last_error = ""
+        for attempt in range(1, self.policy.max_tries + 1):
+            if attempt > 1:
+                self.stats.add(retries=1)
+            try:
+                response = self._send_once(request, kind=kind, **kwargs)
+            except RETRY_EXCEPTIONS as exc:
+                last_error = f"{exc.__class__.__name__}: {exc}"
+                if attempt == self.policy.max_tries:
+                    raise RetriesExhausted(
+                        f"{last_error} (after {attempt} tries)", tries=attempt
+                    ) from exc
+                self._pause(self.policy.backoff(attempt))
+                continue
+            if response.status_code in RETRY_STATUSES and attempt < self.policy.max_tries:
+                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                pause = self.policy.backoff(attempt)
+                if retry_after is not None:
+                    retry_after = min(retry_after, self.policy.max_retry_after)
+                    self.gate.defer(retry_after)  # every worker waits, not only this one
+                    pause = max(pause, retry_after)
+                log.info(
+                    "HTTP %s from %s; try %s again in %.1f s",
+                    response.status_code,
+                    request.url,
+                    attempt + 1,
+                    pause,
+                )
+                self._pause(pause)
+                continue
+            response.tries = attempt  # type: ignore[attr-defined]
+            break
+        if allow_redirects and response.is_redirect:
+            # Each hop is a request of its own and passes the gate (through self.send).
+            history = [response]
+            history.extend(self.resolve_redirects(response, request, **kwargs))
+            response = history.pop()
+            response.history = history
+        return response
+
+    def _send_once(
+        self, request: requests.PreparedRequest, *, kind: str, **kwargs: Any
+    ) -> requests.Response:
+        with self.gate.slot() as waited:
+            self.stats.add(wait_seconds=waited)
+            started = time.monotonic()
+            try:
+                response = super().send(request, stream=True, allow_redirects=False, **kwargs)
+                self._read_body(response, started)
+            finally:
+                elapsed = time.monotonic() - started
+                self.stats.add(requests=1, request_seconds=elapsed)
+                with self.stats._lock:
+                    self.stats.by_kind[kind] = self.stats.by_kind.get(kind, 0) + 1
+        return response
+
+    def _read_body(self, response: requests.Response, started: float) -> None:
+        response.too_large = False  # type: ignore[attr-defined]
+        length = response.headers.get("Content-Length", "")
+        if length.isdigit() and int(length) > self.max_body_bytes:
+            response.too_large = True  # type: ignore[attr-defined]
+            response.close()
+            response._content = b""
+            return
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in response.iter_content(64 * 1024):
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    response.too_large = True  # type: ignore[attr-defined]
+                    chunks = []
+                    break
+                if time.monotonic() - started > self.deadline:
+                    raise requests.exceptions.Timeout(
+                        f"body not received within {self.deadline:.0f} s"
+                    )
+                chunks.append(chunk)
+        finally:
+            response.close()
+        response._content = b"".join(chunks)
+        response._content_consumed = True
+        self.stats.add(bytes=size)
+
+    def _pause(self, seconds: float) -> None:
+        self.stats.add(wait_seconds=seconds)
+        time.sleep(seconds)
+
+    def _check_host(self, url: str) -> None:
+        if self.allowed_hosts is None:
+            return
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or parts.netloc not in self.allowed_hosts:
+            raise FetchError(f"refusing to fetch {url}: not an arXiv address", url=url)
+
+
+@dataclass
+class HtmlPage:
+    url: str  # after redirects: the page's address, against which assets resolve
+    html: bytes
+    fetched_at: datetime
+
+
+@dataclass
+class License:
+    url: str
+    name: str
+
+
+@dataclass
+class SearchOutcome:
+    results: list[arxiv.Result]  # de-duplicated, newest version of each paper
+    total: int  # what the API announced (opensearch:totalResults)
+    pages: int
+    problems: list[str] = field(default_factory=list)
+
+
+# Names of the licences arXiv offers, by URL (the link text on the page says "view license").
+LICENSE_NAMES = {
+    "creativecommons.org/licenses/by/4.0": "CC BY 4.0",
+    "creativecommons.org/licenses/by-sa/4.0": "CC BY-SA 4.0",
+    "creativecommons.org/licenses/by-nc-sa/4.0": "CC BY-NC-SA 4.0",
+    "creativecommons.org/licenses/by-nc-nd/4.0": "CC BY-NC-ND 4.0",
+    "creativecommons.org/licenses/by-nc/4.0": "CC BY-NC 4.0",
+    "creativecommons.org/licenses/by-nd/4.0": "CC BY-ND 4.0",
+    "creativecommons.org/publicdomain/zero/1.0": "CC0 1.0",
+    "arxiv.org/licenses/nonexclusive-distrib/1.0": "arXiv non-exclusive license 1.0",
+    "arxiv.org/licenses/assumed-1991-2003": "arXiv assumed license (1991-2003)",
+}
+
+_ARTICLE = re.compile(rb"<article\b[^>]*\bltx_document\b", re.IGNORECASE)
+
+
+def license_name(url: str, link_text: str = "") -> str:
+    key = re.sub(r"^https?://(www\.)?", "", url.strip()).rstrip("/")
+    if key in LICENSE_NAMES:
+        return LICENSE_NAMES[key]
+    text = " ".join(link_text.split())
+    return "" if text.lower() in ("", "view license") else text[:200]
+
+
+def parse_license(html: bytes, page_url: str) -> License | None:
+    """The licence link of an abstract page (`div.abs-license a`), or None."""
+    root = lxml.html.document_fromstring(html or b"<html></html>")
+    for div in root.iter("div"):
+        if "abs-license" not in (div.get("class") or "").split():
+            continue
+        for link in div.iter("a"):
+            href = (link.get("href") or "").strip()
+            if href:
+                url = urljoin(page_url, href)
+                return License(url=url, name=license_name(url, link.text_content()))
+    return None
+
+
+def version_of(short_id: str) -> tuple[str, int]:
+    """("2410.01234", 2) from "2410.01234v2"."""
+    match = re.fullmatch(r"(.+?)v(\d+)", short_id)
+    if not match:
+        return short_id, 1
+    return match.group(1), int(match.group(2))
+
+
+class _SearchClient(arxiv.Client):
+    """arxiv.Client whose requests go through our PoliteSession (gate, retries, UA).
+
+    Paging is ours: an empty or short page that the announced total contradicts is asked
+    for again, and a malformed page is retried rather than taken for the end of results.
+    """
+
+    def __init__(self, *, session: PoliteSession, api_url: str, page_size: int, page_tries: int):
+        super().__init__(page_size=page_size, delay_seconds=0.0, num_retries=0)
+        self._session = session
+        self.query_url_format = api_url + ("&" if "?" in api_url else "?") + "{}"
+        self.page_tries = page_tries
+        self.total: int | None = None
+        self.pages = 0
+        self.problems: list[str] = []
+
+    def _results(self, search: arxiv.Search, offset: int = 0) -> Iterator[arxiv.Result]:
+        first = True
+        while True:
+            url = self._format_url(search, offset, self.page_size)
+            feed = self._page(url, first=first, offset=offset)
+            if first:
+                self.total = feed.header.total_results
+                first = False
+            if not feed.results:
+                return
+            yield from feed.results
+            offset += len(feed.results)
+            if offset >= (self.total or 0):
+                return
+
+    def _page(self, url: str, *, first: bool, offset: int) -> Any:
+        problem = ""
+        best = None
+        confirming = False  # asking again about an empty first page needs no back-off
+        for attempt in range(1, self.page_tries + 1):
+            if attempt > 1 and not confirming:
+                self._session._pause(self._session.policy.backoff(attempt - 1))
+            try:
+                feed = self._parse_feed(url, first_page=first)
+            except arxiv.UnexpectedEmptyPageError:
+                problem = "page unexpectedly empty"
+                continue
+            except arxiv.HTTPError as exc:
+                raise SearchError(
+                    f"API answered HTTP {exc.status}", url=url, status=exc.status
+                ) from None
+            except RetriesExhausted as exc:
+                raise SearchError(exc.reason, url=url) from None
+            finally:
+                self.pages += 1
+            if feed.malformed or feed.header.items_per_page <= 0:
+                problem = f"malformed Atom page ({feed.error or 'no opensearch header'})"
+                continue
+            total = feed.header.total_results if first else (self.total or 0)
+            expected = min(self.page_size, max(0, total - offset))
+            if len(feed.results) >= expected and (feed.results or not first or attempt > 1):
+                return feed
+            # Empty first page: arXiv sometimes answers so by mistake; ask once more even when
+            # it says "0 results", and keep asking while the total says there are results.
+            if not feed.results and first and total == 0 and attempt > 1:
+                return feed
+            confirming = not feed.results and first and total == 0
+            best = feed if best is None or len(feed.results) > len(best.results) else best
+            problem = f"page has {len(feed.results)} entries, expected {expected} of {total}"
+        if best is not None and best.results:
+            self.problems.append(f"{problem}; kept the fullest answer ({url})")
+            return best
+        raise SearchError(f"{problem} after {self.page_tries} tries", url=url)
+
+
+class ArxivClient:
+    """Every request the crawler makes to arXiv, through one PoliteSession."""
+
+    def __init__(
+        self,
+        *,
+        session: PoliteSession,
+        api_url: str,
+        html_url: str,
+        abs_url: str,
+        page_size: int = 200,
+        page_tries: int = 4,
+        max_html_bytes: int = 50 * 1024 * 1024,
+        max_image_bytes: int = 20 * 1024 * 1024,
+    ):
+        self.session = session
+        self.api_url = api_url
+        self.html_url = html_url if html_url.endswith("/") else html_url + "/"
+        self.abs_url = abs_url if abs_url.endswith("/") else abs_url + "/"
+        self.page_size = page_size
+        self.page_tries = page_tries
+        self.max_html_bytes = max_html_bytes
+        self.max_image_bytes = max_image_bytes
+        session.classify = self.request_kind
+
+    def request_kind(self, url: str) -> str:
+        """What a request to `url` is for: "api", "html", "asset" or "abs"."""
+        if url.startswith(self.api_url):
+            return "api"
+        if url.startswith(self.abs_url):
+            return "abs"
+        if url.startswith(self.html_url):
+            rest = url[len(self.html_url) :].strip("/")
+            return "asset" if "/" in rest else "html"
+        return "other"
+
+    @property
+    def stats(self) -> ClientStats:
+        return self.session.stats
+
+    @classmethod
+    def from_settings(cls, *, gate: Gate | None = None, delay: float | None = None) -> ArxivClient:
+        api_url = settings.ARXIV_API_URL
+        html_url = settings.ARXIV_HTML_URL
+        abs_url = settings.ARXIV_ABS_URL
+        max_html = int(getattr(settings, "MAX_HTML_BYTES", 50 * 1024 * 1024))
+        max_image = int(getattr(settings, "MAX_IMAGE_BYTES", 20 * 1024 * 1024))
+        hosts = {urlsplit(u).netloc for u in (api_url, html_url, abs_url)}
+        hosts |= set(getattr(settings, "ARXIV_EXTRA_HOSTS", ()))
+        session = PoliteSession(
+            gate=gate or gate_from_settings(delay=delay),
+            user_agent=settings.ARXIV_USER_AGENT,
+            contact=getattr(settings, "ARXIV_CONTACT", ""),
+            policy=RetryPolicy(
+                max_tries=int(getattr(settings, "ARXIV_MAX_TRIES", 4)),
+                backoff_base=float(getattr(settings, "ARXIV_BACKOFF_SECONDS", 2.0)),
+                backoff_cap=float(getattr(settings, "ARXIV_BACKOFF_CAP_SECONDS", 120.0)),
+                max_retry_after=float(getattr(settings, "ARXIV_MAX_RETRY_AFTER", 600.0)),
+            ),
+            connect_timeout=float(getattr(settings, "ARXIV_CONNECT_TIMEOUT", 10.0)),
+            read_timeout=float(getattr(settings, "ARXIV_READ_TIMEOUT", 30.0)),
+            deadline=float(getattr(settings, "ARXIV_REQUEST_DEADLINE", 120.0)),
+            max_body_bytes=max(max_html, max_image) + 1,
+            allowed_hosts=hosts,
+        )
+        return cls(
+            session=session,
+            api_url=api_url,
+            html_url=html_url,
+            abs_url=abs_url,
+            page_size=int(getattr(settings, "ARXIV_PAGE_SIZE", 200)),
+            page_tries=int(getattr(settings, "ARXIV_MAX_TRIES", 4)),
+            max_html_bytes=max_html,
+            max_image_bytes=max_image,
+        )
+
+    # --- search -----------------------------------------------------------------------
+    def search(self, *, categories: list[str], start: date, end: date) -> SearchOutcome:
+        """Papers submitted in [start, end] (GMT days) in any of `categories`."""
+        cats = " OR ".join(f"cat:{c}" for c in categories)
+        query = f"({cats}) AND submittedDate:[{start:%Y%m%d}0000 TO {end:%Y%m%d}2359]"
+        client = _SearchClient(
+            session=self.session,
+            api_url=self.api_url,
+            page_size=self.page_size,
+            page_tries=self.page_tries,
+        )
+        search = arxiv.Search(
+            query=query,
+            max_results=None,
+            sort_by=arxiv.SortCriterion.SubmittedDate,
+            sort_order=arxiv.SortOrder.Ascending,
+        )
+        newest: dict[str, arxiv.Result] = {}
+        seen = 0
+        for result in client.results(search):
+            seen += 1
+            arxiv_id, version = version_of(result.get_short_id())
+            kept = newest.get(arxiv_id)
+            if kept is None or version_of(kept.get_short_id())[1] < version:
+                newest[arxiv_id] = result
+        problems = list(client.problems)
+        total = client.total or 0
+        if seen < total:
+            problems.append(f"the API announced {total} results but gave {seen}")
+        return SearchOutcome(
+            results=list(newest.values()), total=total, pages=client.pages, problems=problems
+        )
+
+    # --- pages ------------------------------------------------------------------------
+    def html_page_url(self, arxiv_id: str, version: int) -> str:
+        return f"{self.html_url}{arxiv_id}v{version}"
+
+    def abs_page_url(self, arxiv_id: str, version: int) -> str:
+        return f"{self.abs_url}{arxiv_id}v{version}"
+
+    def fetch_html(self, arxiv_id: str, version: int) -> HtmlPage:
+        """The paper's HTML; NotFound (no HTML version), ConversionFailed, or FetchError."""
+        url = self.html_page_url(arxiv_id, version)
+        for attempt in range(1, self.session.policy.max_tries + 1):
+            response = self._get(
+                url, accept=("text/html", "application/xhtml+xml"), max_bytes=self.max_html_bytes
+            )
+            body = response.content
+            if _ARTICLE.search(body) is None:
+                lowered = body[:200_000].lower()
+                if b"fatal error" in lowered or b"conversion" in lowered:
+                    raise ConversionFailed("arXiv's HTML conversion failed (error page)", url=url)
+                raise ConversionFailed("no article.ltx_document in the page", url=url)
+            # A body cut short without a Content-Length to tell: the html is never closed.
+            if body[-4096:].rstrip().lower().endswith(b"</html>"):
+                return HtmlPage(url=response.url or url, html=body, fetched_at=datetime.now(UTC))
+            if attempt < self.session.policy.max_tries:
+                self.session.stats.add(retries=1)
+                self.session._pause(self.session.policy.backoff(attempt))
+        raise TransientError(
+            f"truncated page (html never closed) after {self.session.policy.max_tries} tries",
+            url=url,
+        )
+
+    def fetch_asset(self, url: str) -> bytes:
+        """An image of the page (chart panel)."""
+        response = self._get(url, accept=("image/",), max_bytes=self.max_image_bytes)
+        return response.content
+
+    def fetch_license(self, arxiv_id: str, version: int) -> License | None:
+        url = self.abs_page_url(arxiv_id, version)
+        response = self._get(url, accept=("text/html",), max_bytes=self.max_html_bytes)
+        return parse_license(response.content, response.url or url)
+
+    def _get(self, url: str, *, accept: tuple[str, ...], max_bytes: int) -> requests.Response:
+        try:
+            response = self.session.get(url)
+        except RetriesExhausted as exc:
+            raise TransientError(exc.reason, url=url) from None
+        except requests.exceptions.TooManyRedirects:
+            raise FetchError("too many redirects", url=url) from None
+        except requests.RequestException as exc:
+            raise FetchError(f"{exc.__class__.__name__}: {exc}", url=url) from None
+        status = response.status_code
+        tries = getattr(response, "tries", 1)
+        if status in (404, 410):
+            raise NotFound(f"HTTP {status}", url=url, status=status)
+        if status in RETRY_STATUSES:
+            raise TransientError(f"HTTP {status} after {tries} tries", url=url, status=status)
+        if status != 200:
+            raise FetchError(f"HTTP {status}", url=url, status=status)
+        if getattr(response, "too_large", False) or len(response.content) > max_bytes:
+            raise TooLarge(f"response over the limit of {max_bytes} bytes", url=url)
+        content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if not any(content_type.startswith(a) for a in accept):
+            raise WrongContentType(f"unexpected content type {content_type or '(none)'!r}", url=url)
+        return response

@@ -1,0 +1,554 @@
+"""Executing a crawl run: search, classify, store, fetch accepted papers first, import, licence.
+
+Every step is recorded before the next one starts, so a run killed anywhere continues where
+it stopped: searched date ranges are not searched again, and a paper stored by an earlier
+attempt (parsed, rejected, no HTML) is not fetched or imported again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import arxiv
+from django.db import DatabaseError, transaction
+from django.db.models import F
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from papers.crawl.acceptance import PRIORITY, classify_acceptance
+from papers.crawl.client import (
+    ArxivClient,
+    ConversionFailed,
+    FetchError,
+    NotFound,
+    TooLarge,
+    TransientError,
+    WrongContentType,
+    version_of,
+)
+from papers.crawl.gate import GateError
+from papers.crawl.services import (
+    RunBusy,
+    chunk_key,
+    date_chunks,
+    log_event,
+    this_worker,
+    worker_alive,
+)
+from papers.models import CrawlEvent, CrawlItem, CrawlRun, Paper
+from papers.parsing import Panel
+from papers.services import (
+    AssetError,
+    PaperImportError,
+    PaperMetadata,
+    decode_data_uri,
+    import_paper,
+    mark_paper_status,
+    upsert_paper_metadata,
+)
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int, str], None]  # phase, done, total, message
+# Errors of our own infrastructure (gate, Redis, database) end the run instead of failing a
+# paper; the run can be resumed once they are fixed.
+INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (GateError, RedisError, DatabaseError)
+STORED = (Paper.Status.PARSED, Paper.Status.REJECTED, Paper.Status.NO_HTML, Paper.Status.FAILED)
+
+
+class StopRun(Exception):
+    def __init__(self, action: str):
+        super().__init__(action)
+        self.action = action
+
+
+@dataclass
+class GatedAssets:
+    """Chart images of a page, downloaded from arXiv through the politeness gate."""
+
+    client: ArxivClient
+
+    def fetch(self, panel: Panel) -> bytes:
+        if panel.src.startswith("data:"):
+            return decode_data_uri(panel.src)
+        if not panel.url:
+            raise AssetError(f"{panel.src}: no address to fetch it from")
+        try:
+            return self.client.fetch_asset(panel.url)
+        except FetchError as exc:
+            raise AssetError(f"{panel.src}: {exc.reason}") from None
+
+
+def metadata_from_result(result: arxiv.Result) -> PaperMetadata:
+    arxiv_id, version = version_of(result.get_short_id())
+    verdict = classify_acceptance(result.comment, result.journal_ref)
+    return PaperMetadata(
+        arxiv_id=arxiv_id,
+        version=version,
+        title=" ".join((result.title or "").split()),
+        authors=[a.name for a in result.authors],
+        abstract=" ".join((result.summary or "").split()),
+        primary_category=result.primary_category or "",
+        categories=list(result.categories),
+        published=result.published,
+        updated=result.updated,
+        comment=(result.comment or "").strip(),
+        journal_ref=(result.journal_ref or "").strip(),
+        acceptance=verdict.acceptance,
+        venue=verdict.venue,
+        acceptance_phrase=verdict.phrase,
+    )
+
+
+class CrawlExecution:
+    """One session of a run (a run resumed three times has had four sessions)."""
+
+    def __init__(
+        self,
+        run: CrawlRun,
+        *,
+        client: ArxivClient,
+        progress: Progress | None,
+        should_stop: Callable[[], bool | str] | None,
+    ):
+        self.run = run
+        self.client = client
+        self.progress = progress
+        self.should_stop = should_stop
+        self.base_stats = dict(run.stats or {})
+        self.last_tick = time.monotonic()
+
+    # -- the whole run ---------------------------------------------------------------------
+    def execute(self) -> None:
+        self.search()  # only the date ranges not searched yet (none, once all are)
+        self.fetch_all()
+        failed_chunks = self.run.search_chunks - len(self.run.search_done)
+        if failed_chunks > 0:
+            raise _SearchIncomplete(
+                f"search incomplete: {failed_chunks} of {self.run.search_chunks} date ranges "
+                "could not be read (see the log); resume the run to try them again"
+            )
+
+    # -- search ----------------------------------------------------------------------------
+    def search(self) -> None:
+        run = self.run
+        chunks = date_chunks(run.date_from, run.date_to, run.chunk_days)
+        done = set(run.search_done)
+        for chunk in chunks:
+            key = chunk_key(chunk)
+            if key in done:
+                continue
+            self.check_stop()
+            self.report("search", len(done), len(chunks), f"searching {chunk[0]}..{chunk[1]}")
+            try:
+                outcome = self.client.search(
+                    categories=run.categories, start=chunk[0], end=chunk[1]
+                )
+            except FetchError as exc:
+                log_event(
+                    run,
+                    f"search of {key} failed: {exc.reason}",
+                    kind="search",
+                    level=CrawlEvent.Level.ERROR,
+                    url=exc.url,
+                )
+                continue
+            with transaction.atomic():
+                for result in outcome.results:
+                    self.record_found(metadata_from_result(result))
+                for problem in outcome.problems:
+                    log_event(
+                        run,
+                        f"search of {key}: {problem}",
+                        kind="search",
+                        level=CrawlEvent.Level.WARNING,
+                    )
+                done.add(key)
+                run.search_done = sorted(done)
+                CrawlRun.objects.filter(pk=run.pk).update(search_done=run.search_done)
+            self.tick()
+        self.report("search", len(done), len(chunks), "search done")
+        run.phase = CrawlRun.Phase.FETCH
+        CrawlRun.objects.filter(pk=run.pk).update(phase=run.phase)
+
+    def record_found(self, metadata: PaperMetadata) -> None:
+        """Store a found paper's metadata and make it an item of this run."""
+        run = self.run
+        priority = PRIORITY.get(metadata.acceptance, 3)
+        stored = list(
+            Paper.objects.filter(arxiv_id=metadata.arxiv_id).exclude(status=Paper.Status.FOUND)
+        )
+        same = next((p for p in stored if p.version == metadata.version), None)
+        outcome, reason_code, reason = CrawlItem.Outcome.PENDING, "", ""
+        if same is not None:
+            paper = upsert_paper_metadata(metadata=metadata)  # metadata only; content kept
+            if not (run.retry_failed and same.status == Paper.Status.FAILED):
+                outcome, reason_code = CrawlItem.Outcome.SKIPPED, "already_stored"
+                reason = f"already stored: {same.status}"
+        elif stored:
+            # Another version is already in the database: importing this one too would put
+            # the same paper twice into a dataset.
+            paper = max(stored, key=lambda p: p.version)
+            outcome, reason_code = CrawlItem.Outcome.SKIPPED, "other_version_stored"
+            reason = f"{paper.versioned_id} already stored ({paper.status})"
+        else:
+            paper = upsert_paper_metadata(metadata=metadata)
+        if outcome == CrawlItem.Outcome.PENDING and run.accepted_only and priority != 0:
+            outcome, reason_code = CrawlItem.Outcome.EXCLUDED, "not_accepted"
+            reason = f"acceptance: {metadata.acceptance}"
+        CrawlItem.objects.get_or_create(
+            run=run,
+            paper=paper,
+            defaults={
+                "acceptance": metadata.acceptance,
+                "priority": priority,
+                "published": metadata.published,
+                "outcome": outcome,
+                "reason_code": reason_code,
+                "reason": reason,
+                "finished_at": None if outcome == CrawlItem.Outcome.PENDING else timezone.now(),
+            },
+        )
+
+    # -- fetch -----------------------------------------------------------------------------
+    def fetch_all(self) -> None:
+        run = self.run
+        while True:
+            self.check_stop()
+            counts = run.counts()
+            total = run.target(counts)
+            fetched = int(counts["fetched"])  # type: ignore[call-overload]
+            if run.max_papers and fetched >= run.max_papers:
+                break
+            item = (
+                run.items.filter(outcome=CrawlItem.Outcome.PENDING)
+                .select_related("paper")
+                .order_by("priority", "published", "id")
+                .first()
+            )
+            if item is None:
+                break
+            self.report("fetch", fetched, total, f"fetching {item.paper.versioned_id}")
+            self.process(item)
+            self.tick()
+        counts = run.counts()
+        self.report("fetch", int(counts["fetched"]), run.target(counts), "done")  # type: ignore[call-overload]
+
+    def process(self, item: CrawlItem) -> None:
+        paper = Paper.objects.get(pk=item.paper_id)
+        if paper.status != Paper.Status.FOUND and not (
+            paper.status == Paper.Status.FAILED and self.run.retry_failed and not item.attempted_at
+        ):
+            # Stored by an earlier session (killed before it could close the item), or by
+            # another run meanwhile: finish the item from what is stored, fetch nothing.
+            if paper.status == Paper.Status.PARSED and not paper.license_url:
+                self.store_licence(item, paper)
+            self.finish_from_paper(item, paper)
+            return
+        CrawlItem.objects.filter(pk=item.pk).update(attempted_at=timezone.now())
+        label = paper.versioned_id
+        try:
+            page = self.client.fetch_html(paper.arxiv_id, paper.version)
+        except (NotFound, ConversionFailed) as exc:
+            what = "no HTML version" if isinstance(exc, NotFound) else "HTML conversion failed"
+            code = "not_found" if isinstance(exc, NotFound) else "conversion_failed"
+            self.record_outcome(
+                item,
+                Paper.Status.NO_HTML,
+                f"{what}: {exc.reason}",
+                code,
+                level=CrawlEvent.Level.INFO,
+                url=exc.url,
+            )
+            return
+        except FetchError as exc:
+            self.record_outcome(
+                item,
+                Paper.Status.FAILED,
+                f"fetch failed: {exc.reason}",
+                _failure_code(exc),
+                url=exc.url,
+            )
+            return
+        try:
+            result = import_paper(
+                html=page.html,
+                page_url=page.url,
+                assets=GatedAssets(self.client),
+                arxiv_id=paper.arxiv_id,
+                version=paper.version,
+                fetched_at=page.fetched_at,
+                min_tables=self.run.min_tables,
+                min_charts=self.run.min_charts,
+                images=self.run.images,  # type: ignore[arg-type]
+            )
+        except PaperImportError as exc:
+            paper.refresh_from_db()
+            self.finish(item, CrawlItem.Outcome.FAILED, "parse_error", f"parse error: {exc.reason}")
+            log_event(
+                self.run,
+                f"parse error: {exc.reason}",
+                kind="import",
+                paper=label,
+                item_id=item.pk,
+                level=CrawlEvent.Level.ERROR,
+                url=page.url,
+            )
+            return
+        except INFRASTRUCTURE_ERRORS:
+            raise  # not the paper's fault: the run fails, and resumes from here
+        except Exception as exc:  # noqa: BLE001 - one paper must not stop the run
+            log.exception("importing %s failed", label)
+            self.record_outcome(
+                item,
+                Paper.Status.FAILED,
+                f"import failed: {exc!r}",
+                "import_error",
+                url=page.url,
+                detail=traceback.format_exc(),
+            )
+            return
+        for problem in result.problems:
+            log_event(
+                self.run,
+                problem,
+                kind="asset",
+                paper=label,
+                item_id=item.pk,
+                level=CrawlEvent.Level.WARNING,
+            )
+        paper = result.paper
+        if paper.status == Paper.Status.PARSED:
+            self.store_licence(item, paper)
+        self.finish_from_paper(item, paper)
+
+    def store_licence(self, item: CrawlItem, paper: Paper) -> None:
+        label = paper.versioned_id
+        try:
+            licence = self.client.fetch_license(paper.arxiv_id, paper.version)
+        except FetchError as exc:
+            log_event(
+                self.run,
+                f"licence not read: {exc.reason}",
+                kind="licence",
+                paper=label,
+                item_id=item.pk,
+                level=CrawlEvent.Level.WARNING,
+                url=exc.url,
+            )
+            return
+        if licence is None:
+            log_event(
+                self.run,
+                "abstract page has no licence link",
+                kind="licence",
+                paper=label,
+                item_id=item.pk,
+                level=CrawlEvent.Level.WARNING,
+            )
+            return
+        Paper.objects.filter(pk=paper.pk).update(
+            license_url=licence.url[:500], license_name=licence.name[:200]
+        )
+
+    def record_outcome(
+        self,
+        item: CrawlItem,
+        status: str,
+        reason: str,
+        code: str,
+        *,
+        level: str = CrawlEvent.Level.ERROR,
+        url: str = "",
+        detail: str = "",
+    ) -> None:
+        paper = item.paper
+        with transaction.atomic():
+            mark_paper_status(
+                arxiv_id=paper.arxiv_id, version=paper.version, status=status, reason=reason
+            )
+            outcome = (
+                CrawlItem.Outcome.NO_HTML
+                if status == Paper.Status.NO_HTML
+                else (CrawlItem.Outcome.FAILED)
+            )
+            self.finish(item, outcome, code, reason)
+            message = f"{reason}\n\n{detail}" if detail else reason
+            log_event(
+                self.run,
+                message,
+                kind="fetch",
+                paper=paper.versioned_id,
+                item_id=item.pk,
+                level=level,
+                url=url,
+            )
+
+    def finish_from_paper(self, item: CrawlItem, paper: Paper) -> None:
+        item.tables, item.charts = paper.table_count, paper.chart_count
+        if paper.status == Paper.Status.PARSED:
+            self.finish(item, CrawlItem.Outcome.KEPT, "", "")
+        elif paper.status == Paper.Status.REJECTED:
+            self.finish(
+                item,
+                CrawlItem.Outcome.REJECTED,
+                _rejection_code(paper, self.run),
+                paper.status_reason,
+            )
+        elif paper.status == Paper.Status.NO_HTML:
+            code = "conversion_failed" if "conversion" in paper.status_reason else "not_found"
+            self.finish(item, CrawlItem.Outcome.NO_HTML, code, paper.status_reason)
+        elif paper.status == Paper.Status.FAILED:
+            # The importer records a parse failure itself; a kill may land before the item.
+            parse = paper.status_reason.startswith("parse error") and item.attempted_at
+            code = "parse_error" if parse else "earlier_failure"
+            self.finish(item, CrawlItem.Outcome.FAILED, code, paper.status_reason)
+
+    def finish(self, item: CrawlItem, outcome: str, code: str, reason: str) -> None:
+        # Only a pending item is finished, once: the counts never count a paper twice.
+        CrawlItem.objects.filter(pk=item.pk, outcome=CrawlItem.Outcome.PENDING).update(
+            outcome=outcome,
+            reason_code=code,
+            reason=reason[:5000],
+            tables=item.tables,
+            charts=item.charts,
+            finished_at=timezone.now(),
+        )
+
+    # -- bookkeeping -----------------------------------------------------------------------
+    def check_stop(self) -> None:
+        """Between steps: a pause or cancel asked for on the run, or by the job's owner."""
+        if self.should_stop is not None and (wish := self.should_stop()):
+            raise StopRun(wish if wish in (CrawlRun.Stop.PAUSE, CrawlRun.Stop.CANCEL) else "cancel")
+        stop = (
+            CrawlRun.objects.filter(pk=self.run.pk).values_list("stop_requested", flat=True).first()
+        )
+        if stop:
+            raise StopRun(stop)
+
+    def tick(self) -> None:
+        """Heartbeat, time spent and network figures, after every step."""
+        now = time.monotonic()
+        elapsed, self.last_tick = now - self.last_tick, now
+        stats = self.merged_stats()
+        CrawlRun.objects.filter(pk=self.run.pk).update(
+            heartbeat_at=timezone.now(),
+            active_seconds=F("active_seconds") + elapsed,
+            stats=stats,
+        )
+
+    def merged_stats(self) -> dict[str, Any]:
+        merged = dict(self.base_stats)
+        current = self.client.stats.as_dict()
+        for key, value in current.items():
+            merged[key] = round(merged.get(key, 0) + value, 3)
+        by_kind = dict(merged.get("by_kind", {}))
+        for key, value in self.client.stats.by_kind.items():
+            by_kind[key] = by_kind.get(key, 0) + value
+        merged["by_kind"] = by_kind
+        return merged
+
+    def report(self, phase: str, done: int, total: int, message: str) -> None:
+        if self.progress is not None:
+            self.progress(phase, done, total, message)
+
+
+class _SearchIncomplete(Exception):
+    pass
+
+
+def _failure_code(exc: FetchError) -> str:
+    if isinstance(exc, TooLarge):
+        return "too_large"
+    if isinstance(exc, WrongContentType):
+        return "wrong_content_type"
+    if isinstance(exc, TransientError):
+        return "retries_exhausted"
+    return "http_error"
+
+
+def _rejection_code(paper: Paper, run: CrawlRun) -> str:
+    few_tables = paper.table_count < run.min_tables
+    few_charts = paper.chart_count < run.min_charts
+    if few_tables and few_charts:
+        return "too_few_tables_and_charts"
+    if few_tables:
+        return "too_few_tables"
+    if few_charts:
+        return "too_few_charts"
+    return "rejected"
+
+
+def execute_crawl(
+    *,
+    run_id: int,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool | str] | None = None,
+    client: ArxivClient | None = None,
+) -> CrawlRun:
+    """Execute a queued run to its end (finished, paused, cancelled or failed).
+
+    `should_stop` is asked between steps: truthy cancels the run, "pause" pauses it.
+    """
+    with transaction.atomic():
+        run = CrawlRun.objects.select_for_update().get(pk=run_id)
+        if run.status != CrawlRun.Status.QUEUED:
+            if run.status == CrawlRun.Status.RUNNING and worker_alive(run):
+                raise RunBusy(f"run #{run.pk} is already running in {run.worker}")
+            log.info("crawl run %s is %s: nothing to do", run.pk, run.status)
+            return run
+        now = timezone.now()
+        resumed = run.started_at is not None
+        run.status = CrawlRun.Status.RUNNING
+        run.worker = this_worker()
+        run.started_at = run.started_at or now
+        run.heartbeat_at = now
+        run.save(update_fields=["status", "worker", "started_at", "heartbeat_at"])
+        log_event(run, f"{'resumed' if resumed else 'started'} in {run.worker}")
+
+    execution = CrawlExecution(
+        run,
+        client=client or ArxivClient.from_settings(),
+        progress=progress,
+        should_stop=should_stop,
+    )
+    status, error, message = CrawlRun.Status.FINISHED, "", "finished"
+    try:
+        execution.execute()
+    except StopRun as stop:
+        if stop.action == CrawlRun.Stop.PAUSE:
+            status, message = CrawlRun.Status.PAUSED, "paused"
+        else:
+            status, message = CrawlRun.Status.CANCELLED, "cancelled"
+    except _SearchIncomplete as exc:
+        status, error, message = CrawlRun.Status.FAILED, str(exc), str(exc)
+    except Exception as exc:
+        log.exception("crawl run %s failed", run.pk)
+        status, error = CrawlRun.Status.FAILED, f"{exc.__class__.__name__}: {exc}"
+        message = f"failed: {error}\n\n{traceback.format_exc()}"
+        _end(run, execution, status, error, message)
+        raise
+    _end(run, execution, status, error, message)
+    run.refresh_from_db()
+    return run
+
+
+def _end(run: CrawlRun, execution: CrawlExecution, status: str, error: str, message: str) -> None:
+    execution.tick()
+    with transaction.atomic():
+        CrawlRun.objects.filter(pk=run.pk).update(
+            status=status,
+            error=error,
+            stop_requested="",
+            finished_at=timezone.now(),
+            phase=CrawlRun.Phase.DONE if status == CrawlRun.Status.FINISHED else F("phase"),
+        )
+        level = (
+            CrawlEvent.Level.ERROR if status == CrawlRun.Status.FAILED else (CrawlEvent.Level.INFO)
+        )
+        log_event(run, message, level=level)

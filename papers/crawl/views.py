@@ -1,0 +1,134 @@
+"""Staff pages: start a crawl, watch its progress live (htmx polling), pause, cancel, resume."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from papers.crawl.forms import CrawlForm
+from papers.crawl.services import (
+    CrawlError,
+    create_crawl_run,
+    request_stop,
+    resume_crawl,
+    start_crawl,
+    worker_alive,
+)
+from papers.models import CrawlEvent, CrawlRun
+
+View = Callable[..., HttpResponse]
+
+
+def staff_required(view: View) -> View:
+    """Anonymous: to the login page; signed in without staff rights: 403."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not request.user.is_staff:
+            raise PermissionDenied("Only admins can run crawls.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+@staff_required
+def run_list(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = CrawlForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                with transaction.atomic():
+                    run = create_crawl_run(
+                        date_from=data["date_from"],
+                        date_to=data["date_to"],
+                        categories=data["all_categories"],
+                        max_papers=data["max_papers"],
+                        accepted_only=data["accepted_only"],
+                        min_tables=data["min_tables"],
+                        min_charts=data["min_charts"],
+                        created_by=request.user,
+                    )
+                    # With Redis: an RQ job on the crawl queue; without: a thread here.
+                    start_crawl(run=run, mode="thread")
+            except CrawlError as exc:
+                form.add_error(None, exc.reason)
+            else:
+                messages.success(request, f"Crawl run #{run.pk} started.")
+                return redirect("crawl:detail", run_id=run.pk)
+    else:
+        form = CrawlForm()
+    runs = CrawlRun.objects.order_by("-created_at")[:50]
+    return render(request, "papers/crawl/run_list.html", {"form": form, "runs": runs})
+
+
+def _progress_context(run: CrawlRun) -> dict[str, Any]:
+    counts = run.counts()
+    total = run.target(counts)
+    if run.phase == CrawlRun.Phase.SEARCH:
+        done, total = len(run.search_done), run.search_chunks
+    else:
+        done = int(counts["fetched"])  # type: ignore[call-overload]
+    percent = round(100 * done / total) if total else (100 if not run.is_active else 0)
+    return {
+        "run": run,
+        "counts": counts,
+        "done": done,
+        "total": total,
+        "percent": min(100, percent),
+        "problems": run.events.exclude(level=CrawlEvent.Level.INFO).order_by("-id")[:20],
+        # "running" but its worker is gone (killed, machine restarted): offer to resume it.
+        "stale": run.status == CrawlRun.Status.RUNNING and not worker_alive(run),
+    }
+
+
+@staff_required
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(CrawlRun, pk=run_id)
+    return render(request, "papers/crawl/run_detail.html", _progress_context(run))
+
+
+@staff_required
+def run_progress(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The live part of the detail page; htmx polls it while the run is active."""
+    run = get_object_or_404(CrawlRun, pk=run_id)
+    return render(request, "papers/crawl/_progress.html", _progress_context(run))
+
+
+@staff_required
+@require_POST
+def run_stop(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(CrawlRun, pk=run_id)
+    action = request.POST.get("action", "cancel")
+    try:
+        request_stop(run=run, action=action)
+    except CrawlError as exc:
+        messages.error(request, exc.reason)
+    else:
+        messages.info(request, f"Crawl run #{run.pk}: {action} requested.")
+    return redirect("crawl:detail", run_id=run.pk)
+
+
+@staff_required
+@require_POST
+def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(CrawlRun, pk=run_id)
+    try:
+        with transaction.atomic():
+            resume_crawl(run=run, mode="thread")
+    except CrawlError as exc:
+        messages.error(request, exc.reason)
+    else:
+        messages.success(request, f"Crawl run #{run.pk} resumed.")
+    return redirect("crawl:detail", run_id=run.pk)

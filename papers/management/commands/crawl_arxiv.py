@@ -1,0 +1,196 @@
+"""`crawl_arxiv`: crawl arXiv for SciVer papers in the terminal, with a progress bar, or resume."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from datetime import date
+from typing import Any, TextIO
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from jobs.dispatch import queues_enabled
+from papers.crawl.runner import execute_crawl
+from papers.crawl.services import (
+    DEFAULT_CATEGORIES,
+    DEFAULT_WINDOW,
+    CrawlError,
+    create_crawl_run,
+    prepare_resume,
+    start_crawl,
+)
+from papers.models import CrawlRun
+
+
+class ProgressBar:
+    """One line redrawn in place on a terminal; a line every few seconds otherwise."""
+
+    def __init__(self, stream: TextIO, *, enabled: bool = True):
+        self.stream = stream
+        self.enabled = enabled
+        self.tty = stream.isatty()
+        self.last_line = 0.0
+        self.started = time.monotonic()
+
+    def __call__(self, phase: str, done: int, total: int, message: str) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        width = 30
+        fraction = done / total if total else 0.0
+        filled = int(width * min(1.0, fraction))
+        bar = "#" * filled + "-" * (width - filled)
+        elapsed = now - self.started
+        line = f"{phase:6} [{bar}] {done}/{total} {elapsed:6.0f}s {message}"
+        if self.tty:
+            columns = shutil.get_terminal_size((100, 20)).columns
+            self.stream.write("\r" + line[: columns - 1].ljust(columns - 1))
+            self.stream.flush()
+        elif now - self.last_line >= 5 or done == total:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+            self.last_line = now
+
+    def close(self) -> None:
+        if self.enabled and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _date(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise CommandError(f"not a date (YYYY-MM-DD): {value!r}") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "Crawl arXiv for papers with enough tables and charts (accepted papers first), "
+        "or resume a run with --resume RUN_ID."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--from",
+            dest="date_from",
+            type=_date,
+            help=f"first submission day (default {DEFAULT_WINDOW[0]})",
+        )
+        parser.add_argument(
+            "--to",
+            dest="date_to",
+            type=_date,
+            help=f"last submission day (default {DEFAULT_WINDOW[1]})",
+        )
+        parser.add_argument(
+            "--categories", help=f"comma-separated (default {','.join(DEFAULT_CATEGORIES)})"
+        )
+        parser.add_argument("--max-papers", type=int, help="fetch at most this many papers")
+        parser.add_argument(
+            "--accepted-only", action="store_true", help="fetch only papers accepted at a venue"
+        )
+        parser.add_argument("--min-tables", type=int, help="default: MIN_TABLES")
+        parser.add_argument("--min-charts", type=int, help="default: MIN_CHARTS")
+        parser.add_argument("--chunk-days", type=int, help="search the window N days at a time")
+        parser.add_argument(
+            "--retry-failed",
+            action="store_true",
+            help="fetch again papers that failed in earlier runs",
+        )
+        parser.add_argument(
+            "--images",
+            choices=["auto", "now", "job", "none"],
+            default="auto",
+            help="table screenshots: auto (a job with Redis, else now)",
+        )
+        parser.add_argument(
+            "--resume",
+            type=int,
+            metavar="RUN_ID",
+            help="continue a paused, failed, cancelled or killed run",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="with --resume: even if its worker still seems alive",
+        )
+        parser.add_argument(
+            "--background",
+            action="store_true",
+            help="queue it as a job on the crawl queue instead of running here",
+        )
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["background"] and not queues_enabled():
+            raise CommandError("--background needs REDIS_URL (and `rqworker crawl` running)")
+        try:
+            run = self._run_to_execute(options)
+        except CrawlError as exc:
+            raise CommandError(exc.reason) from None
+        if options["background"]:
+            job = start_crawl(run=run, mode="auto")
+            self.stdout.write(f"crawl run #{run.pk} queued as job #{job.pk}")
+            return
+        self.stdout.write(
+            f"crawl run #{run.pk}: {','.join(run.categories)} {run.date_from}..{run.date_to}"
+            + (f", at most {run.max_papers} papers" if run.max_papers else "")
+            + (", accepted only" if run.accepted_only else "")
+        )
+        bar = ProgressBar(sys.stderr, enabled=not options["no_progress"])
+        try:
+            run = execute_crawl(run_id=run.pk, progress=bar)
+        except KeyboardInterrupt:
+            bar.close()
+            raise CommandError(
+                f"interrupted: resume with `manage.py crawl_arxiv --resume {run.pk}`"
+            ) from None
+        except CrawlError as exc:
+            bar.close()
+            raise CommandError(exc.reason) from None
+        bar.close()
+        self._report(run)
+
+    def _run_to_execute(self, options: dict[str, Any]) -> CrawlRun:
+        if options["resume"]:
+            try:
+                run = CrawlRun.objects.get(pk=options["resume"])
+            except CrawlRun.DoesNotExist:
+                raise CommandError(f"no crawl run #{options['resume']}") from None
+            return prepare_resume(run=run, force=options["force"])
+        categories = options["categories"].split(",") if options["categories"] else None
+        return create_crawl_run(
+            date_from=options["date_from"],
+            date_to=options["date_to"],
+            categories=categories,
+            max_papers=options["max_papers"],
+            accepted_only=options["accepted_only"],
+            min_tables=options["min_tables"],
+            min_charts=options["min_charts"],
+            chunk_days=options["chunk_days"],
+            retry_failed=options["retry_failed"],
+            images=options["images"],
+        )
+
+    def _report(self, run: CrawlRun) -> None:
+        counts = run.counts()
+        self.stdout.write(
+            f"crawl run #{run.pk} {run.status}: found {counts['found']}, "
+            f"fetched {counts['fetched']}, kept {counts['kept']}, rejected {counts['rejected']}, "
+            f"no HTML {counts['no_html']}, failed {counts['failed']}, "
+            f"skipped {counts['skipped']}, excluded {counts['excluded']}"
+        )
+        for key in ("rejected_by_reason", "failed_by_reason"):
+            if counts[key]:
+                reasons = ", ".join(f"{k}: {v}" for k, v in counts[key].items())  # type: ignore[union-attr]
+                self.stdout.write(f"  {key.replace('_', ' ')}: {reasons}")
+        if run.error:
+            self.stdout.write(f"  error: {run.error}")
+        if run.status in (
+            CrawlRun.Status.PAUSED,
+            CrawlRun.Status.FAILED,
+            CrawlRun.Status.CANCELLED,
+        ):
+            self.stdout.write(f"  resume with: manage.py crawl_arxiv --resume {run.pk}")

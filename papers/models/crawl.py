@@ -1,0 +1,222 @@
+"""Crawl runs: their parameters and state, the papers each found, and a log of what happened."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Count, Q
+
+
+class CrawlStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class CrawlPhase(models.TextChoices):
+    SEARCH = "search"
+    FETCH = "fetch"
+    DONE = "done"
+
+
+class CrawlStop(models.TextChoices):
+    NONE = "", "none"
+    PAUSE = "pause"
+    CANCEL = "cancel"
+
+
+class CrawlOutcome(models.TextChoices):
+    PENDING = "pending", "to fetch"
+    KEPT = "kept", "kept (meets the criteria)"
+    REJECTED = "rejected", "rejected (too few tables/charts)"
+    NO_HTML = "no_html", "no HTML version"
+    FAILED = "failed", "failed"
+    SKIPPED = "skipped", "already stored"
+    EXCLUDED = "excluded", "not accepted (accepted-only run)"
+
+
+class CrawlEventLevel(models.TextChoices):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class CrawlRun(models.Model):
+    Status = CrawlStatus
+    Phase = CrawlPhase
+    Stop = CrawlStop
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+    RESUMABLE = (Status.PAUSED, Status.FAILED, Status.CANCELLED, Status.RUNNING)
+
+    # What to crawl
+    date_from = models.DateField(help_text="First submission day (GMT), inclusive")
+    date_to = models.DateField(help_text="Last submission day (GMT), inclusive")
+    categories = models.JSONField(default=list)
+    max_papers = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Fetch at most this many papers' HTML (empty: all)"
+    )
+    accepted_only = models.BooleanField(default=False)
+    min_tables = models.PositiveSmallIntegerField(default=2)
+    min_charts = models.PositiveSmallIntegerField(default=2)
+    chunk_days = models.PositiveSmallIntegerField(
+        default=1, help_text="The window is searched in ranges of this many days"
+    )
+    retry_failed = models.BooleanField(
+        default=False, help_text="Fetch again papers that failed in an earlier run"
+    )
+    images = models.CharField(max_length=8, default="auto")
+
+    # Where it is
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    phase = models.CharField(max_length=8, choices=Phase.choices, default=Phase.SEARCH)
+    stop_requested = models.CharField(max_length=8, choices=Stop.choices, default="", blank=True)
+    error = models.TextField(blank=True)
+    search_done = models.JSONField(
+        default=list, blank=True, help_text="Date ranges already searched (resume skips them)"
+    )
+    search_chunks = models.PositiveIntegerField(default=0)
+    job = models.ForeignKey(
+        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="crawl_runs",
+    )
+    worker = models.CharField(
+        max_length=200, blank=True, help_text="host:pid of the process running it"
+    )
+
+    # Timings and what the crawler did on the network
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    active_seconds = models.FloatField(default=0.0)
+    stats = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=CrawlStatus.values), name="crawlrun_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(phase__in=CrawlPhase.values), name="crawlrun_phase_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(date_from__lte=models.F("date_to")), name="crawlrun_window_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        cats = ",".join(self.categories)
+        return f"crawl #{self.pk} {cats} {self.date_from}..{self.date_to} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+    def counts(self) -> dict[str, object]:
+        """found, fetched, kept, rejected (by reason), no_html, failed, skipped, pending."""
+        rows = self.items.values("outcome", "reason_code").annotate(n=Count("id"))
+        by_outcome: dict[str, int] = {}
+        rejected_by_reason: dict[str, int] = {}
+        failed_by_reason: dict[str, int] = {}
+        for row in rows:
+            by_outcome[row["outcome"]] = by_outcome.get(row["outcome"], 0) + row["n"]
+            if row["outcome"] in (CrawlItem.Outcome.REJECTED, CrawlItem.Outcome.NO_HTML):
+                key = row["reason_code"] or row["outcome"]
+                rejected_by_reason[key] = rejected_by_reason.get(key, 0) + row["n"]
+            elif row["outcome"] == CrawlItem.Outcome.FAILED:
+                key = row["reason_code"] or "failed"
+                failed_by_reason[key] = failed_by_reason.get(key, 0) + row["n"]
+        get = by_outcome.get
+        fetched = sum(get(o, 0) for o in CrawlItem.PROCESSED)
+        return {
+            "found": sum(by_outcome.values()),
+            "pending": get(CrawlItem.Outcome.PENDING, 0),
+            "fetched": fetched,
+            "kept": get(CrawlItem.Outcome.KEPT, 0),
+            "rejected": get(CrawlItem.Outcome.REJECTED, 0),
+            "no_html": get(CrawlItem.Outcome.NO_HTML, 0),
+            "failed": get(CrawlItem.Outcome.FAILED, 0),
+            "skipped": get(CrawlItem.Outcome.SKIPPED, 0),
+            "excluded": get(CrawlItem.Outcome.EXCLUDED, 0),
+            "rejected_by_reason": dict(sorted(rejected_by_reason.items())),
+            "failed_by_reason": dict(sorted(failed_by_reason.items())),
+        }
+
+    def target(self, counts: dict[str, object] | None = None) -> int:
+        """How many papers the fetch phase will fetch in all (for progress bars)."""
+        counts = counts or self.counts()
+        eligible = int(counts["pending"]) + int(counts["fetched"])  # type: ignore[call-overload]
+        return min(eligible, self.max_papers) if self.max_papers else eligible
+
+
+class CrawlItem(models.Model):
+    """A paper that a run found, and what the run did with it."""
+
+    Outcome = CrawlOutcome
+
+    PROCESSED = (Outcome.KEPT, Outcome.REJECTED, Outcome.NO_HTML, Outcome.FAILED)
+
+    run = models.ForeignKey(CrawlRun, on_delete=models.CASCADE, related_name="items")
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="crawl_items")
+    acceptance = models.CharField(max_length=16, blank=True)
+    priority = models.PositiveSmallIntegerField(default=3, help_text="0 is fetched first")
+    published = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=12, choices=Outcome.choices, default=Outcome.PENDING)
+    reason_code = models.CharField(max_length=32, blank=True)
+    reason = models.TextField(blank=True)
+    tables = models.PositiveIntegerField(null=True, blank=True)
+    charts = models.PositiveIntegerField(null=True, blank=True)
+    attempted_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "priority", "published", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "paper"], name="crawlitem_unique_paper"),
+            models.CheckConstraint(
+                condition=Q(outcome__in=CrawlOutcome.values), name="crawlitem_outcome_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["run", "outcome", "priority", "published"])]
+
+    def __str__(self) -> str:
+        return f"{self.paper.versioned_id} in run #{self.run_id}: {self.outcome}"
+
+
+class CrawlEvent(models.Model):
+    """Append-only log of a run: status changes, and every paper's errors and warnings."""
+
+    Level = CrawlEventLevel
+
+    run = models.ForeignKey(CrawlRun, on_delete=models.CASCADE, related_name="events")
+    item = models.ForeignKey(
+        CrawlItem, null=True, blank=True, on_delete=models.CASCADE, related_name="events"
+    )
+    paper = models.CharField(max_length=48, blank=True, help_text="Versioned arXiv id")
+    level = models.CharField(max_length=8, choices=Level.choices, default=Level.INFO)
+    kind = models.CharField(max_length=32, help_text="status, search, fetch, import, asset, …")
+    message = models.TextField()
+    url = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(level__in=CrawlEventLevel.values), name="crawlevent_level_valid"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.level}] {self.paper} {self.message[:80]}".strip()
