@@ -160,3 +160,6 @@ ARXIV_PAGE_SIZE = env.int("ARXIV_PAGE_SIZE", default=200)
 ARXIV_SEARCH_CHUNK_DAYS = env.int("ARXIV_SEARCH_CHUNK_DAYS", default=1)
 # A running crawl whose heartbeat is older than this is taken as dead (its worker was killed).
 CRAWL_STALE_SECONDS = env.int("CRAWL_STALE_SECONDS", default=1800)
+
+# Experts: eligible for a subfield with this many publications in it and completed training.
+MIN_PUBLICATIONS = env.int("MIN_PUBLICATIONS", default=2)

@@ -7,9 +7,14 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import include, path, re_path
 from django.views.static import serve
 
+from annotation.selectors import can_view_media
+from annotation.views.common import forbidden
+
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include("annotation.account_urls")),
+    path("crawl/", include("papers.urls_crawl")),
+    path("", include("annotation.urls")),
     path("", include("papers.urls")),
 ]
 
@@ -17,10 +22,12 @@ if settings.REDIS_URL:
     urlpatterns.append(path("django-rq/", include("django_rq.urls")))
 
 
-
 @login_required
 def media(request: HttpRequest, path: str) -> HttpResponse:
-    """Paper images, for signed-in users only (at scale, let a proxy serve them internally)."""
+    """Paper images, only to signed-in users who may see that paper (staff: all papers).
+    At scale, let a proxy serve them after this check (X-Accel-Redirect)."""
+    if not can_view_media(request.user, path):
+        return forbidden(request, "This file belongs to a paper that is not assigned to you.")
     return serve(request, path, document_root=settings.MEDIA_ROOT)
 
 

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 
 from papers import images as image_tools
@@ -396,7 +397,16 @@ def _store(
         else Paper.objects.get_or_create(arxiv_id=arxiv_id, version=version)[0]
     )
     paper = Paper.objects.select_for_update().get(pk=paper.pk)
-    paper.sections.all().delete()  # cascades to elements, panels and references
+    try:
+        with transaction.atomic():
+            paper.sections.all().delete()  # cascades to elements, panels and references
+    except ProtectedError:
+        # Experts' work (curated contexts, claims) points at this import's elements: replacing
+        # them would lose it. The stored import stays; the new page is refused.
+        raise PaperImportError(
+            f"{paper.versioned_id} already has expert work on its context (curation or claims); "
+            "re-importing would discard it, so the stored import was kept"
+        ) from None
     paper.media_dir = media_dir
     transaction.on_commit(lambda: _remove_other_media(arxiv_id, version, keep=media_dir))
 

@@ -7,6 +7,6 @@ from papers import views
 app_name = "papers"
 
 urlpatterns = [
-    path("", views.paper_list, name="list"),
+    path("papers/", views.paper_list, name="list"),
     path("papers/<str:arxiv_id>v<int:version>/", views.paper_detail, name="detail"),
 ]

@@ -7,12 +7,14 @@ from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from annotation.selectors import can_view_paper, visible_papers
 from papers.models import Element, ElementPanel, Paper, Section
 
 
 @login_required
 def paper_list(request: HttpRequest) -> HttpResponse:
-    papers = Paper.objects.order_by("-status", "arxiv_id").only(
+    # Annotators see the papers assigned to them; admins see all.
+    papers = visible_papers(request.user).order_by("-status", "arxiv_id").only(
         "arxiv_id", "version", "title", "primary_category", "status", "status_reason",
         "acceptance", "venue", "table_count", "chart_count", "paragraph_count", "degraded_count",
         "images_status",
@@ -22,10 +24,11 @@ def paper_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def paper_detail(request: HttpRequest, arxiv_id: str, version: int) -> HttpResponse:
-    # Until assignment exists (issue 4), the full context is a staff-only view.
-    if not request.user.is_staff:
-        return HttpResponse("Only admins can open papers that are not assigned to them.", status=403)
-    paper = get_object_or_404(Paper, arxiv_id=arxiv_id, version=version)
+    paper = get_object_or_404(
+        Paper.objects.defer("raw_html_compressed"), arxiv_id=arxiv_id, version=version
+    )
+    if not can_view_paper(request.user, paper.pk):
+        return HttpResponse("This paper is not assigned to you.", status=403)
     elements = Element.objects.filter(paper=paper).order_by("order").prefetch_related(
         Prefetch("panels", queryset=ElementPanel.objects.order_by("order")),
         Prefetch("references", queryset=Element.objects.only("anchor", "label")),

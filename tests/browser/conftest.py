@@ -1,9 +1,12 @@
-"""Playwright driving Debian's Chromium against the live test server."""
+"""Playwright driving Debian's Chromium against the live test server; failures leave a
+screenshot and the page's HTML in var/test-artifacts/ (or $SCIVER_TEST_ARTIFACTS)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +21,40 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+ARTIFACTS = Path(
+    os.environ.get(
+        "SCIVER_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "var" / "test-artifacts"
+    )
+)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Remember each phase's report on the test item, for the fixtures' teardown."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+def _failed(request: pytest.FixtureRequest) -> bool:
+    return any(
+        getattr(getattr(request.node, f"rep_{when}", None), "failed", False)
+        for when in ("setup", "call")
+    )
+
+
+def _save_artifacts(request: pytest.FixtureRequest, pages: list) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-150:]
+    for index, page in enumerate(pages):
+        if page.is_closed():
+            continue
+        name = f"{stem}-{index}" if len(pages) > 1 else stem
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, timeout=10_000)
+            (ARTIFACTS / f"{name}.html").write_text(page.content())
+        except Exception as exc:  # the page may have crashed: say so, keep the test's own error
+            (ARTIFACTS / f"{name}.error.txt").write_text(f"{page.url}: {exc}")
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +82,38 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser, live_server) -> Iterator[object]:
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    yield page
-    context.close()
+def app_serves_media(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Django's live server answers /media/ itself, before any view: switch that off so media
+    goes through the app's access check, as in production."""
+    from django.test.testcases import _MediaFilesHandler
+
+    monkeypatch.setattr(_MediaFilesHandler, "_should_handle", lambda self, path: False)
+
+
+@pytest.fixture
+def new_page(
+    browser, live_server, app_serves_media, request: pytest.FixtureRequest
+) -> Iterator[Callable[[], object]]:
+    """Open a page in a fresh browser context (its own cookies: one per person)."""
+    contexts, pages = [], []
+
+    def open_page() -> object:
+        context = browser.new_context(
+            base_url=live_server.url, viewport={"width": 1280, "height": 900}
+        )
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        pages.append(page)
+        return page
+
+    yield open_page
+    if _failed(request):
+        _save_artifacts(request, pages)
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(new_page) -> object:
+    return new_page()

@@ -40,6 +40,8 @@ def test_admin_reads_a_paper_with_screenshots_and_charts(page, settings, chromiu
     admin = AdminFactory()
     sign_in(page, admin.username)
 
+    page.wait_for_selector("text=Your workspace")  # signed in; "/" is the workspace
+    page.goto("/papers/")
     page.click(f"text={paper.versioned_id}")
     page.wait_for_selector("figure.ctx-table img")
     figures = page.locator("figure.ctx-table, figure.ctx-chart")

@@ -31,7 +31,9 @@ def test_pages_require_sign_in(client, paper):
 def test_media_requires_sign_in(client, paper):
     image = Element.objects.exclude(image="").first().image
     assert client.get(image.url).status_code == 302
-    client.force_login(UserFactory())
+    client.force_login(UserFactory())  # not assigned to this paper (tests/annotation: roles)
+    assert client.get(image.url).status_code == 403
+    client.force_login(AdminFactory())
     response = client.get(image.url)
     assert response.status_code == 200
     assert b"".join(response.streaming_content)[:8] == b"\x89PNG\r\n\x1a\n"
@@ -39,8 +41,8 @@ def test_media_requires_sign_in(client, paper):
 
 def test_annotator_sees_the_list_but_not_unassigned_context_or_admin(client, paper):
     client.force_login(UserFactory())
-    response = client.get("/")
-    assert response.status_code == 200 and paper.arxiv_id in response.content.decode()
+    response = client.get("/papers/")  # only the papers assigned to them: none
+    assert response.status_code == 200 and paper.arxiv_id not in response.content.decode()
     assert client.get(f"/papers/{paper.versioned_id}/").status_code == 403
     assert client.get("/admin/papers/element/").status_code == 302  # admin login page
 

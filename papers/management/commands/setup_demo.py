@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
+from annotation.demo import create_demo_experts
 from papers.local_pages import locate_page
 from papers.models import Paper
 from papers.services import FolderAssets, PaperImportError, import_paper
@@ -70,3 +71,5 @@ class Command(BaseCommand):
             lines.append(f"  {role:<10} {username:<8} password: {password}{note}")
         self.stdout.write("\nDemo accounts (sign in at http://127.0.0.1:8000/):")
         self.stdout.write("\n".join(lines) + "\n")
+
+        self.stdout.write("Demo expert profiles:\n" + "\n".join(create_demo_experts()) + "\n")

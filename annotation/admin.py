@@ -1,0 +1,114 @@
+"""Django admin for subfields (admins add more here), expert profiles, assignments, contexts."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from annotation.models import (
+    Assignment,
+    AssignmentEvent,
+    CuratedContext,
+    ExpertProfile,
+    PaperSubfield,
+    Publication,
+    Subfield,
+    Training,
+)
+
+
+@admin.register(Subfield)
+class SubfieldAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "order")
+    list_editable = ("order",)
+    search_fields = ("code", "name")
+
+
+class PublicationInline(admin.TabularInline):
+    model = Publication
+    extra = 1
+
+
+class TrainingInline(admin.TabularInline):
+    model = Training
+    extra = 0
+    readonly_fields = ("recorded_by", "recorded_at")
+
+
+@admin.register(ExpertProfile)
+class ExpertProfileAdmin(admin.ModelAdmin):
+    list_display = ("user", "active", "subfield_codes")
+    list_filter = ("active", "subfields")
+    search_fields = ("user__username", "user__first_name", "user__last_name")
+    filter_horizontal = ("subfields",)
+    inlines = [PublicationInline, TrainingInline]
+
+    @admin.display(description="subfields")
+    def subfield_codes(self, profile: ExpertProfile) -> str:
+        return ", ".join(s.code for s in profile.subfields.all())
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).select_related("user").prefetch_related("subfields")
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class AssignmentEventInline(ReadOnlyInline):
+    model = AssignmentEvent
+    fields = ("at", "from_status", "to_status", "actor", "note")
+    readonly_fields = fields
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    """Read-only: assignments change through the Assignment page, which keeps the history."""
+
+    list_display = ("paper", "expert", "role", "status", "assigned_by", "created_at")
+    list_filter = ("status", "role")
+    search_fields = ("paper__arxiv_id", "expert__username")
+    list_select_related = ("paper", "expert", "assigned_by")
+    inlines = [AssignmentEventInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(CuratedContext)
+class CuratedContextAdmin(admin.ModelAdmin):
+    """Read-only: versions are made by saving on the curation page, and never change."""
+
+    list_display = (
+        "paper", "number", "created_by", "created_at", "table_count", "chart_count",
+        "not_chart_count", "ready",
+    )  # fmt: skip
+    list_select_related = ("paper", "created_by")
+    search_fields = ("paper__arxiv_id",)
+
+    @admin.display(boolean=True, description="ready for claims")
+    def ready(self, context: CuratedContext) -> bool:
+        return context.ready_for_claims
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(PaperSubfield)
+class PaperSubfieldAdmin(admin.ModelAdmin):
+    list_display = ("paper", "subfield", "changed_by", "changed_at")
+    list_select_related = ("paper", "subfield", "changed_by")
+    raw_id_fields = ("paper",)

@@ -1,0 +1,62 @@
+"""Curation rules (pure): SciVer's proposed removals and what a set of decisions keeps."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from annotation.models.curation import MIN_CONTEXT_VISUALS
+
+# SciVer §3: the annotator removes related work, acknowledgments, references and appendix.
+PROPOSED_REMOVAL_KINDS = frozenset({"related_work", "acknowledgments", "references", "appendix"})
+
+
+def proposed_for_removal(kind: str) -> bool:
+    return kind in PROPOSED_REMOVAL_KINDS
+
+
+def sections_in_context(parents: Mapping[int, int | None], kept: Iterable[int]) -> set[int]:
+    """Sections in the context: kept themselves and every ancestor kept."""
+    kept_set = set(kept)
+    result: set[int] = set()
+    for section in parents:
+        node: int | None = section
+        seen: set[int] = set()
+        while node is not None and node in kept_set and node not in seen:
+            seen.add(node)
+            node = parents.get(node)
+        if node is None:
+            result.add(section)
+    return result
+
+
+@dataclass(frozen=True)
+class ContextCounts:
+    tables: int
+    charts: int
+    not_charts: int
+    paragraphs: int
+
+    @property
+    def visuals(self) -> int:
+        return self.tables + self.charts
+
+    @property
+    def ready_for_claims(self) -> bool:
+        return self.visuals >= MIN_CONTEXT_VISUALS
+
+
+def count_context(kinds_in_context: Iterable[tuple[str, bool]]) -> ContextCounts:
+    """Count (kind, marked not-a-chart) pairs of the elements in a context."""
+    tables = charts = not_charts = paragraphs = 0
+    for kind, not_a_chart in kinds_in_context:
+        if kind == "table":
+            tables += 1
+        elif kind == "chart":
+            if not_a_chart:
+                not_charts += 1
+            else:
+                charts += 1
+        else:
+            paragraphs += 1
+    return ContextCounts(tables=tables, charts=charts, not_charts=not_charts, paragraphs=paragraphs)

@@ -1,0 +1,80 @@
+"""Demo expert profiles for `setup_demo`: eligible annotators, and one who is not yet."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth import get_user_model
+
+from annotation import services
+from annotation.models import ExpertProfile, Subfield
+
+# username: (subfields, publications (title, venue, year, subfield), trained)
+DEMO_EXPERTS: dict[str, tuple[list[str], list[tuple[str, str, int, str]], bool]] = {
+    "alice": (
+        ["cs.CL", "cs.IR"],
+        [
+            ("Sparse Routing for Multilingual Transfer", "ACL", 2023, "cs.CL"),
+            ("Low-Resource Adapters Revisited", "EMNLP", 2024, "cs.CL"),
+            ("Dense Retrieval under Domain Shift", "SIGIR", 2023, "cs.IR"),
+            ("Listwise Rerankers at Small Scale", "ECIR", 2024, "cs.IR"),
+        ],
+        True,
+    ),
+    "bob": (
+        ["cs.CV", "cs.LG"],
+        [
+            ("Self-Supervised Depth in the Wild", "CVPR", 2023, "cs.CV"),
+            ("Uncertainty for Dense Prediction", "ECCV", 2024, "cs.CV"),
+            ("Calibrated Curricula for Offline RL", "ICML", 2024, "cs.LG"),
+            ("Stable Value Learning from Logs", "NeurIPS", 2023, "cs.LG"),
+        ],
+        True,
+    ),
+    "carol": (
+        ["cs.CL", "cs.CV"],
+        [
+            ("Grounded Captioning with Scene Graphs", "ICCV", 2023, "cs.CV"),
+            ("Occlusion-Robust Video Matting", "WACV", 2024, "cs.CV"),
+            ("Evaluating Faithfulness of Summaries", "NAACL", 2024, "cs.CL"),
+            ("Claim Detection in Scientific Text", "COLING", 2022, "cs.CL"),
+        ],
+        True,
+    ),
+    # Not eligible yet: one publication, no training (the app says so on his page).
+    "dave": (["cs.IR"], [("Query Logs as Weak Labels", "CIKM", 2024, "cs.IR")], False),
+}
+
+
+def create_demo_experts() -> list[str]:
+    """Create the demo profiles once (a profile that exists is left as it is)."""
+    Subfield.ensure_sciver_subfields()
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=DEMO_EXPERTS)}
+    subfields = {s.code: s for s in Subfield.objects.all()}
+    admin = get_user_model().objects.filter(username="admin").first()
+    lines = []
+    for username, (codes, publications, trained) in DEMO_EXPERTS.items():
+        user = users.get(username)
+        if user is None:
+            continue
+        if ExpertProfile.objects.filter(user=user).exists():
+            lines.append(f"  expert {username}: profile exists, left as it is")
+            continue
+        profile = services.ensure_expert_profile(user=user)
+        services.update_expert_profile(
+            profile=profile, subfields=[subfields[c] for c in codes], active=True
+        )
+        for title, venue, year, code in publications:
+            services.add_publication(
+                profile=profile, title=title, venue=venue, year=year, subfield=subfields[code]
+            )
+        if trained:
+            services.record_training(
+                profile=profile,
+                completed_on=dt.date(2024, 11, 18),
+                trainer="admin",
+                notes="Two-hour individual session (demo)",
+                recorded_by=admin,
+            )
+        lines.append(f"  expert {username}: {', '.join(codes)}{'' if trained else ' (untrained)'}")
+    return lines

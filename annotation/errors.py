@@ -1,0 +1,39 @@
+"""Domain errors raised by the annotation services; views turn them into clear messages."""
+
+from __future__ import annotations
+
+
+class AnnotationError(Exception):
+    """A request the workflow refuses; `message` is meant for the person who made it."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class AccountError(AnnotationError):
+    pass
+
+
+class IneligibleExpert(AnnotationError):
+    pass
+
+
+class AlreadyAssigned(AnnotationError):
+    pass
+
+
+class NotAssigned(AnnotationError):
+    pass
+
+
+class InvalidTransition(AnnotationError):
+    pass
+
+
+class InvalidCuration(AnnotationError):
+    pass
+
+
+class StaleContext(AnnotationError):
+    """Someone saved a newer version since the page was opened."""

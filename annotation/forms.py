@@ -1,0 +1,107 @@
+"""Forms of the annotation pages: they parse and validate input; services do the writing."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django import forms
+from django.utils import timezone
+
+from annotation.models import AssignmentStatus, Subfield
+from papers.models import Paper
+
+
+class AccountForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    first_name = forms.CharField(max_length=150, required=False)
+    last_name = forms.CharField(max_length=150, required=False)
+    email = forms.EmailField(required=False)
+    is_staff = forms.BooleanField(required=False, label="Admin (staff)")
+
+
+class ExpertProfileForm(forms.Form):
+    subfields = forms.ModelMultipleChoiceField(
+        queryset=Subfield.objects.all(), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    active = forms.BooleanField(required=False, label="Active (gets new assignments)")
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+
+class PublicationForm(forms.Form):
+    title = forms.CharField(max_length=500)
+    venue = forms.CharField(max_length=200)
+    year = forms.IntegerField(min_value=1950, max_value=2100)
+    subfield = forms.ModelChoiceField(queryset=Subfield.objects.all())
+
+
+class TrainingForm(forms.Form):
+    completed_on = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    trainer = forms.CharField(max_length=150, label="Trained by")
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+    def clean_completed_on(self) -> dt.date:
+        value = self.cleaned_data["completed_on"]
+        if value > timezone.localdate():
+            raise forms.ValidationError("Training can only be recorded once it has taken place.")
+        return value
+
+
+STATE_CHOICES = [
+    ("", "any"),
+    ("unassigned", "waiting for an expert"),
+    (AssignmentStatus.ASSIGNED, "assigned, to curate"),
+    (AssignmentStatus.CURATED, "curated"),
+]
+
+
+class PaperFilterForm(forms.Form):
+    """GET filters of the assignment page (all optional)."""
+
+    subfield = forms.ChoiceField(required=False)
+    status = forms.ChoiceField(
+        required=False, choices=[("", "any")] + list(Paper.Status.choices), initial="parsed"
+    )
+    acceptance = forms.ChoiceField(
+        required=False, choices=[("", "any")] + list(Paper.Acceptance.choices)
+    )
+    state = forms.ChoiceField(required=False, choices=STATE_CHOICES, label="Assignment")
+    min_tables = forms.IntegerField(required=False, min_value=0, label="Tables ≥")
+    min_charts = forms.IntegerField(required=False, min_value=0, label="Charts ≥")
+    q = forms.CharField(required=False, label="Search")
+
+    def __init__(self, *args, subfield_codes: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["subfield"].choices = [("", "any")] + [(c, c) for c in subfield_codes]
+
+
+class PaperSelectionForm(forms.Form):
+    """The POST of the assignment page: selected papers and what to do with them."""
+
+    ACTIONS = ("assign", "spread", "unassign", "subfield")
+
+    action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
+    papers = forms.ModelMultipleChoiceField(
+        queryset=Paper.objects.defer("raw_html_compressed"),
+        error_messages={"required": "Select at least one paper."},
+    )
+    expert = forms.IntegerField(required=False)
+    experts = forms.TypedMultipleChoiceField(coerce=int, required=False)
+    per_expert = forms.IntegerField(required=False, min_value=1)
+    reassign = forms.BooleanField(required=False)
+    subfield = forms.ModelChoiceField(queryset=Subfield.objects.all(), required=False)
+    note = forms.CharField(required=False, max_length=500)
+
+    def __init__(self, *args, expert_choices: list[tuple[int, str]], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["experts"].choices = expert_choices
+
+    def clean(self) -> dict:
+        data = super().clean()
+        action = data.get("action")
+        if action == "assign" and not data.get("expert"):
+            self.add_error("expert", "Choose the expert to assign the papers to.")
+        if action == "spread" and not data.get("experts"):
+            self.add_error("experts", "Tick the experts to spread the papers over.")
+        if action == "subfield" and not data.get("subfield"):
+            self.add_error("subfield", "Choose the subfield.")
+        return data

@@ -1,0 +1,1 @@
+"""Views of the annotation app: the workspace, curation, and the admins' pages."""

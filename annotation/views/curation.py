@@ -1,0 +1,106 @@
+"""The curation page: an assigned paper's context, the proposal, and saving a version."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from annotation import selectors, services
+from annotation.errors import AnnotationError, StaleContext
+from annotation.models import CuratedContext
+from annotation.views.common import forbidden
+from papers.models import Element, Paper
+
+PAPER_FIELDS = (
+    "id", "arxiv_id", "version", "title", "primary_category", "acceptance", "venue",
+    "table_count", "chart_count", "paragraph_count", "degraded_count", "license_name",
+    "license_url",
+)  # fmt: skip
+
+
+def _ids(values: list[str]) -> set[int]:
+    try:
+        return {int(v) for v in values}
+    except ValueError as exc:
+        raise AnnotationError("The form sent an invalid item id.") from exc
+
+
+def _optional_int(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
+
+
+@login_required
+def curate(request: HttpRequest, arxiv_id: str, version: int) -> HttpResponse:
+    paper = get_object_or_404(Paper.objects.only(*PAPER_FIELDS), arxiv_id=arxiv_id, version=version)
+    if not selectors.can_curate(request.user, paper.pk):
+        return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
+    if request.method == "POST":
+        return _save(request, paper)
+    try:
+        page = selectors.curation_page(paper, _optional_int(request.GET.get("version")))
+    except CuratedContext.DoesNotExist:
+        return HttpResponseBadRequest("No such version of this paper's context.")
+    return render(request, "annotation/curate.html", {"page": page})
+
+
+def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
+    decisions: tuple[set[int], set[int], set[int]] | None = None
+    try:
+        decisions = (
+            _ids(request.POST.getlist("keep_section")),
+            _ids(request.POST.getlist("keep")),
+            _ids(request.POST.getlist("not_chart")),
+        )
+        context = services.save_curated_context(
+            paper=paper,
+            user=request.user,
+            kept_section_ids=decisions[0],
+            kept_element_ids=decisions[1],
+            not_chart_ids=decisions[2],
+            latest_seen=_optional_int(request.POST.get("latest_seen")),
+            based_on=_optional_int(request.POST.get("based_on")),
+            note=request.POST.get("note", "")[:2000],
+        )
+    except AnnotationError as exc:
+        # Show the page again with what the curator chose, so nothing they did is lost.
+        page = selectors.curation_page(paper)
+        if decisions is not None:
+            page = selectors.with_decisions(page, *decisions)
+        return render(
+            request,
+            "annotation/curate.html",
+            {"page": page, "error": exc.message, "note": request.POST.get("note", "")},
+            status=409 if isinstance(exc, StaleContext) else 400,
+        )
+    verdict = (
+        "ready for claims"
+        if context.ready_for_claims
+        else mark_safe("<strong>not ready for claims</strong>: fewer than three tables/charts")
+    )
+    messages.success(
+        request,
+        format_html(
+            "Saved context v{}: {} tables and {} charts kept, {}.",
+            context.number,
+            context.table_count,
+            context.chart_count,
+            verdict,
+        ),
+    )
+    return redirect("annotation:curate", arxiv_id=paper.arxiv_id, version=paper.version)
+
+
+@login_required
+def table_html(request: HttpRequest, arxiv_id: str, version: int, element_id: int) -> HttpResponse:
+    """The HTML version of a table, loaded on demand (htmx) under its screenshot."""
+    paper = get_object_or_404(Paper.objects.only("id"), arxiv_id=arxiv_id, version=version)
+    if not selectors.can_view_paper(request.user, paper.pk):
+        return forbidden(request, "This paper is not assigned to you.")
+    element = get_object_or_404(
+        Element.objects.only("id", "table_html"), pk=element_id, paper=paper, kind="table"
+    )
+    return render(request, "annotation/_table_html.html", {"element": element})

@@ -1,0 +1,288 @@
+"""Admins' pages: assignment of papers by subfield, and people (accounts, expert profiles)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from annotation import selectors, services
+from annotation.errors import AnnotationError
+from annotation.forms import (
+    AccountForm,
+    ExpertProfileForm,
+    PaperFilterForm,
+    PaperSelectionForm,
+    PublicationForm,
+    TrainingForm,
+)
+from annotation.models import Assignment, Publication, Subfield
+from annotation.views.common import staff_required
+
+User = get_user_model()
+PAGE_SIZE = 100
+
+
+# --- Assignment ----------------------------------------------------------------------------
+
+
+def _expert_choices() -> list[tuple[int, str]]:
+    return [(u.pk, u.get_username()) for u in selectors.experts()]
+
+
+@staff_required
+def assignments(request: HttpRequest) -> HttpResponse:
+    codes = list(Subfield.objects.values_list("code", flat=True))
+    if request.method == "POST":
+        return _act_on_papers(request)
+    data = request.GET.copy()
+    if "status" not in data:
+        data["status"] = "parsed"
+    filters = PaperFilterForm(data, subfield_codes=codes)
+    papers = selectors.papers_for_assignment()
+    if filters.is_valid():
+        f = filters.cleaned_data
+        papers = selectors.papers_for_assignment(
+            subfield=f["subfield"],
+            status=f["status"],
+            acceptance=f["acceptance"],
+            state=f["state"],
+            min_tables=f["min_tables"],
+            min_charts=f["min_charts"],
+            search=f["q"].strip(),
+        )
+    page = Paginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
+    overview = selectors.assignment_overview()
+    subfield = filters.cleaned_data.get("subfield") if filters.is_valid() else ""
+    eligible = {u.pk for u in selectors.eligible_experts(subfield)} if subfield else None
+    expert_options = [
+        (row, eligible is None or row.user.pk in eligible) for row in overview.experts
+    ]
+    return render(
+        request,
+        "annotation/assignments.html",
+        {
+            "filters": filters,
+            "page": page,
+            "overview": overview,
+            "subfield": subfield,
+            "expert_options": expert_options,
+            "subfields": Subfield.objects.all(),
+            "query": request.GET.urlencode(),
+        },
+    )
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        target = ""
+    return redirect(target or reverse("annotation:assignments"))
+
+
+def _act_on_papers(request: HttpRequest) -> HttpResponse:
+    form = PaperSelectionForm(request.POST, expert_choices=_expert_choices())
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return _back(request)
+    data = form.cleaned_data
+    papers = list(data["papers"])
+    try:
+        if data["action"] == "subfield":
+            n = services.set_paper_subfield(
+                papers=papers, subfield=data["subfield"], changed_by=request.user
+            )
+            messages.success(request, f"Subfield of {n} paper(s) set to {data['subfield'].code}.")
+        elif data["action"] == "unassign":
+            closed = services.unassign(papers=papers, by=request.user, note=data["note"])
+            messages.success(request, f"Unassigned {len(closed)} paper(s).")
+        else:
+            ids = [data["expert"]] if data["action"] == "assign" else data["experts"]
+            chosen = list(User.objects.filter(pk__in=ids).order_by("username"))
+            result = services.assign_papers(
+                papers=papers,
+                experts=chosen,
+                assigned_by=request.user,
+                per_expert=data["per_expert"],
+                reassign=data["reassign"],
+                note=data["note"],
+            )
+            summary = ", ".join(f"{name}: {n}" for name, n in result.count_by_expert().items())
+            moved = f" ({len(result.closed)} reassigned)" if result.closed else ""
+            messages.success(request, f"Assigned {len(result.created)} paper(s){moved}: {summary}.")
+    except AnnotationError as exc:
+        messages.error(request, f"Nothing was changed. {exc.message}")
+    return _back(request)
+
+
+def _link_days() -> int:
+    return max(1, round(settings.PASSWORD_RESET_TIMEOUT / 86400))
+
+
+# --- People --------------------------------------------------------------------------------
+
+
+@staff_required
+def people(request: HttpRequest) -> HttpResponse:
+    form = AccountForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user, path = services.create_account(created_by=request.user, **form.cleaned_data)
+        except AnnotationError as exc:
+            form.add_error("username", exc.message)
+        else:
+            # The link is shown once, here, and stored nowhere.
+            return render(
+                request,
+                "annotation/reset_link.html",
+                {
+                    "person": user,
+                    "link": request.build_absolute_uri(path),
+                    "created": True,
+                    "timeout_days": _link_days(),
+                },
+            )
+    users = list(User.objects.order_by("-is_active", "username"))
+    subfields = list(Subfield.objects.all())
+    eligibility = selectors.eligibility_by_expert(
+        [u.pk for u in users], [s.code for s in subfields]
+    )
+    workload = selectors.open_workload([u.pk for u in users])
+    rows = [
+        {
+            "user": u,
+            "eligible": [c for c, e in eligibility[u.pk].items() if e.eligible],
+            "open": workload.get(u.pk, 0),
+        }
+        for u in users
+    ]
+    return render(
+        request,
+        "annotation/people.html",
+        {"form": form, "rows": rows},
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+def _expert_page(request: HttpRequest, person, *, status: int = 200, **forms) -> HttpResponse:
+    profile = services.ensure_expert_profile(user=person)
+    subfields = list(Subfield.objects.all())
+    eligibility = selectors.eligibility_by_expert([person.pk], [s.code for s in subfields])[
+        person.pk
+    ]
+    context = {
+        "person": person,
+        "profile": profile,
+        "eligibility": [(s, eligibility[s.code]) for s in subfields],
+        "publications": profile.publications.select_related("subfield"),
+        "trainings": profile.trainings.select_related("recorded_by"),
+        "assignments": Assignment.objects.filter(expert=person)
+        .select_related("paper")
+        .only("id", "status", "role", "created_at", "paper__arxiv_id", "paper__version",
+              "paper__title")[:200],
+        "profile_form": forms.get("profile_form")
+        or ExpertProfileForm(
+            initial={
+                "subfields": list(profile.subfields.all()),
+                "active": profile.active,
+                "notes": profile.notes,
+            }
+        ),
+        "publication_form": forms.get("publication_form") or PublicationForm(),
+        "training_form": forms.get("training_form") or TrainingForm(),
+    }  # fmt: skip
+    return render(request, "annotation/expert.html", context, status=status)
+
+
+@staff_required
+def expert(request: HttpRequest, user_id: int) -> HttpResponse:
+    return _expert_page(request, get_object_or_404(User, pk=user_id))
+
+
+@staff_required
+@require_POST
+def expert_profile(request: HttpRequest, user_id: int) -> HttpResponse:
+    person = get_object_or_404(User, pk=user_id)
+    form = ExpertProfileForm(request.POST)
+    if not form.is_valid():
+        return _expert_page(request, person, status=400, profile_form=form)
+    services.update_expert_profile(
+        profile=services.ensure_expert_profile(user=person),
+        subfields=form.cleaned_data["subfields"],
+        active=form.cleaned_data["active"],
+        notes=form.cleaned_data["notes"],
+    )
+    messages.success(request, f"Profile of {person.get_username()} saved.")
+    return redirect("annotation:expert", user_id=person.pk)
+
+
+@staff_required
+@require_POST
+def add_publication(request: HttpRequest, user_id: int) -> HttpResponse:
+    person = get_object_or_404(User, pk=user_id)
+    form = PublicationForm(request.POST)
+    if form.is_valid():
+        try:
+            services.add_publication(
+                profile=services.ensure_expert_profile(user=person), **form.cleaned_data
+            )
+        except AnnotationError as exc:
+            form.add_error(None, exc.message)
+    if not form.is_valid():
+        return _expert_page(request, person, status=400, publication_form=form)
+    messages.success(request, "Publication recorded.")
+    return redirect(reverse("annotation:expert", args=[person.pk]) + "#publications")
+
+
+@staff_required
+@require_POST
+def remove_publication(request: HttpRequest, user_id: int, publication_id: int) -> HttpResponse:
+    publication = get_object_or_404(Publication, pk=publication_id, expert__user_id=user_id)
+    services.remove_publication(publication=publication)
+    messages.success(request, "Publication removed.")
+    return redirect(reverse("annotation:expert", args=[user_id]) + "#publications")
+
+
+@staff_required
+@require_POST
+def record_training(request: HttpRequest, user_id: int) -> HttpResponse:
+    person = get_object_or_404(User, pk=user_id)
+    form = TrainingForm(request.POST)
+    if form.is_valid():
+        try:
+            services.record_training(
+                profile=services.ensure_expert_profile(user=person),
+                recorded_by=request.user,
+                **form.cleaned_data,
+            )
+        except AnnotationError as exc:
+            form.add_error(None, exc.message)
+    if not form.is_valid():
+        return _expert_page(request, person, status=400, training_form=form)
+    messages.success(request, "Training recorded.")
+    return redirect(reverse("annotation:expert", args=[person.pk]) + "#training")
+
+
+@staff_required
+@require_POST
+def reset_password(request: HttpRequest, user_id: int) -> HttpResponse:
+    person = get_object_or_404(User, pk=user_id)
+    path = services.reset_password(user=person, by=request.user)
+    return render(
+        request,
+        "annotation/reset_link.html",
+        {
+            "person": person,
+            "link": request.build_absolute_uri(path),
+            "created": False,
+            "timeout_days": _link_days(),
+        },
+    )

@@ -1,0 +1,159 @@
+// Curation page: live counts, the proposal, and keyboard operation (the form works without it).
+(function () {
+  "use strict";
+  const form = document.getElementById("curation");
+  if (!form) return;
+  const minVisuals = parseInt(form.dataset.minVisuals || "3", 10);
+  const sections = Array.from(form.querySelectorAll(".cur-section"));
+  const byId = new Map(sections.map((s) => [s.dataset.section, s]));
+  let current = null;
+  let dirty = false;
+
+  function sectionKept(section) {
+    return section.querySelector(":scope > .cur-heading input.keep").checked;
+  }
+
+  function inContext(section) {
+    // A section counts only if it and all its ancestors are kept (the server's rule too).
+    const seen = new Set();
+    let node = section;
+    while (node && !seen.has(node)) {
+      if (!sectionKept(node)) return false;
+      seen.add(node);
+      node = byId.get(node.dataset.parent || "");
+    }
+    return true;
+  }
+
+  function refresh() {
+    const counts = { tables: 0, charts: 0, not_charts: 0, paragraphs: 0 };
+    for (const section of sections) {
+      const live = inContext(section);
+      const kept = sectionKept(section);
+      section.classList.toggle("removed", !kept);
+      section.classList.toggle("out", !live);
+      const note = section.querySelector(":scope > .cur-heading .state-note");
+      note.textContent = kept && !live ? "inside a removed section" : "";
+      for (const item of section.querySelectorAll(".cur-element")) {
+        const keep = item.querySelector("input.keep").checked;
+        const notChart = item.querySelector("input.notchart");
+        item.classList.toggle("removed", !keep);
+        item.classList.toggle("not-chart", !!(notChart && notChart.checked));
+        if (!live || !keep) continue;
+        const kind = item.dataset.kind;
+        if (kind === "table") counts.tables += 1;
+        else if (kind === "chart") counts[notChart && notChart.checked ? "not_charts" : "charts"] += 1;
+        else counts.paragraphs += 1;
+      }
+    }
+    for (const [key, value] of Object.entries(counts)) {
+      const el = form.querySelector(`[data-count="${key}"]`);
+      if (el) el.textContent = String(value);
+    }
+    const visuals = counts.tables + counts.charts;
+    const flag = document.getElementById("ctx-ready");
+    const ready = visuals >= minVisuals;
+    flag.classList.toggle("ready", ready);
+    flag.classList.toggle("not-ready", !ready);
+    flag.textContent = ready
+      ? "Ready for claims: at least three tables/charts."
+      : `Not ready for claims: needs at least three tables/charts, has ${visuals}.`;
+    const proposalState = document.getElementById("proposal-state");
+    if (proposalState) {
+      const left = sections.filter((s) => s.dataset.proposed === "root" && sectionKept(s)).length;
+      proposalState.textContent = left
+        ? `${left} proposed section(s) still kept.`
+        : "All proposed sections are removed; restore any with its keep box.";
+    }
+  }
+
+  function markDirty() {
+    dirty = true;
+    document.getElementById("dirty-flag").hidden = false;
+  }
+
+  function visibleItems() {
+    return Array.from(form.querySelectorAll("[data-item]")).filter((el) => el.offsetParent !== null);
+  }
+
+  function setCurrent(item, scroll) {
+    if (current) current.classList.remove("current");
+    current = item;
+    if (!item) return;
+    item.classList.add("current");
+    const box = item.querySelector("input.keep");
+    if (box && document.activeElement !== box) box.focus({ preventScroll: true });
+    if (scroll) item.scrollIntoView({ block: "center", behavior: "instant" });
+  }
+
+  function move(step, headingsOnly) {
+    const items = visibleItems().filter((el) => !headingsOnly || el.classList.contains("cur-heading"));
+    if (!items.length) return;
+    let index = current ? items.indexOf(current) : -1;
+    if (index === -1 && current && headingsOnly) {
+      // From an element, J goes to the next section's heading, K to its own.
+      const own = current.closest(".cur-section").querySelector(".cur-heading");
+      index = items.indexOf(own) + (step > 0 ? 0 : 1);
+    }
+    const next = items[Math.min(items.length - 1, Math.max(0, index + step))];
+    setCurrent(next, true);
+  }
+
+  function toggle(box) {
+    if (!box) return;
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  function acceptProposal() {
+    for (const section of sections) {
+      if (section.dataset.proposed === "root") {
+        const box = section.querySelector(":scope > .cur-heading input.keep");
+        if (box.checked) toggle(box);
+      }
+    }
+  }
+
+  form.addEventListener("change", () => {
+    markDirty();
+    refresh();
+  });
+  form.addEventListener("focusin", (event) => {
+    const item = event.target.closest("[data-item]");
+    if (item && item !== current) setCurrent(item, false);
+  });
+  form.addEventListener("submit", () => {
+    dirty = false;
+  });
+  window.addEventListener("beforeunload", (event) => {
+    if (dirty) event.preventDefault();
+  });
+  const accept = document.getElementById("accept-proposal");
+  if (accept) accept.addEventListener("click", acceptProposal);
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target.matches("textarea, select, input:not([type=checkbox]):not([type=radio])")) return;
+    const actions = {
+      j: () => move(1, false),
+      k: () => move(-1, false),
+      J: () => move(1, true),
+      K: () => move(-1, true),
+      x: () => current && toggle(current.querySelector("input.keep")),
+      c: () => current && toggle(current.querySelector("input.notchart")),
+      t: () => {
+        const details = current && current.querySelector("details");
+        if (details) details.open = !details.open;
+      },
+      a: () => acceptProposal(),
+      s: () => form.requestSubmit(),
+    };
+    const action = actions[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  });
+
+  refresh();
+})();
