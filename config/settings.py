@@ -163,3 +163,14 @@ CRAWL_STALE_SECONDS = env.int("CRAWL_STALE_SECONDS", default=1800)
 
 # Experts: eligible for a subfield with this many publications in it and completed training.
 MIN_PUBLICATIONS = env.int("MIN_PUBLICATIONS", default=2)
+
+# Claim writing (annotation/writing/): tasks per curated paper, subset targets, claim length,
+# and how long a taken work item stays with its holder (each autosave renews it).
+CLAIM_TASKS_PER_PAPER = env.int("CLAIM_TASKS_PER_PAPER", default=4)
+CLAIM_SUBSET_TARGETS = {
+    subset: env.float(f"CLAIM_TARGET_{subset.upper()}", default=1.0)
+    for subset in ("direct", "parallel", "sequential", "analytical")
+}
+CLAIM_MIN_WORDS = env.int("CLAIM_MIN_WORDS", default=6)
+CLAIM_MAX_WORDS = env.int("CLAIM_MAX_WORDS", default=120)
+WORK_LEASE_MINUTES = env.int("WORK_LEASE_MINUTES", default=60)
