@@ -155,3 +155,18 @@ class ElementAdmin(admin.ModelAdmin):
     @admin.display(description="referred to by")
     def referring_paragraphs(self, element: Element) -> str:
         return ", ".join(e.anchor for e in element.referenced_by.all()) or "—"
+
+
+@admin.register(ElementPanel)
+class ElementPanelAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "row", "caption", "preview", "error")
+    list_filter = ("element__kind",)
+    search_fields = ("caption", "element__anchor", "element__paper__arxiv_id")
+    raw_id_fields = ("element",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ElementPanel]:
+        return super().get_queryset(request).select_related("element")
+
+    @admin.display(description="image")
+    def preview(self, panel: ElementPanel) -> str:
+        return _thumbnail(panel.image, 60) if panel.image else ("SVG only" if panel.svg else "—")

@@ -218,3 +218,28 @@ def test_with_redis_screenshots_are_a_render_job_run_by_a_worker(settings, tmp_p
     assert paper.images_status == Paper.ImagesStatus.DONE
     tables = paper.elements.filter(kind="table", is_image_table=False)
     assert tables.exists() and not tables.filter(image="").exists()
+
+
+@pytest.mark.browser
+def test_with_chromium_tikz_figures_are_rasterised_and_tables_screenshot(settings, chromium_path):
+    settings.CHROMIUM_PATH = chromium_path
+    folder = next(
+        p
+        for p in PAGES
+        if any(panel.svg for c in parse_paper((p / "paper.html").read_bytes(), "").charts()
+               for panel in c.panels)
+    )
+    run_import(str(folder), "--images", "now")
+    paper = Paper.objects.get()
+    svg_charts = paper.elements.filter(kind="chart", panels__svg__gt="").distinct()
+    assert svg_charts.exists()
+    for chart in svg_charts:
+        assert chart.image_renderer == Element.Renderer.SOURCE_IMAGE
+        with Image.open(chart.image.path) as image:
+            assert image.format == "PNG" and image.width > 50 and image.height > 50
+            # A real drawing: not a blank canvas.
+            assert len(set(image.convert("L").getdata())) > 2
+        assert not chart.panels.filter(image="").exists()
+    tables = paper.elements.filter(kind="table", is_image_table=False)
+    assert set(tables.values_list("image_renderer", flat=True)) == {"chromium"}
+    assert paper.images_status == Paper.ImagesStatus.DONE
