@@ -1,0 +1,402 @@
+"""Release export: SciVer field names and types, our richer formats, atomic writes, manifest."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from validation.release import (
+    EvidencePiece,
+    PaperSection,
+    Release,
+    ReleaseClaim,
+    ReleaseError,
+    ReleasePaper,
+    VisualElement,
+    image_name,
+    pseudonymise,
+    write_release,
+)
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16  # bytes are all the writer cares about
+
+# SCIVER.md, "The public release": field → type, for each shape of record.
+COMMON_FIELDS = {
+    "request_id": int,
+    "paperid": str,
+    "paper_path": str,
+    "claim_type": str,
+    "claim": str,
+    "label": bool,
+    "origin_statement": str,
+    "perturbed_statement": str,
+    "perturbed_explanation": str,
+    "section": list,
+}
+ONE_ELEMENT_FIELDS = {"type": str, "item": str, "image_path": str}
+TWO_ELEMENT_FIELDS = {f"item{n}{suffix}": str for n in (1, 2) for suffix in ("_type", "", "_path")}
+
+
+def _paper(paperid: str, licence: str) -> ReleasePaper:
+    return ReleasePaper(
+        paperid=paperid,
+        sections=(
+            PaperSection("3", "Method", "We train on café data."),
+            PaperSection("4.1", "Results", "Table 2 shows accuracy."),
+        ),
+        chart_captions={"3": "Figure 3: loss curves."},
+        table_captions={"2": "Table 2: accuracy per model."},
+        licence=licence,
+    )
+
+
+def _pair(
+    first_id: int, pair_id: str, paperid: str, claim_type: str, elements: tuple[VisualElement, ...]
+) -> list[ReleaseClaim]:
+    common = dict(
+        paperid=paperid,
+        claim_type=claim_type,
+        origin_statement=f"Model A beats B on {pair_id}.",
+        perturbed_statement=f"Model B beats A on {pair_id}.",
+        perturbed_explanation="Table 2 shows A ahead of B.",
+        section=("4.1",),
+        elements=elements,
+        evidence=(
+            EvidencePiece(
+                "paragraph", f"{paperid}/S4.1.p1", "4.1 ¶1", text="Table 2 shows accuracy."
+            ),
+            EvidencePiece(
+                "table", f"{paperid}/table/2", "Table 2", image_path=elements[0].image_path
+            ),
+        ),
+        provenance="unanimous" if first_id % 4 == 1 else "adjudicated",
+        annotators={"writer": pseudonymise(7, salt="s"), "second": pseudonymise(9, salt="s")},
+        pair_id=pair_id,
+        subfield="cs.CL",
+        sampled=("table/2", "chart/3", "table/5"),
+    )
+    return [
+        ReleaseClaim(request_id=first_id, label=True, **common),
+        ReleaseClaim(request_id=first_id + 1, label=False, **common),
+    ]
+
+
+def _element(paperid: str, kind: str, item: str) -> VisualElement:
+    return VisualElement(kind, item, image_name(paperid, kind, item))
+
+
+def _release(**overrides) -> Release:
+    a, b = "2409.00001", "2410.00002"
+    table_a, chart_a = _element(a, "table", "2"), _element(a, "chart", "3")
+    table_b, chart_b = _element(b, "table", "2"), _element(b, "chart", "3")
+    validation = _pair(1, "p1", a, "direct", (table_a,)) + _pair(
+        3, "p2", a, "parallel", (table_a, chart_a)
+    )
+    test = (
+        _pair(5, "p3", b, "sequential", (table_b, chart_b))
+        + _pair(7, "p4", b, "analytical", (table_b,))
+        + _pair(9, "p5", b, "direct", (table_b,))
+    )
+    images = {
+        e.image_path: PNG + e.image_path.encode() for e in (table_a, chart_a, table_b, chart_b)
+    }
+    fields = dict(
+        name="sciver-studio-v1",
+        splits={"validation": validation, "test": test},
+        papers=[_paper(a, "cc-by-4.0"), _paper(b, "cc0-1.0")],
+        images=images,
+        readme="# SciVer Studio release\n",
+    )
+    fields.update(overrides)
+    return Release(**fields)
+
+
+def load_sciver(root: Path, split_file: str) -> list[dict]:
+    """A loader written for the public SciVer release, which resolves `./SciVer/…` paths
+    against the folder that holds `SciVer/`, and reads table captions from `capture`."""
+    records = json.loads((root / "SciVer" / split_file).read_text(encoding="utf-8"))
+    examples = []
+    for record in records:
+        paper = json.loads((root / record["paper_path"]).read_text(encoding="utf-8"))
+        context = "\n".join(s["text"] for s in paper["sections"])
+        if "item1" in record:
+            items = [
+                (record[f"item{n}_type"], record[f"item{n}"], record[f"item{n}_path"])
+                for n in (1, 2)
+            ]
+        else:
+            items = [(record["type"], record["item"], record["image_path"])]
+        captions = [
+            paper["tables"][item]["capture"]
+            if kind == "table"
+            else paper["image_paths"][item]["caption"]
+            for kind, item, _ in items
+        ]
+        images = [(root / path).read_bytes() for _, _, path in items]
+        examples.append(
+            {
+                "claim": record["claim"],
+                "label": record.get("label"),
+                "context": context,
+                "captions": captions,
+                "images": images,
+            }
+        )
+    return examples
+
+
+def test_sciver_records_have_exactly_the_public_field_names_and_types(tmp_path):
+    write_release(_release(), tmp_path / "SciVer")
+    for split_file in ("valset.json", "testset.json"):
+        records = json.loads((tmp_path / "SciVer" / split_file).read_text())
+        for record in records:
+            extra = (
+                ONE_ELEMENT_FIELDS
+                if record["claim_type"] in ("direct", "analytical")
+                else TWO_ELEMENT_FIELDS
+            )
+            expected = COMMON_FIELDS | extra
+            assert list(record) == list(expected), record["request_id"]
+            for name, kind in expected.items():
+                assert type(record[name]) is kind, (name, record[name])
+            assert all(isinstance(s, str) for s in record["section"])
+            assert record["paper_path"] == f"./SciVer/papers/{record['paperid']}.json"
+            assert record["claim"] == (
+                record["origin_statement"] if record["label"] else record["perturbed_statement"]
+            )
+
+
+def test_golden_validation_file(tmp_path):
+    write_release(_release(), tmp_path / "SciVer")
+    records = json.loads((tmp_path / "SciVer" / "valset.json").read_text())
+    assert records[0] == {
+        "request_id": 1,
+        "paperid": "2409.00001",
+        "paper_path": "./SciVer/papers/2409.00001.json",
+        "claim_type": "direct",
+        "claim": "Model A beats B on p1.",
+        "label": True,
+        "origin_statement": "Model A beats B on p1.",
+        "perturbed_statement": "Model B beats A on p1.",
+        "perturbed_explanation": "Table 2 shows A ahead of B.",
+        "section": ["4.1"],
+        "type": "table",
+        "item": "2",
+        "image_path": "./SciVer/images/2409.00001_table_2.png",
+    }
+    assert records[3] == {
+        "request_id": 4,
+        "paperid": "2409.00001",
+        "paper_path": "./SciVer/papers/2409.00001.json",
+        "claim_type": "parallel",
+        "claim": "Model B beats A on p2.",
+        "label": False,
+        "origin_statement": "Model A beats B on p2.",
+        "perturbed_statement": "Model B beats A on p2.",
+        "perturbed_explanation": "Table 2 shows A ahead of B.",
+        "section": ["4.1"],
+        "item1_type": "table",
+        "item1": "2",
+        "item1_path": "./SciVer/images/2409.00001_table_2.png",
+        "item2_type": "chart",
+        "item2": "3",
+        "item2_path": "./SciVer/images/2409.00001_chart_3.png",
+    }
+    paper = json.loads((tmp_path / "SciVer" / "papers" / "2409.00001.json").read_text())
+    assert paper == {
+        "sections": [
+            {"section_id": "3", "section_name": "Method", "text": "We train on café data."},
+            {"section_id": "4.1", "section_name": "Results", "text": "Table 2 shows accuracy."},
+        ],
+        "image_paths": {"3": {"caption": "Figure 3: loss curves."}},
+        "tables": {"2": {"capture": "Table 2: accuracy per model."}},
+    }
+
+
+def test_a_loader_written_for_the_sciver_release_reads_ours(tmp_path):
+    write_release(_release(), tmp_path / "SciVer")
+    validation = load_sciver(tmp_path, "valset.json")
+    test = load_sciver(tmp_path, "testset.json")
+    assert len(validation) == 4 and len(test) == 6
+    assert validation[0]["captions"] == ["Table 2: accuracy per model."]
+    assert validation[2]["captions"] == ["Table 2: accuracy per model.", "Figure 3: loss curves."]
+    assert validation[2]["images"][1] == PNG + b"images/2409.00001_chart_3.png"
+    assert "café" in validation[0]["context"]
+
+
+def test_jsonl_keeps_evidence_provenance_and_licence(tmp_path):
+    write_release(_release(), tmp_path / "SciVer")
+    lines = (tmp_path / "SciVer" / "data" / "validation.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r["request_id"] for r in records] == [1, 2, 3, 4]
+    first = records[0]
+    assert first["evidence"] == [
+        {
+            "kind": "paragraph",
+            "anchor": "2409.00001/S4.1.p1",
+            "label": "4.1 ¶1",
+            "text": "Table 2 shows accuracy.",
+            "image_path": None,
+        },
+        {
+            "kind": "table",
+            "anchor": "2409.00001/table/2",
+            "label": "Table 2",
+            "text": "",
+            "image_path": "images/2409.00001_table_2.png",
+        },
+    ]
+    assert first["provenance"] == "unanimous" and records[2]["provenance"] == "adjudicated"
+    assert first["licence"] == "cc-by-4.0" and first["pair_id"] == "p1"
+    assert first["annotators"]["writer"] == pseudonymise(7, salt="s")
+    assert first["annotators"]["writer"] != pseudonymise(7, salt="other")
+
+
+def test_csv_has_one_row_per_claim(tmp_path):
+    write_release(_release(), tmp_path / "SciVer")
+    rows = list(
+        csv.DictReader(io.StringIO((tmp_path / "SciVer" / "data" / "test.csv").read_text()))
+    )
+    assert [int(r["request_id"]) for r in rows] == list(range(5, 11))
+    assert rows[0]["elements"] == "table 2; chart 3" and rows[0]["label"] == "true"
+    assert rows[1]["evidence"] == "2410.00002/S4.1.p1; 2410.00002/table/2"
+    assert rows[0]["licence"] == "cc0-1.0"
+
+
+def test_manifest_hashes_and_counts_match_the_files(tmp_path):
+    out = tmp_path / "SciVer"
+    returned = write_release(_release(), out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest == returned
+    on_disk = sorted(
+        str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and p.name != "manifest.json"
+    )
+    assert sorted(manifest["files"]) == on_disk
+    for relative, entry in manifest["files"].items():
+        data = (out / relative).read_bytes()
+        assert entry == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    assert manifest["counts"]["validation"] == {
+        "claims": 4,
+        "entailed": 2,
+        "refuted": 2,
+        "papers": 1,
+        "by_subset": {
+            "direct": {"entailed": 1, "refuted": 1},
+            "parallel": {"entailed": 1, "refuted": 1},
+        },
+    }
+    assert manifest["counts"]["test"]["claims"] == 6
+    assert manifest["licences"] == {"cc-by-4.0": 1, "cc0-1.0": 1}
+    assert manifest["papers"] == 2
+
+
+def test_the_same_release_exported_twice_is_byte_identical(tmp_path):
+    write_release(_release(hide_test_labels=True, seed=5), tmp_path / "one" / "SciVer")
+    write_release(_release(hide_test_labels=True, seed=5), tmp_path / "two" / "SciVer")
+    one, two = tmp_path / "one" / "SciVer", tmp_path / "two" / "SciVer"
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
+    assert all((one / f).read_bytes() == (two / f).read_bytes() for f in files)
+
+
+def test_hidden_test_labels_are_gone_and_pairs_not_adjacent(tmp_path):
+    write_release(_release(hide_test_labels=True, seed=1), tmp_path / "SciVer")
+    records = json.loads((tmp_path / "SciVer" / "testset.json").read_text())
+    for record in records:
+        assert {
+            "label",
+            "origin_statement",
+            "perturbed_statement",
+            "perturbed_explanation",
+        }.isdisjoint(record)
+        assert isinstance(record["claim"], str)
+    rich = [
+        json.loads(line)
+        for line in (tmp_path / "SciVer" / "data" / "test.jsonl").read_text().splitlines()
+    ]
+    assert all("evidence" not in r and "provenance" not in r and "label" not in r for r in rich)
+    pairs = [r["pair_id"] for r in rich]
+    assert all(a != b for a, b in zip(pairs, pairs[1:], strict=False))
+    assert load_sciver(tmp_path, "testset.json")[0]["label"] is None
+    # The validation set keeps its labels.
+    assert "label" in json.loads((tmp_path / "SciVer" / "valset.json").read_text())[0]
+
+
+def test_a_failure_mid_write_leaves_no_folder_behind(tmp_path):
+    release = _release()
+    images = dict(release.images)
+    images["images/2410.00002_table_2.png"] = tmp_path / "vanished.png"  # copied after JSON files
+    out = tmp_path / "releases" / "SciVer"
+    with pytest.raises(FileNotFoundError):
+        write_release(_release(images=images), out)
+    assert not out.exists()
+    assert list((tmp_path / "releases").iterdir()) == []  # no staging folder left either
+
+
+def test_a_failed_overwrite_keeps_the_old_release(tmp_path):
+    out = tmp_path / "SciVer"
+    write_release(_release(), out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    images = dict(_release().images)
+    images["images/2410.00002_table_2.png"] = tmp_path / "vanished.png"
+    with pytest.raises(FileNotFoundError):
+        write_release(_release(images=images, readme="new"), out, overwrite=True)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["SciVer"]
+    with pytest.raises(ReleaseError, match="already exists"):
+        write_release(_release(), out)
+    write_release(_release(readme="# v2\n"), out, overwrite=True)
+    assert (out / "README.md").read_text() == "# v2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["SciVer"]
+
+
+def test_image_sources_on_disk_are_copied(tmp_path):
+    source = tmp_path / "chart.png"
+    source.write_bytes(PNG * 3)
+    images = dict(_release().images) | {"images/2409.00001_chart_3.png": source}
+    manifest = write_release(_release(images=images), tmp_path / "SciVer")
+    assert (tmp_path / "SciVer" / "images" / "2409.00001_chart_3.png").read_bytes() == PNG * 3
+    assert manifest["files"]["images/2409.00001_chart_3.png"]["bytes"] == len(PNG) * 3
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: {"images": {}}, "image images/2409.00001_table_2.png is missing"),
+        (lambda r: {"papers": r.papers[:1]}, "paper 2410.00002 is missing"),
+        (lambda r: {"papers": [*r.papers, r.papers[0]]}, "appears twice"),
+        (lambda r: {"splits": {**r.splits, "train": []}}, "unknown split"),
+        (
+            lambda r: {
+                "splits": {"validation": r.splits["validation"], "test": r.splits["validation"]}
+            },
+            "request_id 1 is used twice",
+        ),
+        (lambda r: {"images": {**r.images, "../escape.png": PNG}}, "must be images/<file>"),
+    ],
+)
+def test_bad_releases_are_refused_before_anything_is_written(tmp_path, change, message):
+    release = _release()
+    with pytest.raises(ReleaseError, match=message):
+        write_release(_release(**change(release)), tmp_path / "SciVer")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_records_check_their_shape():
+    element = _element("2409.00001", "table", "2")
+    good = _pair(1, "p", "2409.00001", "direct", (element,))[0]
+    with pytest.raises(ValueError, match="parallel claim names 2"):
+        _pair(1, "p", "2409.00001", "parallel", (element,))
+    with pytest.raises(ValueError, match="unresolved items never reach a release"):
+        ReleaseClaim(**{**good.__dict__, "provenance": "unresolved"})
+    with pytest.raises(ValueError, match="label must be a bool"):
+        ReleaseClaim(**{**good.__dict__, "label": 1})
+    with pytest.raises(ValueError, match="chart or table"):
+        VisualElement("figure", "3", "images/x.png")
+    with pytest.raises(ValueError, match="salt"):
+        pseudonymise(7, salt="")

@@ -1,0 +1,29 @@
+"""Release export: records (dataset) → formats (formatters) → writer (atomic release folder)."""
+
+from validation.release.formats import jsonl_record, sciver_paper, sciver_record
+from validation.release.records import (
+    EvidencePiece,
+    PaperSection,
+    ReleaseClaim,
+    ReleasePaper,
+    VisualElement,
+    image_name,
+    pseudonymise,
+)
+from validation.release.writer import Release, ReleaseError, write_release
+
+__all__ = [
+    "EvidencePiece",
+    "PaperSection",
+    "Release",
+    "ReleaseClaim",
+    "ReleaseError",
+    "ReleasePaper",
+    "VisualElement",
+    "image_name",
+    "jsonl_record",
+    "pseudonymise",
+    "sciver_paper",
+    "sciver_record",
+    "write_release",
+]

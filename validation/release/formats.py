@@ -1,0 +1,177 @@
+"""Formatters: release records to SciVer's JSON, our richer JSON Lines, and CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from validation.release.records import ReleaseClaim, ReleasePaper
+
+__all__ = [
+    "CSV_COLUMNS",
+    "HIDDEN_FIELDS",
+    "SCIVER_ROOT",
+    "csv_text",
+    "json_bytes",
+    "jsonl_bytes",
+    "jsonl_record",
+    "sciver_paper",
+    "sciver_path",
+    "sciver_record",
+]
+
+# The public release's records point into a folder named SciVer next to the reader's code.
+SCIVER_ROOT = "./SciVer"
+# What --hide-test-labels removes from a record: everything that gives the answer away.
+HIDDEN_FIELDS = ("label", "origin_statement", "perturbed_statement", "perturbed_explanation")
+HIDDEN_JSONL_FIELDS = (*HIDDEN_FIELDS, "evidence", "provenance", "annotators")
+
+
+def sciver_path(relative: str) -> str:
+    """`images/x.png` → `./SciVer/images/x.png`, as the public release writes paths."""
+    return f"{SCIVER_ROOT}/{relative}"
+
+
+def sciver_record(claim: ReleaseClaim, *, hide_label: bool = False) -> dict[str, Any]:
+    """A record with exactly the public release's field names and types, in its order."""
+    record: dict[str, Any] = {
+        "request_id": claim.request_id,
+        "paperid": claim.paperid,
+        "paper_path": sciver_path(f"papers/{claim.paperid}.json"),
+        "claim_type": claim.claim_type,
+        "claim": claim.claim,
+        "label": claim.label,
+        "origin_statement": claim.origin_statement,
+        "perturbed_statement": claim.perturbed_statement,
+        "perturbed_explanation": claim.perturbed_explanation,
+        "section": list(claim.section),
+    }
+    if len(claim.elements) == 1:
+        (element,) = claim.elements
+        record |= {
+            "type": element.type,
+            "item": element.item,
+            "image_path": sciver_path(element.image_path),
+        }
+    else:
+        for number, element in enumerate(claim.elements, start=1):
+            record |= {
+                f"item{number}_type": element.type,
+                f"item{number}": element.item,
+                f"item{number}_path": sciver_path(element.image_path),
+            }
+    if hide_label:
+        for name in HIDDEN_FIELDS:
+            del record[name]
+    return record
+
+
+def sciver_paper(paper: ReleasePaper) -> dict[str, Any]:
+    """The paper file; `capture` (sic) is the key the public release uses for table captions."""
+    return {
+        "sections": [
+            {"section_id": s.section_id, "section_name": s.section_name, "text": s.text}
+            for s in paper.sections
+        ],
+        "image_paths": {item: {"caption": c} for item, c in paper.chart_captions.items()},
+        "tables": {item: {"capture": c} for item, c in paper.table_captions.items()},
+    }
+
+
+def jsonl_record(
+    claim: ReleaseClaim, paper: ReleasePaper, *, hide_label: bool = False
+) -> dict[str, Any]:
+    """Our fuller record: SciVer's fields plus evidence, provenance, licence and the rest."""
+    record = sciver_record(claim)
+    record |= {
+        "pair_id": claim.pair_id,
+        "subfield": claim.subfield,
+        "venue": claim.venue,
+        "licence": paper.licence,
+        "synthetic": claim.synthetic,
+        "elements": [
+            {"type": e.type, "item": e.item, "image_path": e.image_path} for e in claim.elements
+        ],
+        "sampled": list(claim.sampled),
+        "evidence": [
+            {
+                "kind": e.kind,
+                "anchor": e.anchor,
+                "label": e.label,
+                "text": e.text,
+                "image_path": e.image_path,
+            }
+            for e in claim.evidence
+        ],
+        "provenance": claim.provenance,
+        "revisions": claim.revisions,
+        "annotators": dict(sorted(claim.annotators.items())),
+    }
+    if hide_label:
+        for name in HIDDEN_JSONL_FIELDS:
+            del record[name]
+    return record
+
+
+CSV_COLUMNS = (
+    "request_id",
+    "pair_id",
+    "paperid",
+    "claim_type",
+    "subfield",
+    "claim",
+    "label",
+    "origin_statement",
+    "perturbed_statement",
+    "perturbed_explanation",
+    "section",
+    "elements",
+    "evidence",
+    "provenance",
+    "revisions",
+    "licence",
+)
+
+
+def csv_text(
+    claims: Iterable[ReleaseClaim], papers: Mapping[str, ReleasePaper], *, hide_label: bool = False
+) -> str:
+    """One row per claim; lists are joined with `; ` (sections, `table 2`, evidence anchors)."""
+    buffer = io.StringIO()
+    hidden = set(HIDDEN_JSONL_FIELDS) if hide_label else set()
+    columns = [c for c in CSV_COLUMNS if c not in hidden]
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for claim in claims:
+        row = {
+            "request_id": claim.request_id,
+            "pair_id": "" if claim.pair_id is None else claim.pair_id,
+            "paperid": claim.paperid,
+            "claim_type": claim.claim_type,
+            "subfield": claim.subfield,
+            "claim": claim.claim,
+            "label": "true" if claim.label else "false",
+            "origin_statement": claim.origin_statement,
+            "perturbed_statement": claim.perturbed_statement,
+            "perturbed_explanation": claim.perturbed_explanation,
+            "section": "; ".join(claim.section),
+            "elements": "; ".join(f"{e.type} {e.item}" for e in claim.elements),
+            "evidence": "; ".join(e.anchor for e in claim.evidence),
+            "provenance": claim.provenance,
+            "revisions": claim.revisions,
+            "licence": papers[claim.paperid].licence,
+        }
+        writer.writerow({c: row[c] for c in columns})
+    return buffer.getvalue()
+
+
+def json_bytes(value: Any) -> bytes:
+    """Stable JSON: the same value always gives the same bytes (byte-identical re-exports)."""
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def jsonl_bytes(records: Iterable[Mapping[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")

@@ -1,0 +1,212 @@
+"""Writes a release folder atomically: every file into a temporary folder, then one rename."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from validation.release.formats import (
+    csv_text,
+    json_bytes,
+    jsonl_bytes,
+    jsonl_record,
+    sciver_paper,
+    sciver_record,
+)
+from validation.release.records import ReleaseClaim, ReleasePaper
+
+__all__ = ["MANIFEST_FORMAT", "SPLIT_FILES", "Release", "ReleaseError", "write_release"]
+
+MANIFEST_FORMAT = "sciver-studio-release/1"
+# split name → (SciVer file, our JSON Lines, our CSV)
+SPLIT_FILES = {
+    "validation": ("valset.json", "data/validation.jsonl", "data/validation.csv"),
+    "test": ("testset.json", "data/test.jsonl", "data/test.csv"),
+}
+
+
+class ReleaseError(ValueError):
+    """A release that cannot be written as given; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """Everything a release folder holds, already decided: records, papers, image sources.
+
+    `images` maps a release-relative path (`images/…png`) to its bytes or a file to copy.
+    `seed` orders hidden test records (so a re-export is byte-identical).
+    """
+
+    name: str
+    splits: Mapping[str, Sequence[ReleaseClaim]]
+    papers: Sequence[ReleasePaper]
+    images: Mapping[str, bytes | Path] = field(default_factory=dict)
+    readme: str = ""
+    hide_test_labels: bool = False
+    seed: int = 0
+
+
+def _check(release: Release) -> dict[str, ReleasePaper]:
+    unknown = set(release.splits) - set(SPLIT_FILES)
+    if unknown:
+        raise ReleaseError(f"unknown split(s): {', '.join(sorted(unknown))}; use validation, test")
+    papers: dict[str, ReleasePaper] = {}
+    for paper in release.papers:
+        if paper.paperid in papers:
+            raise ReleaseError(f"paper {paper.paperid} appears twice")
+        papers[paper.paperid] = paper
+    for path in release.images:
+        pure = PurePosixPath(path)
+        if pure.parts[:1] != ("images",) or ".." in pure.parts or len(pure.parts) != 2:
+            raise ReleaseError(f"image path {path!r} must be images/<file>")
+    request_ids: set[int] = set()
+    for claims in release.splits.values():
+        for claim in claims:
+            if claim.request_id in request_ids:
+                raise ReleaseError(f"request_id {claim.request_id} is used twice")
+            request_ids.add(claim.request_id)
+            if claim.paperid not in papers:
+                raise ReleaseError(f"request {claim.request_id}: paper {claim.paperid} is missing")
+            for element in claim.elements:
+                if element.image_path not in release.images:
+                    raise ReleaseError(
+                        f"request {claim.request_id}: image {element.image_path} is missing"
+                    )
+    return papers
+
+
+def _hidden_order(claims: Sequence[ReleaseClaim], seed: int) -> list[ReleaseClaim]:
+    """A seeded shuffle in which no two claims of one pair are neighbours.
+
+    Next to each other, the two claims of a pair differ in a few words and give the
+    perturbation away. Random restarts are cheap: with many pairs a shuffle rarely needs more
+    than a couple, and the attempt limit only guards against pools where it is impossible.
+    """
+    rng = random.Random(seed)
+    order = sorted(claims, key=lambda c: c.request_id)
+    for _ in range(1000):
+        rng.shuffle(order)
+        if all(
+            a.pair_id is None or a.pair_id != b.pair_id
+            for a, b in zip(order, order[1:], strict=False)
+        ):
+            return order
+    raise ReleaseError("cannot order the test claims so that no pair's claims are adjacent")
+
+
+def _counts(claims: Sequence[ReleaseClaim]) -> dict[str, Any]:
+    by_subset: dict[str, Counter[str]] = {}
+    for claim in claims:
+        key = "entailed" if claim.label else "refuted"
+        by_subset.setdefault(claim.claim_type, Counter())[key] += 1
+    return {
+        "claims": len(claims),
+        "entailed": sum(c.label for c in claims),
+        "refuted": sum(not c.label for c in claims),
+        "papers": len({c.paperid for c in claims}),
+        "by_subset": {
+            s: {"entailed": n["entailed"], "refuted": n["refuted"]}
+            for s, n in sorted(by_subset.items())
+        },
+    }
+
+
+def _files(release: Release, papers: Mapping[str, ReleasePaper]) -> dict[str, bytes | Path]:
+    files: dict[str, bytes | Path] = {}
+    for name in ("validation", "test"):
+        if name not in release.splits:
+            continue
+        sciver_file, jsonl_file, csv_file = SPLIT_FILES[name]
+        hide = name == "test" and release.hide_test_labels
+        claims = (
+            _hidden_order(release.splits[name], release.seed)
+            if hide
+            else sorted(release.splits[name], key=lambda c: c.request_id)
+        )
+        files[sciver_file] = json_bytes([sciver_record(c, hide_label=hide) for c in claims])
+        files[jsonl_file] = jsonl_bytes(
+            jsonl_record(c, papers[c.paperid], hide_label=hide) for c in claims
+        )
+        files[csv_file] = csv_text(claims, papers, hide_label=hide).encode("utf-8")
+    for paperid, paper in sorted(papers.items()):
+        files[f"papers/{paperid}.json"] = json_bytes(sciver_paper(paper))
+    if release.readme:
+        files["README.md"] = release.readme.encode("utf-8")
+    # Images last: the largest files, and the ones most likely to be missing on disk.
+    for path, source in sorted(release.images.items()):
+        files[path] = source
+    return files
+
+
+def _write(root: Path, relative: str, source: bytes | Path) -> tuple[str, int]:
+    target = root / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    size = 0
+    if isinstance(source, bytes):
+        target.write_bytes(source)
+        digest.update(source)
+        size = len(source)
+    else:
+        # Streamed: table screenshots and charts can be large, no need to hold them whole.
+        with open(source, "rb") as reader, open(target, "wb") as writer:
+            while chunk := reader.read(1 << 20):
+                writer.write(chunk)
+                digest.update(chunk)
+                size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def write_release(release: Release, out: Path, *, overwrite: bool = False) -> dict[str, Any]:
+    """Write `release` to `out` and return its manifest (also written as manifest.json).
+
+    The files go to a hidden temporary folder beside `out` (same file system, so the final
+    rename is atomic) and are renamed into place only when all are written: a failure at any
+    point leaves no partial folder, and with `overwrite` the old release stays until the swap.
+    """
+    out = Path(out)
+    papers = _check(release)
+    if out.exists() and not overwrite:
+        raise ReleaseError(f"{out} already exists; pass overwrite=True to replace it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        entries: dict[str, dict[str, Any]] = {}
+        for relative, source in _files(release, papers).items():
+            sha256, size = _write(staging, relative, source)
+            entries[relative] = {"sha256": sha256, "bytes": size}
+        licences = Counter(p.licence for p in papers.values())
+        manifest = {
+            "format": MANIFEST_FORMAT,
+            "name": release.name,
+            "hide_test_labels": release.hide_test_labels,
+            "counts": {name: _counts(claims) for name, claims in sorted(release.splits.items())},
+            "papers": len(papers),
+            "licences": dict(sorted(licences.items())),
+            "files": dict(sorted(entries.items())),
+        }
+        (staging / "manifest.json").write_bytes(json_bytes(manifest))
+        if out.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.rename(out, retired / out.name)
+            try:
+                os.rename(staging, out)
+            except BaseException:
+                os.rename(retired / out.name, out)  # put the old release back
+                shutil.rmtree(retired, ignore_errors=True)
+                raise
+            shutil.rmtree(retired, ignore_errors=True)
+        else:
+            os.rename(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
