@@ -10,17 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from papers.render import CHROMIUM_ARGS
 from tests.services import chromium_or_skip
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 ARTIFACTS = Path(
     os.environ.get(
         "SCIVER_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "var" / "test-artifacts"
@@ -70,7 +62,7 @@ def browser() -> Iterator[object]:
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
-                executable_path=path, args=CHROMIUM_ARGS, headless=True, timeout=30_000
+                executable_path=path, args=list(CHROMIUM_ARGS), headless=True, timeout=30_000
             )
             yield browser
             browser.close()
