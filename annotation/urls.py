@@ -1,8 +1,8 @@
-"""URL routes of the annotation app: workspace, curation, and the admins' pages."""
+"""URL routes of the annotation app: workspace, curation, claim writing, admins' pages."""
 
 from django.urls import path
 
-from annotation.views import curation, manage, workspace
+from annotation.views import claims, curation, manage, workspace
 
 app_name = "annotation"
 
@@ -14,6 +14,14 @@ urlpatterns = [
         curation.table_html,
         name="table_html",
     ),
+    path("claims/next/", claims.next_task, name="next_task"),
+    path("claims/tasks/<str:arxiv_id>v<int:version>/", claims.create_tasks, name="create_tasks"),
+    path("claims/write/<int:item_id>/", claims.write, name="write"),
+    path("claims/write/<int:item_id>/draft/", claims.save_draft, name="save_draft"),
+    path("claims/write/<int:item_id>/suggest/", claims.suggest, name="suggest"),
+    path("claims/write/<int:item_id>/context/", claims.context, name="write_context"),
+    path("claims/pairs/<int:pair_id>/", claims.pair, name="pair"),
+    path("manage/claims/", claims.overview, name="claims_overview"),
     path("manage/assignments/", manage.assignments, name="assignments"),
     path("manage/people/", manage.people, name="people"),
     path("manage/people/<int:user_id>/", manage.expert, name="expert"),

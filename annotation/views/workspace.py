@@ -7,11 +7,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotation import selectors
+from annotation.writing import selectors as writing
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    context: dict[str, object] = {"ws": selectors.workspace(request.user)}
+    ws = selectors.workspace(request.user)
+    ready = [i.paper.pk for i in ws.curated if i.latest and i.latest.ready_for_claims]
+    context: dict[str, object] = {"ws": ws, "claims": writing.writing_queue(request.user, ready)}
     if request.user.is_staff:
         context["overview"] = selectors.assignment_overview()
+        context["writing"] = writing.writing_overview()
     return render(request, "annotation/home.html", context)

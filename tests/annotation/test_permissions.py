@@ -36,6 +36,8 @@ class World:
     media: str
     other_media: str
     crawl_run: int
+    item: int = 0  # a claim task held by the annotator ("own")
+    pair: int = 0  # a claim pair she wrote
 
     @property
     def vid(self) -> str:
@@ -66,7 +68,18 @@ def world() -> World:
         f"papers/{other.versioned_id}/20241101T000000000000/x1.png", ContentFile(png())
     )
     other_chart.save(update_fields=["image"])
+    from annotation import work
+    from annotation.writing import services as writing
+    from tests.annotation.claim_factories import curated_paper, submit
+
+    written, _ = curated_paper(admin)
+    services.assign_papers(papers=[written], experts=[alice], assigned_by=admin)
+    writing.create_claim_tasks(paper=written, by=alice, count=2, seed=5)
+    pair = submit(work.next_item(user=alice, kind="write"), alice)
+    item = work.next_item(user=alice, kind="write")
     return World(
+        item=item.pk,
+        pair=pair.pk,
         paper=paper,
         users={"own": alice, "other": bob, "admin": admin},
         table=Element.objects.filter(paper=paper, kind="table").first(),
@@ -90,6 +103,7 @@ class Case:
     expect: dict[str, int | str]  # role -> status code, or LOGIN
     method: str = "get"
     data: Callable[[World], dict] = field(default=lambda w: {})
+    content_type: str = ""
 
 
 def signed_in(**codes: int | str) -> dict[str, int | str]:
@@ -114,6 +128,28 @@ CASES = [
         data=lambda w: {"latest_seen": "", "note": "x"},
     ),
     Case("annotation:table_html", lambda w: f"/curate/{w.vid}/tables/{w.table.pk}/", PAPER),
+    Case("annotation:next_task", lambda w: "/claims/next/", signed_in(own=302, other=302, admin=302), method="post"),
+    Case("annotation:create_tasks", lambda w: f"/claims/tasks/{w.vid}/", signed_in(own=302, other=403, admin=302), method="post"),
+    Case("annotation:write", lambda w: f"/claims/write/{w.item}/", signed_in(own=200, other=403, admin=200)),
+    Case(
+        "annotation:write",
+        lambda w: f"/claims/write/{w.item}/",
+        signed_in(own=400, other=403, admin=403),  # own: the empty claim is refused, kept
+        method="post",
+        data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "entailed": ""},
+    ),
+    Case(
+        "annotation:save_draft",
+        lambda w: f"/claims/write/{w.item}/draft/",
+        signed_in(own=200, other=403, admin=403),
+        method="post",
+        data=lambda w: '{"draft": {"entailed": "draft"}}',
+        content_type="application/json",
+    ),
+    Case("annotation:suggest", lambda w: f"/claims/write/{w.item}/suggest/", signed_in(own=200, other=403, admin=200), method="post", data=lambda w: {"entailed": "It is higher."}),
+    Case("annotation:write_context", lambda w: f"/claims/write/{w.item}/context/", signed_in(own=200, other=403, admin=200)),
+    Case("annotation:pair", lambda w: f"/claims/pairs/{w.pair}/", signed_in(own=200, other=403, admin=200)),
+    Case("annotation:claims_overview", lambda w: "/manage/claims/", STAFF_ONLY),
     Case("annotation:assignments", lambda w: "/manage/assignments/", STAFF_ONLY),
     Case(
         "annotation:assignments",
@@ -200,7 +236,8 @@ def test_every_url_for_every_role(case: Case, world: World):
         if role != "anonymous":
             client.force_login(world.users[role])
         url = case.url(world)
-        response = getattr(client, case.method)(url, case.data(world))
+        extra = {"content_type": case.content_type} if case.content_type else {}
+        response = getattr(client, case.method)(url, case.data(world), **extra)
         expected = case.expect[role]
         if expected == LOGIN:
             assert response.status_code == 302, (role, url)

@@ -1,0 +1,266 @@
+"""Claim writing and the work it is handed out as: tasks, claim pairs, claims, work items, history."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Subset(models.TextChoices):
+    """SciVer's reasoning types; every claim task asks for one."""
+
+    DIRECT = "direct", "direct"
+    PARALLEL = "parallel", "parallel"
+    SEQUENTIAL = "sequential", "sequential"
+    ANALYTICAL = "analytical", "analytical"
+
+
+class ClaimLabel(models.TextChoices):
+    ENTAILED = "entailed", "entailed"
+    REFUTED = "refuted", "refuted"
+
+
+class PerturbationKind(models.TextChoices):
+    """How a refuted claim was made from the entailed one (the suggester's kinds, or by hand)."""
+
+    NUMBER = "number", "number changed"
+    DIRECTION = "direction", "comparative / direction flipped"
+    SUPERLATIVE = "superlative", "superlative swapped"
+    ENTITY = "entity", "entity swapped"
+    OTHER = "other", "written by hand"
+
+
+class ClaimTask(models.Model):
+    """Three tables/charts sampled from one curated-context version, and the subset to write.
+
+    The seed, the candidates and the draw are stored so the sample can be audited and reproduced
+    with `annotation.sampling.sample_elements(candidate_ids, k=3, seed=seed)`.
+    """
+
+    paper = models.ForeignKey("papers.Paper", on_delete=models.PROTECT, related_name="claim_tasks")
+    context = models.ForeignKey(
+        "annotation.CuratedContext", on_delete=models.PROTECT, related_name="claim_tasks"
+    )
+    subset = models.CharField(max_length=16, choices=Subset.choices)
+    seed = models.BigIntegerField()
+    candidate_ids = models.JSONField(help_text="The tables/charts the sample was drawn from")
+    sampled_ids = models.JSONField(help_text="The three sampled element ids, in draw order")
+    paragraph_ids = models.JSONField(
+        default=list, help_text="Paragraphs shown with the sample (referencing or next to them)"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(subset__in=Subset.values), name="claimtask_subset")
+        ]
+
+    def __str__(self) -> str:
+        return f"task {self.pk} ({self.subset}) on {self.paper_id}"
+
+
+class ClaimPair(models.Model):
+    """An entailed claim and its refuted rewrite, written together from one task."""
+
+    task = models.OneToOneField(ClaimTask, on_delete=models.PROTECT, related_name="pair")
+    paper = models.ForeignKey("papers.Paper", on_delete=models.PROTECT, related_name="claim_pairs")
+    context = models.ForeignKey(
+        "annotation.CuratedContext", on_delete=models.PROTECT, related_name="claim_pairs"
+    )
+    subset = models.CharField(max_length=16, choices=Subset.choices)
+    writer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="claim_pairs_written"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(subset__in=Subset.values), name="claimpair_subset")
+        ]
+
+    def __str__(self) -> str:
+        return f"pair {self.pk} ({self.subset})"
+
+
+class Claim(models.Model):
+    """One claim of a pair; from here on each claim is annotated as its own item."""
+
+    pair = models.ForeignKey(ClaimPair, on_delete=models.PROTECT, related_name="claims")
+    label = models.CharField(max_length=16, choices=ClaimLabel.choices)
+    text = models.TextField()
+    evidence = models.ManyToManyField(
+        "papers.Element", related_name="+", help_text="Paragraphs, tables and charts that verify it"
+    )
+    perturbation_kind = models.CharField(
+        max_length=16, choices=PerturbationKind.choices, blank=True
+    )
+    suggestion = models.TextField(
+        blank=True, help_text="The suggested perturbation the writer started from, if any"
+    )
+    explanation = models.TextField(blank=True, help_text="Refuted claims: why it is false")
+
+    class Meta:
+        ordering = ["pair", "label"]
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "label"], name="claim_one_per_label"),
+            models.CheckConstraint(condition=Q(label__in=ClaimLabel.values), name="claim_label"),
+            models.CheckConstraint(
+                condition=Q(perturbation_kind__in=[*PerturbationKind.values, ""]),
+                name="claim_perturbation_kind",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(label="entailed", perturbation_kind="", explanation="")
+                    | (Q(label="refuted") & ~Q(perturbation_kind="") & ~Q(explanation=""))
+                ),
+                name="claim_refuted_has_kind_and_explanation",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.text[:60]}"
+
+
+class PairRole(models.Model):
+    """Who holds which role on a pair. One role per expert per pair, by the database."""
+
+    pair = models.ForeignKey(ClaimPair, on_delete=models.PROTECT, related_name="roles")
+    expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    role = models.CharField(max_length=16)  # annotation.models.Role values
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "expert"], name="pairrole_one_role_per_expert")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.expert_id} {self.role} on pair {self.pair_id}"
+
+
+class WorkKind(models.TextChoices):
+    """What a work item asks for; later stages add their kinds."""
+
+    WRITE = "write", "write a claim pair"
+
+
+class WorkStatus(models.TextChoices):
+    OPEN = "open", "open"
+    LEASED = "leased", "in progress"
+    DONE = "done", "done"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class WorkItem(models.Model):
+    """One unit of work handed out with a lease. `version` rises with every state change, so a
+    form opened before one is refused; `submit_token` makes a submission count once."""
+
+    Kind = WorkKind
+    Status = WorkStatus
+
+    kind = models.CharField(max_length=16, choices=WorkKind.choices)
+    status = models.CharField(max_length=16, choices=WorkStatus.choices, default=WorkStatus.OPEN)
+    paper = models.ForeignKey("papers.Paper", on_delete=models.PROTECT, related_name="work_items")
+    subfield_code = models.CharField(max_length=32, help_text="Who may take it: eligible experts")
+    task = models.ForeignKey(
+        ClaimTask, null=True, blank=True, on_delete=models.PROTECT, related_name="work_items"
+    )
+    pair = models.ForeignKey(
+        ClaimPair, null=True, blank=True, on_delete=models.PROTECT, related_name="work_items"
+    )
+    claim = models.ForeignKey(
+        Claim, null=True, blank=True, on_delete=models.PROTECT, related_name="work_items"
+    )
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Only this expert may take it (else any eligible expert)",
+    )
+    holder = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="work_held",
+    )
+    leased_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    draft = models.JSONField(default=dict, blank=True)
+    draft_saved_at = models.DateTimeField(null=True, blank=True)
+    submit_token = models.UUIDField(null=True, blank=True, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    done_at = models.DateTimeField(null=True, blank=True)
+    done_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=WorkKind.values), name="workitem_kind"),
+            models.CheckConstraint(
+                condition=Q(status__in=WorkStatus.values), name="workitem_status"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="leased")
+                | Q(holder__isnull=False, lease_expires_at__isnull=False),
+                name="workitem_leased_has_holder",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="done") | Q(done_by__isnull=False, submit_token__isnull=False),
+                name="workitem_done_has_submission",
+            ),
+            models.UniqueConstraint(
+                fields=["task"], condition=Q(kind="write"), name="workitem_one_write_per_task"
+            ),
+        ]
+        indexes = [models.Index(fields=["kind", "status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} item {self.pk} ({self.status})"
+
+    def lease_live(self, now) -> bool:
+        return self.status == WorkStatus.LEASED and self.lease_expires_at > now
+
+
+class WorkEvent(models.Model):
+    """Append-only history of work items and claim pairs: who, when, from, to, old and new."""
+
+    item = models.ForeignKey(WorkItem, on_delete=models.PROTECT, related_name="events")
+    pair = models.ForeignKey(
+        ClaimPair, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    action = models.CharField(max_length=32)
+    from_status = models.CharField(max_length=16, blank=True)
+    to_status = models.CharField(max_length=16, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    old = models.JSONField(default=dict, blank=True)
+    new = models.JSONField(default=dict, blank=True)
+    note = models.TextField(blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"item {self.item_id}: {self.action} {self.from_status or '∅'} → {self.to_status}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise ValueError("History rows are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("History rows are append-only.")

@@ -1,0 +1,260 @@
+"""Claim writing pages: next task, the writing page (submit, autosave, suggestions, context),
+a pair with its history, task creation, and the admins' overview."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation import selectors, work
+from annotation.errors import AnnotationError
+from annotation.models import ClaimPair, PerturbationKind, WorkItem, WorkKind, WorkStatus
+from annotation.views.common import forbidden, staff_required
+from annotation.writing import selectors as writing
+from annotation.writing import services
+from annotation.writing.rules import MIN_VISUALS, SUBSET_GUIDE
+from papers.models import Paper
+
+MAX_TEXT = 5000
+
+
+@dataclass
+class PairForm:
+    """What the writer typed and marked: from the draft, or from a refused submission."""
+
+    entailed: str = ""
+    evidence: set[int] = field(default_factory=set)
+    refuted: str = ""
+    explanation: str = ""
+    perturbation_kind: str = ""
+    suggestion: str = ""
+
+    @classmethod
+    def from_data(cls, data) -> PairForm:
+        get = data.get
+        evidence = data.getlist("evidence") if hasattr(data, "getlist") else get("evidence", [])
+        return cls(
+            entailed=str(get("entailed", ""))[:MAX_TEXT],
+            evidence={int(v) for v in evidence if str(v).isdigit()},
+            refuted=str(get("refuted", ""))[:MAX_TEXT],
+            explanation=str(get("explanation", ""))[:MAX_TEXT],
+            perturbation_kind=str(get("perturbation_kind", ""))[:16],
+            suggestion=str(get("suggestion", ""))[:MAX_TEXT],
+        )
+
+
+def _int(value: object) -> int | None:
+    return int(value) if str(value or "").isdigit() else None
+
+
+def _item(item_id: int) -> WorkItem:
+    return get_object_or_404(WorkItem.objects.only("id", "kind", "status", "holder_id",
+                             "done_by_id", "pair_id", "version", "task_id", "draft"),
+                             pk=item_id, kind=WorkKind.WRITE)  # fmt: skip
+
+
+def _may_write(request: HttpRequest, item: WorkItem) -> bool:
+    return item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
+
+
+@login_required
+@require_POST
+def next_task(request: HttpRequest) -> HttpResponse:
+    try:
+        item = work.next_item(user=request.user, kind=WorkKind.WRITE)
+    except work.NothingToDo:
+        messages.info(request, "No claim task is waiting for you right now.")
+        return redirect("annotation:home")
+    return redirect("annotation:write", item_id=item.pk)
+
+
+@login_required
+@require_POST
+def create_tasks(request: HttpRequest, arxiv_id: str, version: int) -> HttpResponse:
+    paper = get_object_or_404(Paper.objects.only("id", "arxiv_id", "version"),
+                              arxiv_id=arxiv_id, version=version)  # fmt: skip
+    if not selectors.can_curate(request.user, paper.pk):
+        return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
+    try:
+        tasks = services.create_claim_tasks(
+            paper=paper, by=request.user, count=_int(request.POST.get("count"))
+        )
+    except AnnotationError as exc:
+        messages.error(request, exc.message)
+    else:
+        subsets = ", ".join(t.subset for t in tasks)
+        messages.success(request, f"{len(tasks)} claim tasks created for {paper.versioned_id}: "
+                         f"{subsets}.")  # fmt: skip
+    return redirect("annotation:home")
+
+
+def _render_write(
+    request: HttpRequest, item_id: int, form: PairForm | None = None, *, status: int = 200,
+    errors: dict[str, str] | None = None, error: str = "", token: str = "",
+) -> HttpResponse:  # fmt: skip
+    page = writing.writing_page(item_id, request.user)
+    form = form or PairForm.from_data(page.item.draft or {})
+    return render(
+        request,
+        "annotation/claims/write.html",
+        {
+            "page": page,
+            "form": form,
+            "errors": errors or {},
+            "error": error,
+            "token": token or uuid.uuid4(),
+            "editable": _may_write(request, page.item),
+            "kinds": PerturbationKind.choices,
+            "min_visuals": MIN_VISUALS[page.task.subset],
+            "draft_saved_at": page.item.draft_saved_at,
+        },
+        status=status,
+    )
+
+
+@login_required
+def write(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _item(item_id)
+    if item.status == WorkStatus.DONE and (
+        request.user.is_staff or item.done_by_id == request.user.pk
+    ):
+        return redirect("annotation:pair", pair_id=item.pair_id)
+    if not (_may_write(request, item) or request.user.is_staff):
+        return forbidden(request, "This claim task is not yours right now; press Next to take one.")
+    if request.method != "POST":
+        return _render_write(request, item.pk)
+    form = PairForm.from_data(request.POST)
+    token_text = request.POST.get("token", "")
+    try:
+        token = uuid.UUID(token_text)
+    except ValueError:
+        return _render_write(request, item.pk, form, status=400,
+                             error="The form lost its submission token; submit again.")  # fmt: skip
+    try:
+        pair = services.submit_claim_pair(
+            item=item, user=request.user, version=_int(request.POST.get("version")), token=token,
+            entailed=form.entailed, evidence_ids=form.evidence, refuted=form.refuted,
+            explanation=form.explanation, perturbation_kind=form.perturbation_kind,
+            suggestion=form.suggestion,
+        )  # fmt: skip
+    except services.InvalidClaim as exc:
+        return _render_write(request, item.pk, form, status=400, errors=exc.errors,
+                             error=exc.message, token=token_text)  # fmt: skip
+    except work.StaleWork as exc:
+        return _render_write(request, item.pk, form, status=409, error=exc.message)
+    except work.NotHolder as exc:
+        return forbidden(request, exc.message)
+    messages.success(request, f"Claim pair {pair.pk} recorded ({pair.subset}).")
+    return redirect("annotation:pair", pair_id=pair.pk)
+
+
+@login_required
+@require_POST
+def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Autosave (JSON in, JSON out). Refused drafts stay in the browser, which says why."""
+    item = _item(item_id)
+    try:
+        body = json.loads(request.body or b"{}")
+        draft = PairForm.from_data(body.get("draft") or {})
+    except (ValueError, AttributeError):
+        return JsonResponse({"error": "The draft could not be read."}, status=400)
+    try:
+        saved = work.save_draft(
+            item=item, user=request.user, version=_int(body.get("version")),
+            draft={"entailed": draft.entailed, "evidence": sorted(draft.evidence),
+                   "refuted": draft.refuted, "explanation": draft.explanation,
+                   "perturbation_kind": draft.perturbation_kind, "suggestion": draft.suggestion},
+        )  # fmt: skip
+    except work.StaleWork as exc:
+        return JsonResponse({"error": exc.message}, status=409)
+    except work.NotHolder as exc:
+        return JsonResponse({"error": exc.message}, status=403)
+    return JsonResponse(
+        {"saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S"),
+         "lease_expires_at": saved.lease_expires_at.isoformat()}
+    )  # fmt: skip
+
+
+@login_required
+@require_POST
+def suggest(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _item(item_id)
+    if not (_may_write(request, item) or request.user.is_staff):
+        return forbidden(request, "This claim task is not yours right now.")
+    form = PairForm.from_data(request.POST)
+    task = item.task
+    return render(
+        request,
+        "annotation/claims/_suggestions.html",
+        {
+            "suggestions": writing.suggestions(task, form.entailed, form.evidence),
+            "claim": form.entailed.strip(),
+        },
+    )
+
+
+@login_required
+@require_GET
+def context(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _item(item_id)
+    if not (_may_write(request, item) or request.user.is_staff):
+        return forbidden(request, "This claim task is not yours right now.")
+    task = item.task
+    shown = set(task.sampled_ids) | set(task.paragraph_ids)
+    return render(
+        request,
+        "annotation/claims/_context.html",
+        {"sections": writing.full_context(task), "shown": shown,
+         "editable": _may_write(request, item),
+         "ctx_form": PairForm(evidence={int(x) for x in item.draft.get("evidence", [])
+                                        if str(x).isdigit()})},
+    )  # fmt: skip
+
+
+@login_required
+def pair(request: HttpRequest, pair_id: int) -> HttpResponse:
+    found = get_object_or_404(ClaimPair.objects.only("id", "writer_id"), pk=pair_id)
+    if not (request.user.is_staff or found.writer_id == request.user.pk):
+        return forbidden(request, "Only its writer and admins can open this claim pair.")
+    detail = writing.pair_detail(pair_id)
+    claims = {c.label: c for c in detail.claims.all()}
+    return render(
+        request,
+        "annotation/claims/pair.html",
+        {
+            "pair": detail,
+            "entailed": claims.get("entailed"),
+            "refuted": claims.get("refuted"),
+            "history": [
+                (event, _as_json(event.old), _as_json(event.new))
+                for event in writing.pair_history(detail)
+            ],
+            "definition": SUBSET_GUIDE[detail.subset][0],
+        },
+    )
+
+
+def _as_json(values: dict) -> str:
+    return json.dumps(values, indent=1, ensure_ascii=False) if values else ""
+
+
+@staff_required
+def overview(request: HttpRequest) -> HttpResponse:
+    pairs = ClaimPair.objects.select_related("paper", "writer").only(
+        "id", "subset", "created_at", "paper__arxiv_id", "paper__version", "writer__username"
+    )
+    return render(
+        request,
+        "annotation/claims/overview.html",
+        {"ov": writing.writing_overview(),
+         "pairs": Paginator(pairs, 100).get_page(request.GET.get("page"))},
+    )  # fmt: skip

@@ -1,0 +1,284 @@
+"""Handing out work items with leases, safely under concurrency, with append-only history.
+
+Generic over the kind of work: claim writing uses it now, second annotation, adjudication and
+validation reuse it. Every state change is a function here that writes a WorkEvent in the same
+transaction; "next item" takes the oldest item the expert may take with
+`select_for_update(skip_locked=True)` on PostgreSQL (SQLite serialises writers with immediate
+transactions, see config/settings.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from annotation import selectors
+from annotation.errors import AnnotationError
+from annotation.models import ClaimPair, PairRole, Subfield, WorkEvent, WorkItem, WorkStatus
+
+
+class NothingToDo(AnnotationError):
+    """No item the expert may take is free."""
+
+
+class StaleWork(AnnotationError):
+    """The item changed since the page was opened (taken over, submitted, or re-leased)."""
+
+
+class NotHolder(AnnotationError):
+    """The expert does not hold this item."""
+
+
+def lease_duration() -> dt.timedelta:
+    return dt.timedelta(minutes=settings.WORK_LEASE_MINUTES)
+
+
+def record(
+    item: WorkItem,
+    action: str,
+    *,
+    actor: AbstractBaseUser | None,
+    from_status: str = "",
+    to_status: str = "",
+    old: dict[str, Any] | None = None,
+    new: dict[str, Any] | None = None,
+    pair: ClaimPair | None = None,
+    note: str = "",
+) -> WorkEvent:
+    """Append one history row (call inside the transaction that makes the change)."""
+    return WorkEvent.objects.create(
+        item=item,
+        pair=pair or item.pair,
+        action=action,
+        from_status=from_status,
+        to_status=to_status,
+        actor=actor,
+        old=old or {},
+        new=new or {},
+        note=note,
+    )
+
+
+def eligible_codes(user: AbstractBaseUser) -> list[str]:
+    codes = list(Subfield.objects.values_list("code", flat=True))
+    judged = selectors.eligibility_by_expert([user.pk], codes)[user.pk]
+    return [code for code, e in judged.items() if e.eligible]
+
+
+def available_to(user: AbstractBaseUser, kind: str, now: dt.datetime) -> QuerySet[WorkItem]:
+    """Items `user` may take now: open or with an expired lease; assigned to them, or unassigned
+    in a subfield they are eligible for; never on a pair where they already hold a role."""
+    holds_role = PairRole.objects.filter(pair=OuterRef("pair"), expert_id=user.pk)
+    return (
+        WorkItem.objects.filter(kind=kind)
+        .filter(Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now))
+        .filter(
+            Q(assignee_id=user.pk)
+            | Q(assignee__isnull=True, subfield_code__in=eligible_codes(user))
+        )
+        .exclude(Exists(holds_role))
+    )
+
+
+def _lease_fields(now: dt.datetime) -> dict[str, Any]:
+    return {"leased_at": now, "lease_expires_at": now + lease_duration()}
+
+
+@transaction.atomic
+def next_item(*, user: AbstractBaseUser, kind: str) -> WorkItem:
+    """The item the expert works on next: the one they hold, else the oldest free one they may
+    take, leased to them. Two experts asking at once never get the same item."""
+    now = timezone.now()
+    held = (
+        WorkItem.objects.select_for_update()
+        .filter(kind=kind, status=WorkStatus.LEASED, holder_id=user.pk)
+        .order_by("leased_at", "id")
+        .first()
+    )
+    if held is not None:
+        if held.lease_expires_at <= now:  # nobody took it meanwhile: the lease is renewed
+            held.lease_expires_at = now + lease_duration()
+            held.save(update_fields=["lease_expires_at"])
+            record(held, "lease renewed", actor=user, from_status=held.status,
+                   to_status=held.status, new={"lease_expires_at": held.lease_expires_at.isoformat()})  # fmt: skip
+        return held
+    candidates = available_to(user, kind, now).order_by("created_at", "id")
+    if connection.features.has_select_for_update_skip_locked:
+        candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+    item = candidates.first()
+    if item is None:
+        raise NothingToDo("Nothing to do for you right now: no free items you may take.")
+    previous_status, previous_holder = item.status, item.holder_id
+    if previous_status == WorkStatus.LEASED:
+        record(item, "lease expired", actor=None, from_status=previous_status,
+               to_status=WorkStatus.OPEN, old={"holder": previous_holder,
+               "lease_expires_at": item.lease_expires_at.isoformat()},
+               note="the draft is kept")  # fmt: skip
+        previous_status = WorkStatus.OPEN
+    item.status = WorkStatus.LEASED
+    item.holder = user
+    item.version += 1
+    for name, value in _lease_fields(now).items():
+        setattr(item, name, value)
+    item.save(update_fields=["status", "holder", "version", "leased_at", "lease_expires_at"])
+    record(item, "claimed", actor=user, from_status=previous_status, to_status=item.status,
+           old={"holder": previous_holder}, new={"holder": user.pk, "version": item.version,
+           "lease_expires_at": item.lease_expires_at.isoformat()})  # fmt: skip
+    return item
+
+
+def _lock(item_id: int) -> WorkItem:
+    try:
+        return WorkItem.objects.select_for_update().get(pk=item_id)
+    except WorkItem.DoesNotExist as exc:
+        raise NotHolder("This item does not exist.") from exc
+
+
+def check_holder(item: WorkItem, user: AbstractBaseUser, version: int | None) -> None:
+    """Refuse a write from a page opened before the item's last state change, or by someone
+    who does not hold it."""
+    if item.status == WorkStatus.DONE:
+        raise StaleWork(
+            "This item was already submitted"
+            + (" by you" if item.done_by_id == user.pk else "")
+            + ". Nothing was overwritten; your text stays in this browser's draft."
+        )
+    if version is not None and version != item.version:
+        raise StaleWork(
+            "This item changed since you opened the page (it was handed out again). Nothing was "
+            "overwritten; reload to continue — your text stays in this browser's draft."
+        )
+    if item.status != WorkStatus.LEASED or item.holder_id != user.pk:
+        raise NotHolder("You do not hold this item; press Next to take one.")
+
+
+@transaction.atomic
+def save_draft(
+    *, item: WorkItem, user: AbstractBaseUser, version: int | None, draft: dict[str, Any]
+) -> WorkItem:
+    """Keep the holder's unfinished work on the item (it survives reloads, expired leases and
+    other browsers) and renew the lease. Drafts are not state changes: no history row."""
+    item = _lock(item.pk)
+    check_holder(item, user, version)
+    now = timezone.now()
+    item.draft = draft
+    item.draft_saved_at = now
+    item.lease_expires_at = now + lease_duration()
+    item.save(update_fields=["draft", "draft_saved_at", "lease_expires_at"])
+    return item
+
+
+def begin_submission(
+    *, item: WorkItem, user: AbstractBaseUser, version: int | None, token: uuid.UUID
+) -> tuple[WorkItem, bool]:
+    """Lock the item for a submission (call inside a transaction). Returns (item, replay):
+    replay is true when this very submission (same token) was already recorded."""
+    item = _lock(item.pk)
+    if item.submit_token == token:
+        return item, True
+    check_holder(item, user, version)
+    return item, False
+
+
+def finish_submission(
+    item: WorkItem,
+    *,
+    user: AbstractBaseUser,
+    token: uuid.UUID,
+    pair: ClaimPair | None,
+    old: dict[str, Any] | None = None,
+    new: dict[str, Any],
+) -> WorkItem:
+    """Mark a locked item done with what was submitted, and write its history row."""
+    previous = item.status
+    item.status = WorkStatus.DONE
+    item.done_by = user
+    item.done_at = timezone.now()
+    item.submit_token = token
+    item.version += 1
+    item.lease_expires_at = None
+    if pair is not None:
+        item.pair = pair
+    item.save(update_fields=["status", "done_by", "done_at", "submit_token", "version",
+                             "lease_expires_at", "pair"])  # fmt: skip
+    record(item, "submitted", actor=user, from_status=previous, to_status=item.status,
+           old=old, new=new, pair=pair)  # fmt: skip
+    return item
+
+
+def create_item(
+    *, kind: str, paper_id: int, subfield_code: str, actor: AbstractBaseUser | None, **links: Any
+) -> WorkItem:
+    """A new open item (inside the caller's transaction), with its 'created' history row."""
+    item = WorkItem.objects.create(
+        kind=kind, paper_id=paper_id, subfield_code=subfield_code, **links
+    )
+    record(item, "created", actor=actor, to_status=item.status,
+           new={"kind": kind, "assignee": item.assignee_id, "subfield": subfield_code})  # fmt: skip
+    return item
+
+
+# --- Queries -------------------------------------------------------------------------------
+
+
+@dataclass
+class WaitingItem:
+    item: WorkItem
+    reason: str
+
+
+def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[WaitingItem]]:
+    """Free items that no eligible expert can take, with the reason (a fixed number of queries:
+    one per subfield in use). Returns the total and the first `limit`."""
+    now = timezone.now()
+    free = WorkItem.objects.filter(
+        Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now)
+    ).select_related("paper", "assignee")
+    if kind:
+        free = free.filter(kind=kind)
+    items = list(free.only("id", "kind", "status", "subfield_code", "pair_id", "created_at",
+                          "paper__arxiv_id", "paper__version", "assignee__username",
+                          "assignee__is_active").order_by("created_at", "id"))  # fmt: skip
+    codes = sorted({i.subfield_code for i in items})
+    eligible = {code: {u.pk: u.get_username() for u in selectors.eligible_experts(code)}
+                for code in codes}  # fmt: skip
+    roles: dict[int, set[int]] = defaultdict(set)
+    for pair_id, expert_id in PairRole.objects.filter(
+        pair_id__in={i.pair_id for i in items if i.pair_id}
+    ).values_list("pair_id", "expert_id"):
+        roles[pair_id].add(expert_id)
+    waiting = []
+    for item in items:
+        people = eligible[item.subfield_code]
+        if item.assignee_id is not None:
+            if item.assignee_id not in people:
+                waiting.append(WaitingItem(item, f"assigned to {item.assignee.get_username()}, "
+                               f"who is not (or no longer) eligible for {item.subfield_code}"))  # fmt: skip
+            continue
+        if not people:
+            waiting.append(WaitingItem(item, f"nobody is eligible for {item.subfield_code}"))
+            continue
+        if item.pair_id and set(people) <= roles[item.pair_id]:
+            names = ", ".join(sorted(people.values()))
+            waiting.append(WaitingItem(item, f"everyone eligible for {item.subfield_code} "
+                                       f"({names}) already holds a role on this pair"))  # fmt: skip
+    return len(waiting), waiting[:limit]
+
+
+def status_counts(kind: str) -> dict[str, int]:
+    now = timezone.now()
+    rows = WorkItem.objects.filter(kind=kind).values("status").annotate(n=Count("id"))
+    counts = {s: 0 for s in WorkStatus.values} | {r["status"]: r["n"] for r in rows}
+    counts["expired"] = WorkItem.objects.filter(
+        kind=kind, status=WorkStatus.LEASED, lease_expires_at__lte=now
+    ).count()
+    return counts

@@ -1,0 +1,1 @@
+"""Claim writing: claim tasks, the entailed and refuted claims, and their rules."""

@@ -1,0 +1,166 @@
+"""Pure rules of claim writing: subset guide, surrounding paragraphs, and what a pair must meet."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+# Definitions from the SciVer paper (§3); the examples are written for this guide.
+SUBSET_GUIDE: dict[str, tuple[str, str]] = {
+    "direct": (
+        "One piece of information is extracted from one table or chart and interpreted.",
+        "“On SQuAD, the fine-tuned model reaches an F1 of 91.2 (Table 2).”",
+    ),
+    "parallel": (
+        "Several distinct sources (two or more tables/charts) are read and integrated at once.",
+        "“The method is best on both benchmarks: it leads Table 1 in accuracy and has the "
+        "lowest latency in Figure 3.”",
+    ),
+    "sequential": (
+        "A chain across sources: each step's conclusion is the premise of the next.",
+        "“The ablation that hurts most in Table 3 removes the retriever, and without it the "
+        "recall curve of Figure 4 falls below 60% after 5 hops.”",
+    ),
+    "analytical": (
+        "Domain knowledge and reasoning beyond extraction are needed to verify the claim.",
+        "“Since the gains in Figure 2 grow with model size while the data stays fixed, the "
+        "improvement is not explained by memorising more training data.”",
+    ),
+}
+# The release names one visual element for direct/analytical claims and two for the others.
+MIN_VISUALS = {"direct": 1, "analytical": 1, "parallel": 2, "sequential": 2}
+MIN_EXPLANATION_CHARS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class ContextElement:
+    """An element of a curated context, as much as the rules need."""
+
+    id: int
+    section_id: int
+    kind: str  # paragraph, table, chart
+    order: int
+
+
+def surrounding_paragraphs(
+    elements: Sequence[ContextElement],
+    references: Mapping[int, Collection[int]],
+    sampled: Iterable[int],
+) -> list[int]:
+    """The paragraphs shown with the sampled tables/charts, in reading order: those that
+    reference a sampled element, and the nearest paragraph before and after it in its section.
+
+    `elements` are the context's elements (in context only); `references` maps a paragraph id
+    to the ids of the tables/charts it references.
+    """
+    ordered = sorted(elements, key=lambda e: e.order)
+    position = {e.id: i for i, e in enumerate(ordered)}
+    chosen: set[int] = set()
+    for target in sampled:
+        chosen.update(p for p, refs in references.items() if target in refs and p in position)
+        if target not in position:
+            continue
+        here = ordered[position[target]]
+        for step in (-1, 1):
+            i = position[target] + step
+            while 0 <= i < len(ordered) and ordered[i].section_id == here.section_id:
+                if ordered[i].kind == "paragraph":
+                    chosen.add(ordered[i].id)
+                    break
+                i += step
+    return [e.id for e in ordered if e.id in chosen and e.kind == "paragraph"]
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def copied_from(claim: str, paragraphs: Iterable[str]) -> bool:
+    """Whether the claim is a paragraph's sentence (or a run of its text) copied verbatim."""
+    key = _EDGE_PUNCTUATION.sub("", normalise(claim))
+    if not key:
+        return False
+    return any(key in normalise(text) for text in paragraphs)
+
+
+@dataclass(frozen=True, slots=True)
+class PairDraft:
+    """What the writer submits, ready for the rules."""
+
+    subset: str
+    entailed: str
+    evidence: frozenset[int]
+    refuted: str
+    refuted_evidence: frozenset[int]
+    explanation: str
+    perturbation_kind: str
+
+
+def check_pair(
+    draft: PairDraft,
+    *,
+    sampled: Collection[int],
+    kinds: Mapping[int, str],
+    paragraph_texts: Iterable[str],
+    min_words: int,
+    max_words: int,
+    perturbation_kinds: Collection[str],
+) -> dict[str, str]:
+    """The rules a claim pair must meet, as {field: message}; empty when it may be recorded.
+
+    `kinds` gives the kind of every element of the task's curated context (in context only):
+    evidence outside it is refused.
+    """
+    errors: dict[str, str] = {}
+    paragraph_texts = list(paragraph_texts)
+    for field, text in (("entailed", draft.entailed), ("refuted", draft.refuted)):
+        n = word_count(text)
+        if not text.strip():
+            errors[field] = "Write the claim."
+        elif n < min_words or n > max_words:
+            errors[field] = f"A claim has {min_words}–{max_words} words; this one has {n}."
+        elif copied_from(text, paragraph_texts):
+            errors[field] = "This is copied from a paragraph: a claim must be your own sentence."
+    if "refuted" not in errors and "entailed" not in errors:
+        if normalise(draft.refuted) == normalise(draft.entailed):
+            errors["refuted"] = (
+                "The refuted claim must differ from the entailed one (not only in case or spaces)."
+            )
+    for field, evidence in (
+        ("evidence", draft.evidence),
+        ("refuted_evidence", draft.refuted_evidence),
+    ):
+        message = _evidence_problem(draft.subset, evidence, sampled, kinds)
+        if message:
+            errors[field] = message
+    if len(draft.explanation.strip()) < MIN_EXPLANATION_CHARS:
+        errors["explanation"] = "Explain why the refuted claim is false (a sentence or two)."
+    if draft.perturbation_kind not in perturbation_kinds:
+        errors["perturbation_kind"] = "Say how the refuted claim was made."
+    return errors
+
+
+def _evidence_problem(
+    subset: str, evidence: Collection[int], sampled: Collection[int], kinds: Mapping[int, str]
+) -> str:
+    foreign = [pk for pk in evidence if pk not in kinds]
+    if foreign:
+        return "Some evidence is not part of this task's curated context."
+    if not evidence:
+        return "Mark the evidence that supports the claim."
+    if not set(evidence) & set(sampled):
+        return "The evidence must include at least one of the three sampled tables/charts."
+    visuals = sum(1 for pk in evidence if kinds[pk] in ("table", "chart"))
+    need = MIN_VISUALS.get(subset, 1)
+    if visuals < need:
+        what = "one table or chart" if need == 1 else f"{need} tables/charts"
+        return f"A {subset} claim cites at least {what} as evidence; {visuals} marked."
+    return ""

@@ -1,0 +1,262 @@
+"""Queries of claim writing: a task's context, the writing page, suggestions, queues, history."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from annotation import work
+from annotation.models import (
+    ClaimPair,
+    ClaimTask,
+    CuratedContext,
+    CuratedElement,
+    WorkEvent,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+from annotation.perturbation import EvidenceTable, Suggestion, perturbation_suggestions
+from annotation.writing.rules import SUBSET_GUIDE, ContextElement
+from papers.models import Element, Paper, Section
+
+ELEMENT_FIELDS = (
+    "id", "section_id", "kind", "anchor", "order", "label", "number", "caption", "text",
+    "image", "image_error", "degraded",
+)  # fmt: skip
+
+
+def _in_context(context: CuratedContext) -> QuerySet[CuratedElement]:
+    return CuratedElement.objects.filter(context=context, in_context=True)
+
+
+def context_layout(
+    context: CuratedContext,
+) -> tuple[list[ContextElement], dict[int, set[int]]]:
+    """The context's elements in reading order (figures marked 'not a chart' left out of the
+    tables/charts) and, per paragraph, the tables/charts it references (two queries)."""
+    rows = _in_context(context).values_list(
+        "element_id", "element__section_id", "element__kind", "element__order", "not_a_chart"
+    )
+    elements = [
+        ContextElement(pk, section, "figure" if not_chart else kind, order)
+        for pk, section, kind, order, not_chart in rows
+    ]
+    ids = {e.id for e in elements}
+    references: dict[int, set[int]] = defaultdict(set)
+    for source, target in Element.references.through.objects.filter(
+        from_element_id__in=ids
+    ).values_list("from_element_id", "to_element_id"):
+        if target in ids:
+            references[source].add(target)
+    return elements, references
+
+
+def evidence_kinds_and_texts(context: CuratedContext) -> tuple[dict[int, str], list[str]]:
+    """Kinds of the elements evidence may cite (the context's), and its paragraphs' texts."""
+    kinds: dict[int, str] = {}
+    texts: list[str] = []
+    for pk, kind, not_chart, text in _in_context(context).values_list(
+        "element_id", "element__kind", "not_a_chart", "element__text"
+    ):
+        kinds[pk] = "figure" if not_chart else kind
+        if kind == Element.Kind.PARAGRAPH:
+            texts.append(text)
+    return kinds, texts
+
+
+@dataclass
+class WritingPage:
+    item: WorkItem
+    task: ClaimTask
+    paper: Paper
+    sampled: list[Element]
+    paragraphs: list[Element]
+    sections: dict[int, Section]
+    evidence_extra: list[Element]
+    definition: str = ""
+    example: str = ""
+    queue_left: int = 0
+
+    @property
+    def sampled_ids(self) -> set[int]:
+        return {e.pk for e in self.sampled}
+
+
+def writing_page(item_id: int, user: AbstractBaseUser) -> WritingPage:
+    """Everything the writing page shows, in a fixed number of queries whatever the paper's
+    size: the item and task, the sampled elements, their paragraphs and sections, and any other
+    evidence the draft marked (the whole context loads on demand)."""
+    item = WorkItem.objects.select_related("task", "task__context", "paper", "holder", "pair").get(
+        pk=item_id, kind=WorkKind.WRITE
+    )
+    task = item.task
+    draft_ids = {int(x) for x in item.draft.get("evidence", []) if str(x).isdigit()}
+    wanted = set(task.sampled_ids) | set(task.paragraph_ids) | draft_ids
+    elements = {
+        e.pk: e
+        for e in Element.objects.filter(paper_id=item.paper_id, pk__in=wanted)
+        .only(*ELEMENT_FIELDS)
+        .prefetch_related("references")
+    }
+    sections = {
+        s.pk: s
+        for s in Section.objects.filter(pk__in={e.section_id for e in elements.values()}).only(
+            "id", "anchor", "number", "title"
+        )
+    }
+    for element in elements.values():
+        section = sections.get(element.section_id)
+        element.section_title = f"{section.number} {section.title}".strip() if section else ""
+    shown = set(task.sampled_ids) | set(task.paragraph_ids)
+    definition, example = SUBSET_GUIDE[task.subset]
+    return WritingPage(
+        item=item,
+        task=task,
+        paper=item.paper,
+        sampled=[elements[pk] for pk in task.sampled_ids if pk in elements],
+        paragraphs=[elements[pk] for pk in task.paragraph_ids if pk in elements],
+        sections=sections,
+        evidence_extra=sorted(
+            (e for pk, e in elements.items() if pk not in shown), key=lambda e: e.order
+        ),
+        definition=definition,
+        example=example,
+    )
+
+
+@dataclass
+class ContextSection:
+    section: Section
+    elements: list[Element] = field(default_factory=list)
+
+
+def full_context(task: ClaimTask) -> list[ContextSection]:
+    """The task's whole curated context in reading order (two queries)."""
+    in_context = _in_context(task.context)
+    elements = list(
+        Element.objects.filter(pk__in=in_context.values("element_id"))
+        .select_related("section")
+        .only(*ELEMENT_FIELDS, "section__anchor", "section__number", "section__title",
+              "section__order")
+        .order_by("order")
+    )  # fmt: skip
+    out: dict[int, ContextSection] = {}
+    for element in elements:
+        out.setdefault(element.section_id, ContextSection(element.section)).elements.append(element)
+    return list(out.values())
+
+
+def evidence_tables(task: ClaimTask, evidence_ids: set[int]) -> list[EvidenceTable]:
+    """The tables of the evidence (else the sampled tables) as the suggester reads them."""
+    allowed = set(task.candidate_ids)
+    ids = (evidence_ids & allowed) or set(task.sampled_ids)
+    tables = Element.objects.filter(pk__in=ids, kind=Element.Kind.TABLE).only(
+        "id", "label", "cells", "order"
+    )
+    out = []
+    for table in sorted(tables, key=lambda t: t.order):
+        for grid in table.cells or []:
+            rows = [[str(cell.get("text", "")) for cell in row] for row in grid]
+            if rows:
+                out.append(EvidenceTable(table.label or "table", rows))
+    return out
+
+
+def suggestions(task: ClaimTask, claim: str, evidence_ids: set[int]) -> list[Suggestion]:
+    return perturbation_suggestions(claim, tables=evidence_tables(task, evidence_ids))
+
+
+def pair_history(pair: ClaimPair) -> list[WorkEvent]:
+    """Every history row of the pair: its writing item's from creation on, and the pair's own."""
+    return list(
+        WorkEvent.objects.filter(Q(pair=pair) | Q(item__pair=pair))
+        .select_related("actor", "item")
+        .order_by("at", "id")
+    )
+
+
+def pair_detail(pair_id: int) -> ClaimPair:
+    return (
+        ClaimPair.objects.select_related("paper", "writer", "context", "task")
+        .prefetch_related("claims__evidence")
+        .get(pk=pair_id)
+    )
+
+
+@dataclass
+class WritingQueue:
+    held: WorkItem | None
+    available: int
+    written: int
+    recent: list[ClaimPair]
+    papers_without_tasks: list[Paper]
+
+    @property
+    def to_write(self) -> int:
+        return self.available + (1 if self.held else 0)
+
+
+def writing_queue(user: AbstractBaseUser, ready_paper_ids: list[int]) -> WritingQueue:
+    """The expert's claims to write: the item they hold, how many they may take, what they
+    wrote, and their curated papers that have no claim tasks yet."""
+    now = timezone.now()
+    held = (
+        WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.LEASED, holder_id=user.pk)
+        .select_related("task", "paper")
+        .only("id", "version", "task__subset", "paper__arxiv_id", "paper__version", "paper__title")
+        .first()
+    )
+    with_tasks = set(
+        ClaimTask.objects.filter(paper_id__in=ready_paper_ids).values_list("paper_id", flat=True)
+    )
+    return WritingQueue(
+        held=held,
+        available=work.available_to(user, WorkKind.WRITE, now).count(),
+        written=ClaimPair.objects.filter(writer_id=user.pk).count(),
+        recent=list(
+            ClaimPair.objects.filter(writer_id=user.pk)
+            .select_related("paper")
+            .only("id", "subset", "created_at", "paper__arxiv_id", "paper__version")[:5]
+        ),  # fmt: skip
+        papers_without_tasks=list(
+            Paper.objects.filter(pk__in=set(ready_paper_ids) - with_tasks).only(
+                "id", "arxiv_id", "version", "title"
+            )
+        ),
+    )
+
+
+@dataclass
+class WritingOverview:
+    counts: dict[str, int]
+    written_by: list[tuple[str, int, int]]  # username, pairs written, items held
+    waiting_total: int
+    waiting: list[work.WaitingItem]
+    recent: list[ClaimPair]
+
+
+def writing_overview() -> WritingOverview:
+    """For admins: writing items by status, pairs written per expert, and items waiting
+    because no eligible expert can take them (with the reason)."""
+    written = dict(
+        ClaimPair.objects.values("writer__username").annotate(n=Count("id"))
+        .values_list("writer__username", "n")
+    )  # fmt: skip
+    held = dict(
+        WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.LEASED)
+        .values("holder__username").annotate(n=Count("id")).values_list("holder__username", "n")
+    )  # fmt: skip
+    names = sorted(set(written) | set(held))
+    total, waiting = work.waiting_items(WorkKind.WRITE)
+    return WritingOverview(
+        counts=work.status_counts(WorkKind.WRITE),
+        written_by=[(n, written.get(n, 0), held.get(n, 0)) for n in names],
+        waiting_total=total,
+        waiting=waiting,
+        recent=list(ClaimPair.objects.select_related("paper", "writer")[:10]),
+    )

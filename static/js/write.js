@@ -1,0 +1,289 @@
+// Claim writing: evidence by click or keyboard, suggestions, zoom, and drafts that survive a
+// reload or a lost connection (kept in this browser, then saved on the server). Also `n`.
+(function () {
+  "use strict";
+
+  function typing(target) {
+    return target.matches("textarea, select, input:not([type=checkbox]):not([type=radio])");
+  }
+
+  // `n` opens the next task wherever a "next" form is shown (workspace, pair page).
+  const nextForm = document.getElementById("next-form");
+  const root = document.getElementById("write-page");
+  if (!root) {
+    const stale = document.querySelector("[data-clear-drafts]");
+    if (stale) {
+      for (const id of stale.dataset.clearDrafts.split(",")) {
+        if (id) localStorage.removeItem(`sciver-draft-${id}`);
+      }
+    }
+    document.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+      if (event.key === "n" && nextForm) {
+        event.preventDefault();
+        nextForm.requestSubmit();
+      }
+    });
+    return;
+  }
+
+  const form = document.getElementById("writing");
+  const itemId = root.dataset.item;
+  const editable = root.dataset.editable === "1";
+  const minVisuals = parseInt(root.dataset.minVisuals || "1", 10);
+  const storageKey = `sciver-draft-${itemId}`;
+  const state = document.getElementById("draft-state");
+  const fields = ["entailed", "refuted", "explanation", "perturbation_kind", "suggestion"];
+  let current = null;
+  let timer = null;
+  let retry = null;
+  let submitting = false;
+
+  const field = (name) => form.elements.namedItem(name);
+  const boxes = () => Array.from(document.querySelectorAll("input.ev"));
+  const items = () => Array.from(document.querySelectorAll(".ev-item")).filter((el) => el.offsetParent !== null);
+
+  function collect() {
+    const draft = {};
+    for (const name of fields) draft[name] = field(name).value;
+    draft.evidence = boxes().filter((b) => b.checked).map((b) => parseInt(b.value, 10));
+    return draft;
+  }
+
+  function apply(draft) {
+    for (const name of fields) if (typeof draft[name] === "string") field(name).value = draft[name];
+    const chosen = new Set((draft.evidence || []).map(String));
+    for (const box of boxes()) box.checked = chosen.has(box.value);
+    refresh();
+  }
+
+  function words(text) {
+    return text.trim() ? text.trim().split(/\s+/).length : 0;
+  }
+
+  function refresh() {
+    let visuals = 0, sampled = 0, paragraphs = 0;
+    const list = document.getElementById("ev-list");
+    list.textContent = "";
+    for (const box of boxes()) {
+      const item = box.closest(".ev-item");
+      item.classList.toggle("selected", box.checked);
+      if (!box.checked) continue;
+      const kind = item.dataset.kind;
+      if (kind === "table" || kind === "chart") visuals += 1;
+      else paragraphs += 1;
+      if (item.classList.contains("sampled")) sampled += 1;
+      const li = document.createElement("li");
+      li.textContent = box.getAttribute("aria-label").replace(/^Evidence: /, "");
+      list.appendChild(li);
+    }
+    document.getElementById("ev-visuals").textContent = String(visuals);
+    document.getElementById("ev-sampled").textContent = String(sampled);
+    document.getElementById("ev-paragraphs").textContent = String(paragraphs);
+    const summary = document.getElementById("ev-summary");
+    const ok = visuals >= minVisuals && sampled >= 1;
+    summary.classList.toggle("ok", ok);
+    summary.classList.toggle("short", !ok);
+    document.getElementById("words-entailed").textContent = String(words(field("entailed").value));
+    document.getElementById("words-refuted").textContent = String(words(field("refuted").value));
+  }
+
+  // --- Drafts: this browser first (never lost), then the server (survives other browsers).
+  function keepLocally() {
+    localStorage.setItem(storageKey, JSON.stringify({ at: Date.now(), draft: collect() }));
+  }
+
+  function say(text, offline) {
+    state.textContent = text;
+    state.classList.toggle("offline", !!offline);
+  }
+
+  async function saveToServer() {
+    clearTimeout(retry);
+    const body = JSON.stringify({ version: parseInt(root.dataset.version, 10), draft: collect() });
+    try {
+      const response = await fetch(root.dataset.draftUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": form.elements.namedItem("csrfmiddlewaretoken").value },
+        body,
+        credentials: "same-origin",
+      });
+      const data = await response.json().catch(() => ({}));
+      if (response.ok) {
+        say(`Draft saved ${data.saved_at}.`, false);
+        root.dataset.serverDraftAt = String(Math.floor(Date.now() / 1000));
+      } else {
+        say(`${data.error || "The draft was not saved."} Your text is kept in this browser.`, true);
+      }
+    } catch (error) {
+      say("Offline: your text is kept in this browser and saved when the connection returns.", true);
+      retry = setTimeout(saveToServer, 5000);
+    }
+  }
+
+  function changed() {
+    refresh();
+    if (!editable || submitting) return;
+    keepLocally();
+    say("Unsaved changes…", false);
+    clearTimeout(timer);
+    timer = setTimeout(saveToServer, 700);
+  }
+
+  function restoreLocal() {
+    let saved = null;
+    try {
+      saved = JSON.parse(localStorage.getItem(storageKey) || "null");
+    } catch (error) {
+      saved = null;
+    }
+    if (!saved || !saved.draft) return;
+    const serverAt = parseInt(root.dataset.serverDraftAt || "0", 10) * 1000;
+    const same = JSON.stringify(saved.draft) === JSON.stringify(collect());
+    if (same || saved.at <= serverAt) return;
+    apply(saved.draft);
+    say("Restored text typed in this browser that had not reached the server; saving it now.", true);
+    saveToServer();
+  }
+
+  // --- Evidence by keyboard.
+  function setCurrent(item, scroll) {
+    if (current) current.classList.remove("current");
+    current = item;
+    if (!item) return;
+    item.classList.add("current");
+    if (scroll) item.scrollIntoView({ block: "nearest", behavior: "instant" });
+  }
+
+  function move(step) {
+    const list = items();
+    if (!list.length) return;
+    const index = current ? list.indexOf(current) : -1;
+    setCurrent(list[Math.min(list.length - 1, Math.max(0, index + step))], true);
+  }
+
+  function toggle(item) {
+    const box = item && item.querySelector("input.ev");
+    if (!box || box.disabled) return;
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  // --- Zoom.
+  const dialog = document.getElementById("zoom");
+  const zoomImg = document.getElementById("zoom-img");
+  let scale = 1;
+  function zoomTo(value) {
+    scale = value;
+    zoomImg.style.width = value === 0 ? "100%" : `${zoomImg.naturalWidth * value}px`;
+  }
+  function openZoom(button) {
+    zoomImg.src = button.dataset.src;
+    zoomImg.alt = button.dataset.label;
+    document.getElementById("zoom-label").textContent = button.dataset.label;
+    dialog.showModal();
+    if (zoomImg.complete) zoomTo(Math.max(1, Math.min(2, 1400 / (zoomImg.naturalWidth || 1400))));
+    else zoomImg.onload = () => zoomTo(Math.max(1, Math.min(2, 1400 / zoomImg.naturalWidth)));
+  }
+  dialog.addEventListener("click", (event) => {
+    const step = event.target.closest("[data-zoom]");
+    if (step) {
+      const d = parseInt(step.dataset.zoom, 10);
+      zoomTo(d === 0 ? 0 : Math.max(0.25, (scale || 1) * (d > 0 ? 1.25 : 0.8)));
+    }
+    if (event.target.id === "zoom-close") dialog.close();
+  });
+
+  // --- Suggestions.
+  function take(button) {
+    if (!editable) return;
+    field("refuted").value = button.dataset.text;
+    field("perturbation_kind").value = button.dataset.kind;
+    field("suggestion").value = button.dataset.text;
+    const refuted = field("refuted");
+    refuted.focus();
+    refuted.setSelectionRange(refuted.value.length, refuted.value.length);
+    changed();
+  }
+
+  document.addEventListener("click", (event) => {
+    const suggestion = event.target.closest(".take-suggestion");
+    if (suggestion) take(suggestion);
+    const zoom = event.target.closest("button.zoom");
+    if (zoom) openZoom(zoom);
+    const item = event.target.closest(".ev-item");
+    if (item) setCurrent(item, false);
+  });
+  document.addEventListener("change", (event) => {
+    if (event.target.matches("input.ev, select")) changed();
+  });
+  form.addEventListener("input", changed);
+  form.addEventListener("submit", (event) => {
+    if (submitting) {
+      event.preventDefault(); // a double click: the first submission is on its way
+      return;
+    }
+    submitting = true;
+    clearTimeout(timer); // the submission carries everything a pending autosave would
+    clearTimeout(retry);
+    keepLocally();
+    document.getElementById("submit").setAttribute("aria-busy", "true");
+  });
+  // Evidence loaded with the whole context joins the page's evidence.
+  document.body.addEventListener("htmx:afterSwap", refresh);
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      if (editable) form.requestSubmit();
+      return;
+    }
+    if (event.altKey && /^[1-9]$/.test(event.key)) {
+      const list = document.querySelectorAll(".take-suggestion");
+      const button = list[parseInt(event.key, 10) - 1];
+      if (button) {
+        event.preventDefault();
+        take(button);
+      }
+      return;
+    }
+    if (event.key === "Escape" && typing(event.target)) {
+      event.target.blur();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    if (dialog.open) return;
+    const sampled = Array.from(document.querySelectorAll(".ev-item.sampled"));
+    const focusField = (name) => () => field(name).focus();
+    const actions = {
+      j: () => move(1),
+      k: () => move(-1),
+      x: () => toggle(current),
+      " ": () => toggle(current),
+      1: () => { setCurrent(sampled[0], true); toggle(sampled[0]); },
+      2: () => { setCurrent(sampled[1], true); toggle(sampled[1]); },
+      3: () => { setCurrent(sampled[2], true); toggle(sampled[2]); },
+      z: () => {
+        const button = current && current.querySelector("button.zoom");
+        if (button) openZoom(button);
+      },
+      w: () => {
+        const details = document.getElementById("whole-context");
+        details.open = !details.open;
+        if (details.open) details.scrollIntoView({ block: "start" });
+      },
+      e: focusField("entailed"),
+      r: focusField("refuted"),
+      p: focusField("explanation"),
+      g: () => document.getElementById("suggest").click(),
+    };
+    const action = actions[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  });
+  window.addEventListener("online", () => editable && saveToServer());
+
+  refresh();
+  if (editable) restoreLocal();
+})();

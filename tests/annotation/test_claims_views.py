@@ -1,0 +1,173 @@
+"""The claim-writing pages over HTTP: writing, refusals that keep the text, idempotent and stale
+submissions, autosave, suggestions, the pair's history, and a constant number of queries."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from django.test import Client
+
+from annotation import services, work
+from annotation.models import ClaimPair, WorkItem
+from annotation.writing import services as writing
+from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper
+from tests.annotation.factories import make_expert
+from tests.factories import AdminFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup():
+    alice, admin = make_expert("alice"), AdminFactory(username="boss")
+    paper, _ = curated_paper(admin)
+    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    writing.create_claim_tasks(paper=paper, by=alice, count=2, seed=7)
+    client = Client()
+    client.force_login(alice)
+    response = client.post("/claims/next/")
+    item = WorkItem.objects.get(holder=alice)
+    assert response.url == f"/claims/write/{item.pk}/"
+    return client, item, alice, admin
+
+
+def form(item: WorkItem, **changes) -> dict:
+    item.refresh_from_db()
+    data = {
+        "version": item.version, "token": str(uuid.uuid4()), "entailed": ENTAILED,
+        "evidence": [str(pk) for pk in item.task.sampled_ids[:2]], "refuted": REFUTED,
+        "explanation": "Table 1 says 73.2, not 68.9.", "perturbation_kind": "number",
+        "suggestion": REFUTED,
+    }  # fmt: skip
+    return data | changes
+
+
+def test_the_writing_page_shows_the_task(setup):
+    client, item, *_ = setup
+    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    subset = item.task.subset
+    assert f"Write a {subset} claim" in html and "Example:" in html
+    assert html.count('class="ev-item ev-') >= 3 and "Ctrl</kbd>+<kbd>Enter" in html
+    for label in ("Table 1", "Table 2"):
+        if label in html:
+            break
+    else:
+        pytest.fail("no sampled table shown")
+
+
+def test_submitting_twice_records_once_and_both_land_on_the_pair(setup):
+    client, item, *_ = setup
+    data = form(item)
+    first = client.post(f"/claims/write/{item.pk}/", data)
+    second = client.post(f"/claims/write/{item.pk}/", data)
+    pair = ClaimPair.objects.get()
+    assert first.url == second.url == f"/claims/pairs/{pair.pk}/"
+    page = client.get(first.url).content.decode()
+    assert ENTAILED in page and REFUTED in page and "submitted" in page
+
+
+def test_a_stale_form_is_refused_with_a_message_and_keeps_the_text(setup):
+    client, item, *_ = setup
+    data = form(item, version=item.version - 1, entailed=ENTAILED + " Typed text.")
+    response = client.post(f"/claims/write/{item.pk}/", data)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "changed since you opened the page" in html and "Typed text." in html
+    assert not ClaimPair.objects.exists()
+
+
+def test_a_broken_rule_shows_the_field_error_and_keeps_everything(setup):
+    client, item, *_ = setup
+    response = client.post(f"/claims/write/{item.pk}/", form(item, refuted=ENTAILED, evidence=[]))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "must differ from the entailed one" in html and "Mark the evidence" in html
+    assert html.count(ENTAILED) >= 2 and "Table 1 says 73.2" in html
+    assert not ClaimPair.objects.exists()
+
+
+def test_autosave_keeps_the_draft_for_a_reload(setup):
+    client, item, *_ = setup
+    body = {
+        "version": item.version,
+        "draft": {"entailed": "Half a claim", "evidence": item.task.sampled_ids[:1]},
+    }
+    response = client.post(f"/claims/write/{item.pk}/draft/", json.dumps(body),
+                           content_type="application/json")  # fmt: skip
+    assert response.status_code == 200 and "saved_at" in response.json()
+    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    assert "Half a claim" in html
+    assert f'value="{item.task.sampled_ids[0]}" form="writing" checked' in html
+    body["version"] = item.version - 1
+    stale = client.post(f"/claims/write/{item.pk}/draft/", json.dumps(body),
+                        content_type="application/json")  # fmt: skip
+    assert stale.status_code == 409 and "changed since" in stale.json()["error"]
+
+
+def test_suggestions_come_from_the_claim_and_the_evidence_tables(setup):
+    client, item, *_ = setup
+    html = client.post(
+        f"/claims/write/{item.pk}/suggest/",
+        {"entailed": ENTAILED, "evidence": [str(pk) for pk in item.task.candidate_ids]},
+    ).content.decode()
+    assert "68.9" in html and "lower than the Baseline" in html and 'data-kind="number"' in html
+
+
+def test_the_whole_context_loads_on_demand(setup):
+    client, item, *_ = setup
+    html = client.get(f"/claims/write/{item.pk}/context/").content.decode()
+    assert "shown above" in html and "Conclusion" in html and "Related Work" not in html
+
+
+def test_an_admin_sees_the_page_read_only_and_the_overview(setup):
+    client, item, alice, admin = setup
+    staff = Client()
+    staff.force_login(admin)
+    html = staff.get(f"/claims/write/{item.pk}/").content.decode()
+    assert "only its holder can write" in html and "held by alice" in html
+    client.post(f"/claims/write/{item.pk}/", form(item))
+    overview = staff.get("/manage/claims/").content.decode()
+    assert "pair " in overview and "alice" in overview
+    home = staff.get("/").content.decode()
+    assert "Admin: claim writing" in home and "alice 1" in home
+
+
+def test_the_workspace_offers_next_and_task_creation(setup):
+    client, item, alice, admin = setup
+    html = client.get("/").content.decode()
+    assert "Claims to write" in html and "Continue" in html
+    other, _ = curated_paper(admin)
+    services.assign_papers(papers=[other], experts=[alice], assigned_by=admin)
+    from annotation.models import Assignment
+
+    Assignment.objects.filter(paper=other).update(status="curated")
+    html = client.get("/").content.decode()
+    assert f"/claims/tasks/{other.versioned_id}/" in html
+    response = client.post(f"/claims/tasks/{other.versioned_id}/")
+    assert response.status_code == 302
+    assert WorkItem.objects.filter(paper=other).count() == 4  # CLAIM_TASKS_PER_PAPER
+
+
+def _page_queries(django_assert_max_num_queries, client, item) -> None:
+    with django_assert_max_num_queries(14):
+        assert client.get(f"/claims/write/{item.pk}/").status_code == 200
+
+
+def test_the_writing_page_runs_a_fixed_number_of_queries(django_assert_max_num_queries):
+    alice, admin = make_expert("alice"), AdminFactory()
+    big = [("body", f"Section {n}", None, "ptpcpp") for n in range(60)]
+    for layout in (None, big):
+        paper, _ = curated_paper(admin, layout=layout)
+        services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+        writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=3)
+        item = work.next_item(user=alice, kind="write")
+        # A draft citing many elements must not add queries either.
+        context_ids = list(item.task.candidate_ids)
+        work.save_draft(item=item, user=alice, version=item.version,
+                        draft={"entailed": "x", "evidence": context_ids})  # fmt: skip
+        client = Client()
+        client.force_login(alice)
+        _page_queries(django_assert_max_num_queries, client, item)
+        WorkItem.objects.filter(pk=item.pk).update(status="cancelled")

@@ -1,0 +1,107 @@
+"""In a real browser: an expert writes an entailed claim with evidence (keyboard and click),
+takes a suggested perturbation, edits it, explains it, and finds both claims in the pair's
+history; the draft survives a reload and a lost connection."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.core.management import call_command
+
+from annotation import services
+from annotation.models import ClaimPair, Subfield
+from annotation.writing import services as writing
+from papers.models import Element, Paper, Section
+from tests.annotation.factories import make_expert
+from tests.browser.test_curation import sample_folder, shot, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ENTAILED = (
+    "Across the reported experiments the proposed approach obtains a higher score than "
+    "every baseline, reaching 42.5 overall."
+)
+
+
+@pytest.fixture
+def task(settings):
+    settings.USE_CHROMIUM = False
+    Subfield.ensure_sciver_subfields()
+    with open(os.devnull, "w") as sink:
+        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
+    paper = Paper.objects.get()
+    alice = make_expert("alice", (paper.primary_category,))
+    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
+    services.save_curated_context(
+        paper=paper, user=alice, kept_section_ids=set(body.values_list("pk", flat=True)),
+        kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
+        not_chart_ids=(), latest_seen=None,
+    )  # fmt: skip
+    return writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=11)[0]
+
+
+def test_an_expert_writes_a_claim_pair(page, task):
+    sign_in(page, "alice")
+    assert "Claims to write" in page.content()
+    page.keyboard.press("n")
+    page.wait_for_url("**/claims/write/*/")
+    assert page.locator(".ev-item.sampled").count() == 3
+    assert f"Write a {task.subset} claim" in page.locator(".subset-box").inner_text()
+
+    # Evidence from the keyboard: the first two sampled elements; a paragraph by click.
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    paragraph = page.locator(".ev-item.ev-paragraph input.ev").first
+    if paragraph.count():
+        paragraph.check()
+    assert page.locator("#ev-sampled").inner_text() == "2"
+    page.keyboard.press("e")
+    page.keyboard.type(ENTAILED)
+    page.wait_for_function("document.getElementById('draft-state').textContent.includes('saved')")
+
+    # The draft survives a reload.
+    page.reload()
+    assert page.locator("#id_entailed").input_value() == ENTAILED
+    assert page.locator("#ev-sampled").inner_text() == "2"
+
+    # Suggestions: take the flipped direction, then edit it.
+    page.keyboard.press("g")
+    suggestion = page.locator(".take-suggestion", has_text="lower score")
+    suggestion.first.wait_for()
+    shot(page, "claim-suggestions")
+    suggestion.first.click()
+    assert "lower score" in page.locator("#id_refuted").input_value()
+    assert page.locator("#id_perturbation_kind").input_value() == "direction"
+    page.locator("#id_refuted").press("End")
+    page.keyboard.type(" on all datasets")
+    refuted = page.locator("#id_refuted").input_value()
+
+    # A lost connection: the text stays in the browser and comes back after a reload.
+    page.context.set_offline(True)
+    page.keyboard.press("Escape")  # leave the text box: the keys are shortcuts again
+    page.keyboard.press("p")
+    page.keyboard.type("The tables show the approach scoring above the baselines, not below.")
+    page.wait_for_function("document.getElementById('draft-state').textContent.includes('Offline')")
+    page.context.set_offline(False)
+    page.reload()
+    explanation = page.locator("#id_explanation").input_value()
+    assert explanation.startswith("The tables show the approach scoring above")
+    assert page.locator("#id_refuted").input_value() == refuted
+    shot(page, "claim-writing")
+
+    # Submit from the keyboard; the pair's history holds both claims.
+    page.locator("#id_explanation").focus()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url("**/claims/pairs/*/")
+    history = page.locator("#history").inner_text()
+    assert ENTAILED in history and refuted in history and "submitted" in history
+    pair = ClaimPair.objects.get()
+    assert pair.claims.get(label="refuted").perturbation_kind == "direction"
+    assert pair.claims.get(label="refuted").explanation == explanation
+    shot(page, "claim-pair")
+    with page.expect_navigation():
+        page.keyboard.press("n")
+    assert page.url.endswith("/") and "/claims/" not in page.url
+    assert "No claim task is waiting for you" in page.content()
