@@ -238,7 +238,7 @@ def test_with_chromium_tikz_figures_are_rasterised_and_tables_screenshot(setting
         with Image.open(chart.image.path) as image:
             assert image.format == "PNG" and image.width > 50 and image.height > 50
             # A real drawing: not a blank canvas.
-            assert len(set(image.convert("L").getdata())) > 2
+            assert len(image.convert("L").getcolors(maxcolors=256) or []) > 2
         assert not chart.panels.filter(image="").exists()
     tables = paper.elements.filter(kind="table", is_image_table=False)
     assert set(tables.values_list("image_renderer", flat=True)) == {"chromium"}
