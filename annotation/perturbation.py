@@ -98,8 +98,10 @@ def _parse_number(text: str) -> float | None:
     match = _NUMBER.search(text.replace("−", "-"))
     if not match:
         return None
-    raw = (match.group("sign") or "") + match.group("int").replace(",", "") + (
-        match.group("frac") or ""
+    raw = (
+        (match.group("sign") or "")
+        + match.group("int").replace(",", "")
+        + (match.group("frac") or "")
     )
     try:
         return float(raw.replace("−", "-"))
@@ -189,7 +191,7 @@ def _numbers_nearby(claim: str, collector: _Collector) -> None:
                 new_value = value - (100 - value) / 2 if value < 100 else value * 0.8
             new = f"{new_value:.{decimals}f}"
             if new == f"{value:.{decimals}f}":
-                new = f"{value + 10 ** -decimals:.{decimals}f}" if decimals else str(int(value) + 1)
+                new = f"{value + 10**-decimals:.{decimals}f}" if decimals else str(int(value) + 1)
             start, end = match.start("int"), (match.end("frac") if frac else match.end("int"))
             text = _replace_span(claim, start, end, new)
             written = int_part + frac

@@ -36,15 +36,20 @@ def main() -> None:
     args = parser.parse_args()
     pages = [(p.parent.name, p.read_bytes()) for p in sorted(CORPUS.glob("*/paper.html"))]
     pages.append(("synthetic (2 MB)", synthetic_page()))
-    print(f"{'page':<28} {'bytes':>9} {'tables':>6} {'charts':>6} {'lxml ms':>8} "
-          f"{'full ms':>8} {'ratio':>6}")
+    print(
+        f"{'page':<28} {'bytes':>9} {'tables':>6} {'charts':>6} {'lxml ms':>8} "
+        f"{'full ms':>8} {'ratio':>6}"
+    )
     for name, data in pages:
         paper = parse_paper(data, "https://arxiv.org/html/2409.99999v1")
-        floor, _ = best_of(lambda: lxml.html.document_fromstring(data), args.repeat)
-        full, _ = best_of(lambda: parse_paper(data, "https://arxiv.org/html/2409.99999v1"),
-                          args.repeat)
-        print(f"{name:<28} {len(data):>9} {len(paper.tables()):>6} {len(paper.charts()):>6} "
-              f"{floor * 1000:>8.1f} {full * 1000:>8.1f} {full / floor:>6.2f}")
+        floor, _ = best_of(lambda d=data: lxml.html.document_fromstring(d), args.repeat)
+        full, _ = best_of(
+            lambda d=data: parse_paper(d, "https://arxiv.org/html/2409.99999v1"), args.repeat
+        )
+        print(
+            f"{name:<28} {len(data):>9} {len(paper.tables()):>6} {len(paper.charts()):>6} "
+            f"{floor * 1000:>8.1f} {full * 1000:>8.1f} {full / floor:>6.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -116,7 +116,11 @@ def run_job(job_id: int) -> None:
         _finish(job, Job.Status.CANCELLED, message="cancelled")
     except Exception as exc:  # noqa: BLE001 - a job's failure is recorded, never lost
         log.exception("job %s failed", job_id)
-        _finish(job, Job.Status.FAILED, error=f"{exc.__class__.__name__}: {exc}\n\n{traceback.format_exc()}")
+        _finish(
+            job,
+            Job.Status.FAILED,
+            error=f"{exc.__class__.__name__}: {exc}\n\n{traceback.format_exc()}",
+        )
         if not queues_enabled():
             return
         raise

@@ -285,9 +285,7 @@ def _record_parse_failure(
     )
 
 
-def _rejection(
-    tables: int, charts: int, min_tables: int | None, min_charts: int | None
-) -> str:
+def _rejection(tables: int, charts: int, min_tables: int | None, min_charts: int | None) -> str:
     reasons = []
     if min_tables is not None and tables < min_tables:
         reasons.append(f"{tables} tables (fewer than {min_tables})")
@@ -324,9 +322,7 @@ def _load_panels(
                 problems.append(f"{element.label or element.anchor} panel {index + 1}: {reason}")
                 loaded[(element.anchor, index)] = _PanelImage(None, None, None, reason)
             else:
-                loaded[(element.anchor, index)] = _PanelImage(
-                    image.png, image.width, image.height
-                )
+                loaded[(element.anchor, index)] = _PanelImage(image.png, image.width, image.height)
     return loaded
 
 
@@ -452,8 +448,15 @@ def _store(
             table_html=e.table_html,
             cells=[
                 [
-                    [{"text": c.text, "rowspan": c.rowspan, "colspan": c.colspan, "header": c.header}
-                     for c in row]
+                    [
+                        {
+                            "text": c.text,
+                            "rowspan": c.rowspan,
+                            "colspan": c.colspan,
+                            "header": c.header,
+                        }
+                        for c in row
+                    ]
                     for row in grid
                 ]
                 for grid in e.grids
@@ -495,8 +498,9 @@ def _store(
                 row.error = image.error
                 row.width, row.height = image.width, image.height
                 if image.png:
-                    _save_file(row.image, media_dir, _file_name(e.anchor, f"-{index + 1}"),
-                               image.png)
+                    _save_file(
+                        row.image, media_dir, _file_name(e.anchor, f"-{index + 1}"), image.png
+                    )
                     panels.append((image.png, panel.row))
             row.save()
         if panels and not any(p.svg for p in e.panels):
@@ -566,8 +570,12 @@ def render_paper_images(
                 progress(done, total, f"{element.label} rasterised")
     status = Paper.ImagesStatus.PARTIAL if problems else Paper.ImagesStatus.DONE
     Paper.objects.filter(pk=paper.pk).update(images_status=status)
-    return {"renderer": renderer_name, "tables": len(tables), "svg_charts": len(svg_charts),
-            "problems": problems}
+    return {
+        "renderer": renderer_name,
+        "tables": len(tables),
+        "svg_charts": len(svg_charts),
+        "problems": problems,
+    }
 
 
 def _render_svg_chart(
@@ -590,7 +598,9 @@ def _render_svg_chart(
                 panel.save(update_fields=["error"])
                 problems.append(f"{element.label}: {panel.error}")
                 continue
-            _save_file(panel.image, media_dir, _file_name(element.anchor, f"-{panel.order + 1}"), png)
+            _save_file(
+                panel.image, media_dir, _file_name(element.anchor, f"-{panel.order + 1}"), png
+            )
             panel.error = ""
             panel.save()
             composed.append((png, panel.row))

@@ -83,7 +83,9 @@ _KIND_PATTERNS: list[tuple[SectionKind, re.Pattern[str]]] = [
     ),
     ("appendix", re.compile(r"^(appendix|appendices|supplementary|supplemental)\b", re.I)),
 ]
-_NUMBERED_TAG = re.compile(r"^\s*([A-Za-z][A-Za-z.]*)?\s*([A-Z]?[\d]+(?:[.\-]\d+)*[a-z]?|[A-Z])\s*[:.]?\s*$")
+_NUMBERED_TAG = re.compile(
+    r"^\s*([A-Za-z][A-Za-z.]*)?\s*([A-Z]?[\d]+(?:[.\-]\d+)*[a-z]?|[A-Z])\s*[:.]?\s*$"
+)
 _WS = re.compile(r"\s+")
 _ERROR_CLASS = "ltx_ERROR"
 
@@ -297,9 +299,7 @@ class _Walker:
             classes = _classes(child)
             if any(c in _SKIP_CLASSES for c in classes):
                 continue
-            if tag == "section" or (
-                tag == "div" and any(c in _SECTION_CLASSES for c in classes)
-            ):
+            if tag == "section" or (tag == "div" and any(c in _SECTION_CLASSES for c in classes)):
                 self._section(child, classes, section)
             elif "ltx_abstract" in classes:
                 self._abstract(child)
@@ -311,8 +311,11 @@ class _Walker:
                 self._float(child, self._ensure_section(section))
             elif tag == "p" and "ltx_p" in classes:
                 self._paragraph(child, self._ensure_section(section))
-            elif "ltx_biblist" in classes or tag in ("ul", "ol") and section is not None and (
-                section.kind == "references"
+            elif (
+                "ltx_biblist" in classes
+                or tag in ("ul", "ol")
+                and section is not None
+                and (section.kind == "references")
             ):
                 continue
             elif tag == "table" and "ltx_equation" in " ".join(classes):
@@ -361,12 +364,8 @@ class _Walker:
         taken.add(candidate)
         return candidate
 
-    def _section(
-        self, node: _El, classes: list[str], parent: Section | None
-    ) -> None:
-        heading = next(
-            (c for c in node if isinstance(c.tag, str) and c.tag in _HEADING_TAGS), None
-        )
+    def _section(self, node: _El, classes: list[str], parent: Section | None) -> None:
+        heading = next((c for c in node if isinstance(c.tag, str) and c.tag in _HEADING_TAGS), None)
         number, title = "", ""
         if heading is not None:
             title = text_of(heading, skip_tags=True)
@@ -439,8 +438,13 @@ class _Walker:
         text = collapse(" ".join(parts))
         if text:
             self._add_element(
-                Element(kind="paragraph", anchor=f"{section.anchor}.p1",
-                        section_anchor=section.anchor, order=0, text=text)
+                Element(
+                    kind="paragraph",
+                    anchor=f"{section.anchor}.p1",
+                    section_anchor=section.anchor,
+                    order=0,
+                    text=text,
+                )
             )
 
     # -- elements -------------------------------------------------------------------------------
@@ -684,9 +688,7 @@ def _inside(el: _El, stop: _El, tag: str) -> bool:
     return False
 
 
-def _ancestor(
-    el: _El, stop: _El, tag: str
-) -> _El | None:
+def _ancestor(el: _El, stop: _El, tag: str) -> _El | None:
     parent = el.getparent()
     while parent is not None and parent is not stop:
         if parent.tag == tag:

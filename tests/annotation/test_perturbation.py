@@ -38,8 +38,12 @@ def by_kind(claim: str, kind: str, **kwargs) -> list[str]:
         (
             "RouteAdapt runs in 14 ms.",
             "number",
-            ["RouteAdapt runs in 12 ms.", "RouteAdapt runs in 15 ms.",
-             "RouteAdapt runs in 27.4 ms.", "RouteAdapt runs in 51.2 ms."],
+            [
+                "RouteAdapt runs in 12 ms.",
+                "RouteAdapt runs in 15 ms.",
+                "RouteAdapt runs in 27.4 ms.",
+                "RouteAdapt runs in 51.2 ms.",
+            ],
         ),
         # Comparatives and directions flip, keeping case.
         (
@@ -47,19 +51,29 @@ def by_kind(claim: str, kind: str, **kwargs) -> list[str]:
             "direction",
             ["RouteAdapt underperforms LoRA on BLEU."],
         ),
-        ("Higher rank increases latency.", "direction",
-         ["Lower rank increases latency.", "Higher rank decreases latency."]),
+        (
+            "Higher rank increases latency.",
+            "direction",
+            ["Lower rank increases latency.", "Higher rank decreases latency."],
+        ),
         ("Accuracy is more than 80% here.", "direction", ["Accuracy is less than 80% here."]),
         # Superlatives swap.
-        ("RouteAdapt has the best chrF++ of all systems.", "superlative",
-         ["RouteAdapt has the worst chrF++ of all systems."]),
+        (
+            "RouteAdapt has the best chrF++ of all systems.",
+            "superlative",
+            ["RouteAdapt has the worst chrF++ of all systems."],
+        ),
         ("The Highest score is on Yoruba.", "superlative", ["The Lowest score is on Yoruba."]),
         # Entities swap for others of the same table: row headers, then column headers.
         (
             "Adapters beat LoRA on chrF++.",
             "entity",
-            ["RouteAdapt beat LoRA on chrF++.", "Adapters beat RouteAdapt on chrF++.",
-             "Adapters beat LoRA on BLEU.", "Adapters beat LoRA on Latency (ms)."],
+            [
+                "RouteAdapt beat LoRA on chrF++.",
+                "Adapters beat RouteAdapt on chrF++.",
+                "Adapters beat LoRA on BLEU.",
+                "Adapters beat LoRA on Latency (ms).",
+            ],
         ),
     ],
 )
@@ -69,8 +83,10 @@ def test_suggestions_by_kind(claim: str, kind: str, expected: list[str]):
 
 def test_numbers_without_a_table_change_in_the_same_format():
     got = by_kind("Accuracy rises to 73.2% with 3 layers.", "number")
-    assert got[:2] == ["Accuracy rises to 58.6% with 3 layers.",
-                       "Accuracy rises to 91.5% with 3 layers."]
+    assert got[:2] == [
+        "Accuracy rises to 58.6% with 3 layers.",
+        "Accuracy rises to 91.5% with 3 layers.",
+    ]
     assert all("%" in text for text in got)
 
 
@@ -101,8 +117,14 @@ def test_descriptions_say_what_changed():
 
 
 def test_limit_and_empty_claim():
-    assert len(perturbation_suggestions("A is higher and better and faster than B at 1, 2, 3.",
-                                        limit=3)) == 3
+    assert (
+        len(
+            perturbation_suggestions(
+                "A is higher and better and faster than B at 1, 2, 3.", limit=3
+            )
+        )
+        == 3
+    )
     assert perturbation_suggestions("   ") == []
 
 

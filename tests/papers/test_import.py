@@ -85,7 +85,11 @@ def test_reimport_replaces_and_never_duplicates(pillow_only, django_capture_on_c
     with django_capture_on_commit_callbacks(execute=True):  # as after a real commit
         run_import(str(folder), "--images", "now")
     assert Paper.objects.count() == 1
-    assert (Section.objects.count(), Element.objects.count(), ElementPanel.objects.count()) == counts
+    assert (
+        Section.objects.count(),
+        Element.objects.count(),
+        ElementPanel.objects.count(),
+    ) == counts
     # The earlier import's files are gone; the new ones exist.
     assert not any(f.exists() for f in first_files)
     for element in Element.objects.exclude(image=""):
@@ -226,8 +230,11 @@ def test_with_chromium_tikz_figures_are_rasterised_and_tables_screenshot(setting
     folder = next(
         p
         for p in PAGES
-        if any(panel.svg for c in parse_paper((p / "paper.html").read_bytes(), "").charts()
-               for panel in c.panels)
+        if any(
+            panel.svg
+            for c in parse_paper((p / "paper.html").read_bytes(), "").charts()
+            for panel in c.panels
+        )
     )
     run_import(str(folder), "--images", "now")
     paper = Paper.objects.get()

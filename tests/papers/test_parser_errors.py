@@ -84,7 +84,9 @@ def _mutations(data: bytes) -> st.SearchStrategy[bytes]:
     n = len(data)
     index = st.integers(min_value=0, max_value=n)
     truncate = index.map(lambda i: data[:i])
-    delete = st.tuples(index, st.integers(0, 4000)).map(lambda t: data[: t[0]] + data[t[0] + t[1] :])
+    delete = st.tuples(index, st.integers(0, 4000)).map(
+        lambda t: data[: t[0]] + data[t[0] + t[1] :]
+    )
     duplicate = st.tuples(index, st.integers(0, 4000)).map(
         lambda t: data[: t[0] + t[1]] + data[t[0] : t[0] + t[1]] + data[t[0] + t[1] :]
     )
@@ -144,16 +146,32 @@ def test_truncated_pages_are_refused(page: Path, cut: int):
     ("page_url", "src", "has_base", "expected"),
     [
         # arXiv, no <base>: src relative to /html/
-        ("https://arxiv.org/html/2410.04522v2", "2410.04522v2/x1.png", False,
-         "https://arxiv.org/html/2410.04522v2/x1.png"),
+        (
+            "https://arxiv.org/html/2410.04522v2",
+            "2410.04522v2/x1.png",
+            False,
+            "https://arxiv.org/html/2410.04522v2/x1.png",
+        ),
         # plain LaTeXML output served at /html/<id>vN: src relative to the paper's folder
-        ("https://arxiv.org/html/2410.04522v2", "figures/a.png", False,
-         "https://arxiv.org/html/2410.04522v2/figures/a.png"),
+        (
+            "https://arxiv.org/html/2410.04522v2",
+            "figures/a.png",
+            False,
+            "https://arxiv.org/html/2410.04522v2/figures/a.png",
+        ),
         # with <base href="/html/2501.11120v1/">, the effective base already ends with "/"
-        ("https://arxiv.org/html/2501.11120v1/", "extracted/1/a.png", True,
-         "https://arxiv.org/html/2501.11120v1/extracted/1/a.png"),
-        ("https://arxiv.org/html/2501.11120v1", "https://example.org/x.png", False,
-         "https://example.org/x.png"),
+        (
+            "https://arxiv.org/html/2501.11120v1/",
+            "extracted/1/a.png",
+            True,
+            "https://arxiv.org/html/2501.11120v1/extracted/1/a.png",
+        ),
+        (
+            "https://arxiv.org/html/2501.11120v1",
+            "https://example.org/x.png",
+            False,
+            "https://example.org/x.png",
+        ),
         ("", "x1.png", False, "x1.png"),
     ],
 )
