@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 
 run: venv
 	@mkdir -p var
+	$(BIN)/python scripts/ensure_db.py
 	SCIVER_DEV=1 $(BIN)/python manage.py migrate --noinput
 	SCIVER_DEV=1 $(BIN)/python manage.py setup_demo
 	SCIVER_DEV=1 BIN=$(BIN) sh scripts/serve.sh
