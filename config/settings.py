@@ -81,6 +81,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Background jobs: with REDIS_URL, django-rq queues; without, in-process (see jobs/dispatch.py).
 REDIS_URL = env("REDIS_URL", default="")
 RQ_QUEUES = {}
+# A running background job silent this long is taken as dead (its worker or server stopped).
+JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=1800)
 if REDIS_URL:
     for _name, _timeout in (("default", 3600), ("crawl", 48 * 3600), ("render", 6 * 3600)):
         RQ_QUEUES[_name] = {"URL": REDIS_URL, "DEFAULT_TIMEOUT": _timeout}
@@ -174,3 +176,14 @@ CLAIM_SUBSET_TARGETS = {
 CLAIM_MIN_WORDS = env.int("CLAIM_MIN_WORDS", default=6)
 CLAIM_MAX_WORDS = env.int("CLAIM_MAX_WORDS", default=120)
 WORK_LEASE_MINUTES = env.int("WORK_LEASE_MINUTES", default=60)
+
+# Blind second annotation (annotation/review/): labels equal and evidence overlapping at least
+# at this Jaccard index mean agreed (1.0: the evidence sets must be equal).
+EVIDENCE_JACCARD_THRESHOLD = env.float("EVIDENCE_JACCARD_THRESHOLD", default=1.0)
+
+# Validation and release (validation/): expert ids in releases are keyed hashes with this salt
+# (default: derived from SECRET_KEY; it must stay the same for byte-identical re-exports), and
+# where release folders made from the admin pages go.
+RELEASE_SALT = env("RELEASE_SALT", default="")
+RELEASE_DIR = Path(env("RELEASE_DIR", default=str(VAR_DIR / "releases")))
+BASELINE_PER_SUBSET = env.int("BASELINE_PER_SUBSET", default=10)

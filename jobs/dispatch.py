@@ -36,7 +36,7 @@ class JobContext:
         self.job = job
 
     def progress(self, done: int, total: int | None = None, message: str | None = None) -> None:
-        fields = {"progress_done": done}
+        fields: dict[str, Any] = {"progress_done": done, "heartbeat_at": timezone.now()}
         if total is not None:
             fields["progress_total"] = total
         if message is not None:
@@ -46,6 +46,7 @@ class JobContext:
             setattr(self.job, key, value)
 
     def cancelled(self) -> bool:
+        Job.objects.filter(pk=self.job.pk).update(heartbeat_at=timezone.now())
         return Job.objects.filter(pk=self.job.pk, cancel_requested=True).exists()
 
     def check_cancelled(self) -> None:
@@ -106,7 +107,10 @@ def run_job(job_id: int) -> None:
     if job.cancel_requested:
         _finish(job, Job.Status.CANCELLED, message="cancelled before it started")
         return
-    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now())
+    now = timezone.now()
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.Status.RUNNING, started_at=now, heartbeat_at=now
+    )
     job.status = Job.Status.RUNNING
     module_name, _, func_name = job.function.rpartition(".")
     try:
@@ -134,3 +138,49 @@ def _finish(job: Job, status: str, **fields: Any) -> None:
 
 def request_cancel(job: Job) -> None:
     Job.objects.filter(pk=job.pk, status__in=Job.ACTIVE).update(cancel_requested=True)
+
+
+def reconcile_jobs(*, stale_after: float | None = None) -> list[Job]:
+    """Mark as failed the active jobs whose runner is gone, so no page shows them running forever.
+
+    On RQ: the job vanished from Redis, or RQ itself recorded it failed, stopped or cancelled (a
+    killed worker's job ends in RQ's failed registry). In-process (and as a last resort on RQ):
+    a running job that showed no sign of life for `stale_after` seconds (JOB_STALE_SECONDS).
+    """
+    stale_after = stale_after if stale_after is not None else settings.JOB_STALE_SECONDS
+    now = timezone.now()
+    ended: list[Job] = []
+    for job in Job.objects.filter(status__in=Job.ACTIVE):
+        reason = _runner_gone(job)
+        if reason is None and job.status == Job.Status.RUNNING:
+            last = job.heartbeat_at or job.started_at or job.created_at
+            if (now - last).total_seconds() > stale_after:
+                reason = f"no sign of life for {int((now - last).total_seconds() // 60)} min"
+        if reason is None:
+            continue
+        updated = Job.objects.filter(pk=job.pk, status__in=Job.ACTIVE).update(
+            status=Job.Status.FAILED,
+            finished_at=now,
+            error=f"the job's worker stopped: {reason}",
+        )
+        if updated:
+            job.refresh_from_db()
+            ended.append(job)
+    return ended
+
+
+def _runner_gone(job: Job) -> str | None:
+    if not job.rq_job_id or not queues_enabled():
+        return None
+    import django_rq
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job as RqJob
+
+    try:
+        rq_job = RqJob.fetch(job.rq_job_id, connection=django_rq.get_connection(job.queue))
+    except NoSuchJobError:
+        return "its RQ job is gone from Redis"
+    status = str(getattr(rq_job.get_status(refresh=True), "value", rq_job.get_status()))
+    if status in ("failed", "stopped", "canceled"):
+        return f"RQ reports the job {status}"
+    return None

@@ -33,6 +33,9 @@ class Job(models.Model):
     cancel_requested = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life from the running job"
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

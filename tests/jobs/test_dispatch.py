@@ -45,8 +45,12 @@ def test_failed_job_keeps_its_error(no_redis):
 
 @pytest.mark.django_db
 def test_job_cancelled_before_start_never_runs(no_redis):
-    job = Job.objects.create(kind="count", function="tests.jobs.job_functions.count_to",
-                             params={"n": 2}, cancel_requested=True)
+    job = Job.objects.create(
+        kind="count",
+        function="tests.jobs.job_functions.count_to",
+        params={"n": 2},
+        cancel_requested=True,
+    )
     run_job(job.pk)
     job.refresh_from_db()
     assert job.status == Job.Status.CANCELLED
@@ -78,9 +82,7 @@ def test_job_runs_on_rq_through_redis(settings):
     queue = django_rq.get_queue("default")
     queue.empty()
     with transaction.atomic():
-        job = start_job(
-            kind="count", function="tests.jobs.job_functions.count_to", params={"n": 4}
-        )
+        job = start_job(kind="count", function="tests.jobs.job_functions.count_to", params={"n": 4})
         assert Job.objects.get(pk=job.pk).rq_job_id == ""  # enqueued only after commit
     job.refresh_from_db()
     assert job.rq_job_id and job.status == Job.Status.QUEUED
@@ -90,3 +92,69 @@ def test_job_runs_on_rq_through_redis(settings):
     job.refresh_from_db()
     assert job.status == Job.Status.FINISHED
     assert job.result == {"counted": 4}
+
+
+@pytest.mark.django_db
+def test_silent_running_job_is_marked_failed(no_redis):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from jobs.dispatch import reconcile_jobs
+
+    old = timezone.now() - timedelta(hours=2)
+    dead = Job.objects.create(kind="x", function="f", status=Job.Status.RUNNING,
+                              started_at=old, heartbeat_at=old)  # fmt: skip
+    alive = Job.objects.create(kind="x", function="f", status=Job.Status.RUNNING,
+                               started_at=old, heartbeat_at=timezone.now())  # fmt: skip
+    queued = Job.objects.create(kind="x", function="f")
+    assert [j.pk for j in reconcile_jobs(stale_after=1800)] == [dead.pk]
+    dead.refresh_from_db()
+    assert dead.status == Job.Status.FAILED and "no sign of life for 120 min" in dead.error
+    assert Job.objects.get(pk=alive.pk).status == Job.Status.RUNNING
+    assert Job.objects.get(pk=queued.pk).status == Job.Status.QUEUED
+
+
+@pytest.mark.django_db
+def test_progress_is_a_sign_of_life(no_redis):
+    job = start_job(kind="count", function="tests.jobs.job_functions.count_to", params={"n": 2})
+    assert job.heartbeat_at is not None and job.heartbeat_at >= job.started_at
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_job_whose_rq_job_vanished_or_failed_is_marked_failed(settings):
+    url = redis_url_or_skip()
+    settings.REDIS_URL = url
+    settings.RQ_QUEUES = {"default": {"URL": url, "DEFAULT_TIMEOUT": 60}}
+    import django_rq
+    from rq.job import Job as RqJob
+
+    from jobs.dispatch import reconcile_jobs
+
+    queue = django_rq.get_queue("default")
+    queue.empty()
+    lost = start_job(kind="count", function="tests.jobs.job_functions.count_to", params={"n": 1})
+    failed = start_job(kind="count", function="tests.jobs.job_functions.count_to", params={"n": 1})
+    waiting = start_job(kind="count", function="tests.jobs.job_functions.count_to", params={"n": 1})
+    for job in (lost, failed, waiting):
+        job.refresh_from_db()
+    # A worker killed mid-job: RQ moves the job to its failed registry; here, directly.
+    RqJob.fetch(failed.rq_job_id, connection=queue.connection).set_status("failed")
+    RqJob.fetch(lost.rq_job_id, connection=queue.connection).delete()
+    ended = {j.pk: j.error for j in reconcile_jobs()}
+    assert set(ended) == {lost.pk, failed.pk}
+    assert "gone from Redis" in ended[lost.pk] and "RQ reports the job failed" in ended[failed.pk]
+    assert Job.objects.get(pk=waiting.pk).status == Job.Status.QUEUED
+    queue.empty()
+
+
+@pytest.mark.django_db
+def test_reconcile_command_reports(no_redis):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("reconcile_jobs", stdout=out)
+    assert "0 job(s) marked failed" in out.getvalue()
