@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.views import claims, curation, manage, workspace
+from annotation.views import claims, curation, manage, review, stats, workspace
 
 app_name = "annotation"
 
@@ -21,6 +21,20 @@ urlpatterns = [
     path("claims/write/<int:item_id>/suggest/", claims.suggest, name="suggest"),
     path("claims/write/<int:item_id>/context/", claims.context, name="write_context"),
     path("claims/pairs/<int:pair_id>/", claims.pair, name="pair"),
+    path("review/<str:page>/next/", review.next_item, name="next_review"),
+    path("review/annotate/<int:item_id>/", review.annotate, name="annotate"),
+    path("review/adjudicate/<int:item_id>/", review.adjudicate, name="adjudicate"),
+    path("review/items/<int:item_id>/draft/", review.save_draft, name="review_draft"),
+    path("review/items/<int:item_id>/context/", review.context, name="review_context"),
+    path(
+        "review/items/<int:item_id>/images/<int:element_id>/", review.image, name="review_image"
+    ),
+    path("manage/review/", review.overview, name="review_overview"),
+    path("manage/review/items/<int:item_id>/allow/", review.allow_expert, name="allow_expert"),
+    path("manage/review/claims/<int:claim_id>/reopen/", review.reopen, name="reopen_claim"),
+    path("manage/review/pairs/<int:pair_id>/drop/", review.drop, name="drop_pair"),
+    path("agreement/", stats.agreement, name="agreement"),
+    path("agreement.csv", stats.agreement_csv, name="agreement_csv"),
     path("manage/claims/", claims.overview, name="claims_overview"),
     path("manage/assignments/", manage.assignments, name="assignments"),
     path("manage/people/", manage.people, name="people"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
 from annotation import selectors
@@ -74,10 +76,25 @@ def eligible_codes(user: AbstractBaseUser) -> list[str]:
     return [code for code, e in judged.items() if e.eligible]
 
 
+# Kinds whose role an expert may hold on a pair and still take more of that kind on it.
+SHARED_ROLE = {"adjudicate": "adjudicator"}
+# Why a role on the pair rules someone out, appended to the waiting reason.
+ROLE_CONFLICT = {
+    "evidence": " (a second annotator must be neither the writer nor the adjudicator)",
+    "adjudicate": " (the adjudicator must be neither the writer nor a second annotator: a third"
+    " eligible expert)",
+}
+
+
 def available_to(user: AbstractBaseUser, kind: str, now: dt.datetime) -> QuerySet[WorkItem]:
     """Items `user` may take now: open or with an expired lease; assigned to them, or unassigned
     in a subfield they are eligible for; never on a pair where they already hold a role."""
     holds_role = PairRole.objects.filter(pair=OuterRef("pair"), expert_id=user.pk)
+    if kind in SHARED_ROLE:  # e.g. one adjudicator may settle both claims of a pair
+        holds_role = holds_role.exclude(role=SHARED_ROLE[kind])
+    did_before = WorkItem.objects.filter(
+        claim=OuterRef("claim"), kind=kind, done_by_id=user.pk
+    )  # a reopened claim goes to someone else
     return (
         WorkItem.objects.filter(kind=kind)
         .filter(Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now))
@@ -85,7 +102,11 @@ def available_to(user: AbstractBaseUser, kind: str, now: dt.datetime) -> QuerySe
             Q(assignee_id=user.pk)
             | Q(assignee__isnull=True, subfield_code__in=eligible_codes(user))
         )
-        .exclude(Exists(holds_role))
+        # An item assigned to an expert by name is theirs even on a pair where they hold a role:
+        # the service that assigned it checked the roles (e.g. both claims of a pair to the
+        # only eligible second annotator).
+        .exclude(Q(Exists(holds_role)) & ~Q(assignee_id=user.pk))
+        .exclude(Q(claim__isnull=False) & Q(Exists(did_before)))
     )
 
 
@@ -94,9 +115,15 @@ def _lease_fields(now: dt.datetime) -> dict[str, Any]:
 
 
 @transaction.atomic
-def next_item(*, user: AbstractBaseUser, kind: str) -> WorkItem:
-    """The item the expert works on next: the one they hold, else the oldest free one they may
-    take, leased to them. Two experts asking at once never get the same item."""
+def next_item(
+    *,
+    user: AbstractBaseUser,
+    kind: str,
+    order: Sequence[str | BaseExpression] = ("created_at", "id"),
+) -> WorkItem:
+    """The item the expert works on next: the one they hold, else the first free one they may
+    take in `order` (default: the oldest), leased to them. Two experts asking at once never get
+    the same item."""
     now = timezone.now()
     held = (
         WorkItem.objects.select_for_update()
@@ -111,7 +138,7 @@ def next_item(*, user: AbstractBaseUser, kind: str) -> WorkItem:
             record(held, "lease renewed", actor=user, from_status=held.status,
                    to_status=held.status, new={"lease_expires_at": held.lease_expires_at.isoformat()})  # fmt: skip
         return held
-    candidates = available_to(user, kind, now).order_by("created_at", "id")
+    candidates = available_to(user, kind, now).order_by(*order)
     if connection.features.has_select_for_update_skip_locked:
         candidates = candidates.select_for_update(skip_locked=True, of=("self",))
     item = candidates.first()
@@ -230,6 +257,9 @@ def create_item(
 # --- Queries -------------------------------------------------------------------------------
 
 
+OVERRIDE_ACTION = "eligibility override"
+
+
 @dataclass
 class WaitingItem:
     item: WorkItem
@@ -251,14 +281,21 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
     codes = sorted({i.subfield_code for i in items})
     eligible = {code: {u.pk: u.get_username() for u in selectors.eligible_experts(code)}
                 for code in codes}  # fmt: skip
-    roles: dict[int, set[int]] = defaultdict(set)
-    for pair_id, expert_id in PairRole.objects.filter(
+    roles: dict[int, set[tuple[int, str]]] = defaultdict(set)
+    for pair_id, expert_id, role in PairRole.objects.filter(
         pair_id__in={i.pair_id for i in items if i.pair_id}
-    ).values_list("pair_id", "expert_id"):
-        roles[pair_id].add(expert_id)
+    ).values_list("pair_id", "expert_id", "role"):
+        roles[pair_id].add((expert_id, role))
+    overridden = set(
+        WorkEvent.objects.filter(
+            item_id__in=[i.pk for i in items if i.assignee_id], action=OVERRIDE_ACTION
+        ).values_list("item_id", "new__assignee")
+    )
     waiting = []
     for item in items:
         people = eligible[item.subfield_code]
+        if (item.pk, item.assignee_id) in overridden:
+            continue  # an admin allowed this expert of another subfield for it
         if item.assignee_id is not None:
             if item.assignee_id not in people:
                 waiting.append(WaitingItem(item, f"assigned to {item.assignee.get_username()}, "
@@ -267,10 +304,13 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
         if not people:
             waiting.append(WaitingItem(item, f"nobody is eligible for {item.subfield_code}"))
             continue
-        if item.pair_id and set(people) <= roles[item.pair_id]:
+        shared = SHARED_ROLE.get(item.kind)
+        blocked = {expert for expert, role in roles[item.pair_id] if role != shared}
+        if item.pair_id and set(people) <= blocked:
             names = ", ".join(sorted(people.values()))
+            why = ROLE_CONFLICT.get(item.kind, "")
             waiting.append(WaitingItem(item, f"everyone eligible for {item.subfield_code} "
-                                       f"({names}) already holds a role on this pair"))  # fmt: skip
+                                       f"({names}) already holds a role on this pair{why}"))  # fmt: skip
     return len(waiting), waiting[:limit]
 
 

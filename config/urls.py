@@ -10,11 +10,19 @@ from django.views.static import serve
 from annotation.selectors import can_view_media
 from annotation.views.common import forbidden
 
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    """Liveness for load balancers, and the baseline of bench/pages.py: no database, no session."""
+    return HttpResponse("ok", content_type="text/plain")
+
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("annotation.account_urls")),
     path("crawl/", include("papers.urls_crawl")),
     path("", include("annotation.urls")),
+    path("", include("validation.urls")),
     path("", include("papers.urls")),
 ]
 

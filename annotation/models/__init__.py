@@ -22,8 +22,28 @@ from annotation.models.claims import (
 )
 from annotation.models.curation import CuratedContext, CuratedElement, CuratedSection
 from annotation.models.experts import ExpertProfile, Publication, Subfield, Training
+from annotation.models.review import (
+    Adjudication,
+    AdjudicationDecision,
+    AdjudicationReason,
+    ClaimReview,
+    Confidence,
+    Disagreement,
+    EvidenceAnnotation,
+    PairReview,
+    ReviewState,
+)
 
 __all__ = [
+    "Adjudication",
+    "AdjudicationDecision",
+    "AdjudicationReason",
+    "ClaimReview",
+    "Confidence",
+    "Disagreement",
+    "EvidenceAnnotation",
+    "PairReview",
+    "ReviewState",
     "Claim",
     "ClaimLabel",
     "ClaimPair",

@@ -148,6 +148,10 @@ class WorkKind(models.TextChoices):
     """What a work item asks for; later stages add their kinds."""
 
     WRITE = "write", "write a claim pair"
+    EVIDENCE = "evidence", "annotate a claim blind"
+    ADJUDICATE = "adjudicate", "adjudicate a disagreement"
+    VALIDATE = "validate", "validate a final claim"
+    BASELINE = "baseline", "answer a claim blind (human baseline)"
 
 
 class WorkStatus(models.TextChoices):

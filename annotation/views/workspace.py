@@ -7,14 +7,21 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotation import selectors
+from annotation.review import selectors as review
 from annotation.writing import selectors as writing
+from validation import selectors as validation_selectors
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     ws = selectors.workspace(request.user)
     ready = [i.paper.pk for i in ws.curated if i.latest and i.latest.ready_for_claims]
-    context: dict[str, object] = {"ws": ws, "claims": writing.writing_queue(request.user, ready)}
+    context: dict[str, object] = {
+        "ws": ws,
+        "claims": writing.writing_queue(request.user, ready),
+        "review": review.review_queue(request.user),
+        "validations": validation_selectors.validation_queue(request.user),
+    }
     if request.user.is_staff:
         context["overview"] = selectors.assignment_overview()
         context["writing"] = writing.writing_overview()

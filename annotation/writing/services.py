@@ -28,6 +28,7 @@ from annotation.models import (
     WorkItem,
     WorkKind,
 )
+from annotation.review import services as review_services
 from annotation.sampling import choose_subset, sample_elements
 from annotation.writing import selectors as writing_selectors
 from annotation.writing.rules import PairDraft, check_pair, surrounding_paragraphs
@@ -169,4 +170,5 @@ def submit_claim_pair(
             },
         },
     )  # fmt: skip
+    review_services.open_second_annotation(pair=pair, actor=user)
     return pair

@@ -1,0 +1,1 @@
+"""Blind second annotation, comparison, adjudication and agreement statistics (SciVer step 6)."""

@@ -1,0 +1,223 @@
+"""Queries of the review stage: the blind annotation page, the adjudication page, queues, the
+admins' overview and what may be released (each page in a fixed number of queries)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from annotation import work
+from annotation.models import (
+    Claim,
+    ClaimReview,
+    EvidenceAnnotation,
+    PairReview,
+    ReviewState,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+from annotation.models.review import FINAL_STATES
+from annotation.writing.selectors import ELEMENT_FIELDS
+from papers.models import Element, Section
+
+
+@dataclass
+class ReviewPage:
+    """What a review page shows. Built from the task (the sampled tables/charts and their
+    paragraphs), never from the writer's annotation, so the blind page cannot reveal it."""
+
+    item: WorkItem
+    claim_text: str
+    paper_title: str
+    visuals: list[Element]
+    paragraphs: list[Element]
+    extra: list[Element] = field(default_factory=list)
+
+
+def _elements(paper_id: int, wanted: set[int]) -> dict[int, Element]:
+    elements = {
+        e.pk: e
+        for e in Element.objects.filter(paper_id=paper_id, pk__in=wanted)
+        .only(*ELEMENT_FIELDS)
+        .prefetch_related("references")
+    }
+    sections = {
+        s.pk: s
+        for s in Section.objects.filter(pk__in={e.section_id for e in elements.values()}).only(
+            "id", "number", "title"
+        )
+    }
+    for element in elements.values():
+        section = sections.get(element.section_id)
+        element.section_title = f"{section.number} {section.title}".strip() if section else ""
+    return elements
+
+
+def _item(item_id: int, kind: str) -> WorkItem:
+    return WorkItem.objects.select_related("pair__task", "paper", "claim").get(
+        pk=item_id, kind=kind
+    )
+
+
+def annotation_page(item_id: int) -> ReviewPage:
+    """The blind page: the claim's text and the task's context, nothing of its annotation."""
+    item = _item(item_id, WorkKind.EVIDENCE)
+    task = item.pair.task
+    draft_ids = {int(x) for x in item.draft.get("evidence", []) if str(x).isdigit()}
+    shown = set(task.sampled_ids) | set(task.paragraph_ids)
+    elements = _elements(item.paper_id, shown | draft_ids)
+    return ReviewPage(
+        item=item,
+        claim_text=item.claim.text,
+        paper_title=item.paper.title or item.paper.versioned_id,
+        visuals=[elements[pk] for pk in task.sampled_ids if pk in elements],
+        paragraphs=[elements[pk] for pk in task.paragraph_ids if pk in elements],
+        extra=sorted((e for pk, e in elements.items() if pk not in shown), key=lambda e: e.order),
+    )
+
+
+@dataclass
+class Side:
+    """One annotation as the adjudicator sees it: no name."""
+
+    role: str
+    label: str
+    evidence: set[int]
+    explanation: str = ""
+
+
+@dataclass
+class AdjudicationPage(ReviewPage):
+    sides: list[Side] = field(default_factory=list)
+    disagreement: str = ""
+    jaccard: float | None = None
+    earlier: int = 0  # earlier adjudications that left the claim unresolved
+
+
+def adjudication_page(item_id: int) -> AdjudicationPage:
+    item = WorkItem.objects.select_related("paper", "claim", "claim__review", "pair__task").get(
+        pk=item_id, kind=WorkKind.ADJUDICATE
+    )
+    claim, task = item.claim, item.pair.task
+    written = set(Claim.evidence.through.objects.filter(claim_id=claim.pk)
+                  .values_list("element_id", flat=True))  # fmt: skip
+    second = EvidenceAnnotation.objects.only("id", "label").get(claim_id=claim.pk)
+    seconded = set(EvidenceAnnotation.evidence.through.objects.filter(
+        evidenceannotation_id=second.pk).values_list("element_id", flat=True))  # fmt: skip
+    draft_ids = {int(x) for x in item.draft.get("evidence", []) if str(x).isdigit()}
+    shown = set(task.sampled_ids) | set(task.paragraph_ids)
+    elements = _elements(item.paper_id, shown | written | seconded | draft_ids)
+    for element in elements.values():
+        element.marked_by = [s for s, ids in (("W", written), ("S", seconded)) if element.pk in ids]
+    return AdjudicationPage(
+        item=item,
+        claim_text=claim.text,
+        paper_title=item.paper.title or item.paper.versioned_id,
+        visuals=[elements[pk] for pk in task.sampled_ids if pk in elements],
+        paragraphs=[elements[pk] for pk in task.paragraph_ids if pk in elements],
+        extra=sorted((e for pk, e in elements.items() if pk not in shown), key=lambda e: e.order),
+        sides=[
+            Side("Writer", claim.label, written, claim.explanation),
+            Side("Second annotator", second.label, seconded),
+        ],
+        disagreement=claim.review.disagreement,
+        jaccard=claim.review.evidence_jaccard,
+        earlier=item.claim.adjudications.count(),
+    )
+
+
+@dataclass
+class ReviewQueue:
+    held_evidence: WorkItem | None
+    evidence_available: int
+    annotated: int
+    held_adjudication: WorkItem | None
+    adjudications_available: int
+    adjudicated: int
+
+    @property
+    def to_annotate(self) -> int:
+        return self.evidence_available + (1 if self.held_evidence else 0)
+
+    @property
+    def to_adjudicate(self) -> int:
+        return self.adjudications_available + (1 if self.held_adjudication else 0)
+
+
+def review_queue(user: AbstractBaseUser) -> ReviewQueue:
+    now = timezone.now()
+    held = {
+        i.kind: i
+        for i in WorkItem.objects.filter(
+            kind__in=[WorkKind.EVIDENCE, WorkKind.ADJUDICATE], status=WorkStatus.LEASED,
+            holder_id=user.pk,
+        ).only("id", "kind")
+    }  # fmt: skip
+    done = dict.fromkeys((WorkKind.EVIDENCE, WorkKind.ADJUDICATE), 0)
+    for kind in WorkItem.objects.filter(
+        kind__in=list(done), status=WorkStatus.DONE, done_by_id=user.pk
+    ).values_list("kind", flat=True):
+        done[kind] += 1
+
+    def available(kind: str) -> int:
+        return work.available_to(user, kind, now).exclude(holder_id=user.pk).count()
+
+    return ReviewQueue(
+        held_evidence=held.get(WorkKind.EVIDENCE),
+        evidence_available=available(WorkKind.EVIDENCE),
+        annotated=done[WorkKind.EVIDENCE],
+        held_adjudication=held.get(WorkKind.ADJUDICATE),
+        adjudications_available=available(WorkKind.ADJUDICATE),
+        adjudicated=done[WorkKind.ADJUDICATE],
+    )
+
+
+@dataclass
+class ReviewOverview:
+    states: dict[str, int]
+    waiting_total: int
+    waiting: list[work.WaitingItem]
+    unresolved: list[ClaimReview]
+    flagged: list[PairReview]
+    dropped: list[PairReview]
+
+
+def review_overview() -> ReviewOverview:
+    """For admins: claims by state, review items nobody eligible can take (with the reason),
+    unresolved claims, pairs whose two claims went to one person, dropped pairs."""
+    states = dict.fromkeys(ReviewState.values, 0)
+    for state in ClaimReview.objects.values_list("state", flat=True):
+        states[state] += 1
+    waiting: list[work.WaitingItem] = []
+    total = 0
+    for kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE):
+        n, rows = work.waiting_items(kind)
+        total, waiting = total + n, waiting + rows
+    return ReviewOverview(
+        states=states,
+        waiting_total=total,
+        waiting=waiting,
+        unresolved=list(
+            ClaimReview.objects.filter(state=ReviewState.UNRESOLVED)
+            .select_related("claim__pair__paper")
+            .prefetch_related("claim__adjudications")
+        ),
+        flagged=list(
+            PairReview.objects.filter(same_second_annotator=True, dropped=False).select_related(
+                "pair__paper"
+            )
+        ),  # fmt: skip
+        dropped=list(PairReview.objects.filter(dropped=True).select_related("pair", "dropped_by")),
+    )
+
+
+def releasable_claims() -> QuerySet[Claim]:
+    """Claims whose label and evidence are final (unanimous or adjudicated) in a pair that was
+    not dropped: unresolved, pending and dropped claims never reach a release."""
+    return Claim.objects.filter(
+        review__state__in=[s.value for s in FINAL_STATES], pair__review__dropped=False
+    )

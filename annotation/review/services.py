@@ -1,0 +1,408 @@
+"""Writes of the review stage: handing claims out blind, recording second annotations,
+comparing, adjudicating, reopening, dropping pairs and admins' eligibility overrides (one
+transaction each, keyword-only arguments, domain errors, a history row per state change)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Case, Count, F, IntegerField, Value, When
+from django.db.models.functions import Mod
+from django.utils import timezone
+
+from annotation import selectors, work
+from annotation.agreement import is_agreed, jaccard
+from annotation.errors import AnnotationError, InvalidTransition
+from annotation.models import (
+    Adjudication,
+    AdjudicationDecision,
+    AdjudicationReason,
+    Claim,
+    ClaimPair,
+    ClaimReview,
+    Confidence,
+    Disagreement,
+    EvidenceAnnotation,
+    ExpertProfile,
+    PairReview,
+    PairRole,
+    ReviewState,
+    Role,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+from annotation.writing import selectors as writing_selectors
+
+LABELS = ("entailed", "refuted")
+REVIEW_KINDS = (WorkKind.EVIDENCE, WorkKind.ADJUDICATE)
+# A per-expert shuffle that stays put between requests: (id·A + expert·B) mod P.
+SHUFFLE_A, SHUFFLE_B, SHUFFLE_P = 7919, 104729, 10007
+
+
+class InvalidAnnotation(AnnotationError):
+    """The annotation breaks a rule; `errors` maps each form field to what is wrong with it."""
+
+    def __init__(self, errors: dict[str, str]):
+        super().__init__("Nothing was recorded: " + " ".join(errors.values()))
+        self.errors = errors
+
+
+def shuffle_key(item_id: int, user_id: int) -> int:
+    """The position of an item in an expert's shuffled queue (the SQL below, in Python)."""
+    return (item_id * SHUFFLE_A + user_id * SHUFFLE_B) % SHUFFLE_P
+
+
+def queue_order(kind: str, user: AbstractBaseUser) -> list:
+    """Second annotation: shuffled across papers (so an expert does not read one paper's claims
+    in a row); adjudication: label disagreements before evidence-only ones, then oldest."""
+    if kind == WorkKind.EVIDENCE:
+        return [Mod(F("id") * SHUFFLE_A + Value(user.pk * SHUFFLE_B), Value(SHUFFLE_P)), "id"]
+    severity = Case(
+        When(claim__review__disagreement=Disagreement.LABEL, then=Value(0)),
+        default=Value(1),
+        output_field=IntegerField(),
+    )
+    return [severity, "created_at", "id"]
+
+
+def _subfield_of(pair: ClaimPair) -> str:
+    code = (
+        WorkItem.objects.filter(pair=pair, kind=WorkKind.WRITE)
+        .values_list("subfield_code", flat=True)
+        .first()
+    )
+    return code or selectors.paper_subfield_codes([pair.paper_id])[pair.paper_id] or ""
+
+
+# Writer, second annotators and adjudicator are different people: splitting a pair's two claims
+# across two second annotators only leaves someone to adjudicate with three eligible experts
+# besides the writer.
+SPLIT_MIN_ELIGIBLE = 3
+
+
+def _least_loaded(candidates: list[AbstractBaseUser]) -> AbstractBaseUser:
+    """The candidate with the fewest unfinished second-annotation items (then by username)."""
+    load = dict(
+        WorkItem.objects.filter(
+            kind=WorkKind.EVIDENCE,
+            status__in=[WorkStatus.OPEN, WorkStatus.LEASED],
+            assignee_id__in=[u.pk for u in candidates],
+        )
+        .values("assignee_id")
+        .annotate(n=Count("id"))
+        .values_list("assignee_id", "n")
+    )
+    return min(candidates, key=lambda u: (load.get(u.pk, 0), u.get_username()))
+
+
+def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -> list[WorkItem]:
+    """After a pair is written: each claim becomes a blind second-annotation item.
+
+    With at least three eligible experts besides those on the pair, any of them may take either
+    claim (the pair's roles keep the two claims with different people, and one is left to
+    adjudicate). With one or two, both claims are assigned to one of them (the least loaded) and
+    the pair is flagged: the other, if any, stays free to adjudicate. With none, the items wait,
+    visibly, for an admin."""
+    code = _subfield_of(pair)
+    on_pair = set(PairRole.objects.filter(pair=pair).values_list("expert_id", flat=True))
+    candidates = [u for u in selectors.eligible_experts(code) if u.pk not in on_pair]
+    split = len(candidates) >= SPLIT_MIN_ELIGIBLE
+    only = _least_loaded(candidates) if candidates and not split else None
+    PairReview.objects.create(pair=pair, same_second_annotator=only is not None)
+    if only is not None:
+        PairRole.objects.create(pair=pair, expert=only, role=Role.EVIDENCE)
+        others = sorted(u.get_username() for u in candidates if u.pk != only.pk)
+        why = (
+            f"only {only.get_username()} is eligible besides the writer"
+            if not others
+            else f"only {len(candidates)} experts are eligible besides the writer "
+            f"({', '.join(sorted(u.get_username() for u in candidates))}): splitting the claims "
+            f"would leave nobody to adjudicate, so {', '.join(others)} stays free for it"
+        )
+    items = []
+    for claim in Claim.objects.filter(pair=pair).order_by("label"):
+        ClaimReview.objects.create(claim=claim)
+        item = work.create_item(
+            kind=WorkKind.EVIDENCE, paper_id=pair.paper_id, subfield_code=code, actor=actor,
+            pair=pair, claim=claim, assignee_id=only.pk if only else None,
+        )  # fmt: skip
+        if only is not None:
+            work.record(item, "flagged", actor=actor, new={"assignee": only.pk},
+                        note=f"{why}: both claims of the pair go to {only.get_username()}, "
+                        "who may tell which one was perturbed")  # fmt: skip
+        items.append(item)
+    return items
+
+
+@transaction.atomic
+def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
+    """Lease the expert's next review item and record their role on its pair (so they are never
+    handed the pair's other claim, nor its adjudication)."""
+    if kind not in REVIEW_KINDS:
+        raise AnnotationError(f"Not a review kind: {kind}.")
+    item = work.next_item(user=user, kind=kind, order=queue_order(kind, user))
+    role = Role.EVIDENCE if kind == WorkKind.EVIDENCE else Role.ADJUDICATOR
+    PairRole.objects.get_or_create(pair_id=item.pair_id, expert=user, defaults={"role": role})
+    return item
+
+
+def _evidence_errors(item: WorkItem, evidence: set[int]) -> str:
+    kinds, _ = writing_selectors.evidence_kinds_and_texts(item.pair.context)
+    if not evidence:
+        return "Mark the evidence that verifies the claim (at least one table or chart)."
+    if any(pk not in kinds for pk in evidence):
+        return "Some evidence is not part of this paper's curated context."
+    if not any(kinds[pk] in ("table", "chart") for pk in evidence):
+        return "The evidence must include at least one table or chart."
+    return ""
+
+
+def _ids(values: Iterable[object]) -> set[int]:
+    return {int(v) for v in values if str(v).isdigit()}
+
+
+@transaction.atomic
+def submit_second_annotation(
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    version: int | None,
+    token: uuid.UUID,
+    label: str,
+    evidence_ids: Iterable[object],
+) -> EvidenceAnnotation:
+    """Record the blind label and evidence, finish the item, and compare with the writer's:
+    agreed claims are final (unanimous), the others go to adjudication."""
+    item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
+    if replay:
+        return EvidenceAnnotation.objects.get(item=item)
+    if item.kind != WorkKind.EVIDENCE:
+        raise AnnotationError("This is not a second-annotation item.")
+    item = WorkItem.objects.select_related("pair__context").get(pk=item.pk)
+    evidence = _ids(evidence_ids)
+    errors = {}
+    if label not in LABELS:
+        errors["label"] = "Say whether the context entails or refutes the claim."
+    problem = _evidence_errors(item, evidence)
+    if problem:
+        errors["evidence"] = problem
+    if errors:
+        raise InvalidAnnotation(errors)
+    annotation = EvidenceAnnotation.objects.create(
+        claim_id=item.claim_id, item=item, annotator=user, label=label
+    )
+    annotation.evidence.set(sorted(evidence))
+    work.finish_submission(item, user=user, token=token, pair=None, old={"draft": item.draft},
+                           new={"label": label, "evidence": sorted(evidence)})  # fmt: skip
+    _compare(item=item, annotation=annotation, evidence=evidence, actor=user)
+    return annotation
+
+
+def _compare(
+    *, item: WorkItem, annotation: EvidenceAnnotation, evidence: set[int], actor: AbstractBaseUser
+) -> None:
+    claim = Claim.objects.only("id", "label", "pair_id").get(pk=item.claim_id)
+    review = ClaimReview.objects.select_for_update().get(claim=claim)
+    if review.state != ReviewState.SECOND:
+        raise InvalidTransition(f"Claim {claim.pk} is {review.get_state_display()}.")
+    written = set(claim.evidence.values_list("pk", flat=True))
+    threshold = settings.EVIDENCE_JACCARD_THRESHOLD
+    review.evidence_jaccard = jaccard(written, evidence)
+    if is_agreed(claim.label, written, annotation.label, evidence, jaccard_threshold=threshold):
+        # Agreed: the writer's evidence stays (it met the subset's rules; equal by default).
+        review.state, review.disagreement = ReviewState.UNANIMOUS, Disagreement.NONE
+        review.final_label = claim.label
+        review.save()
+        review.final_evidence.set(sorted(written))
+    else:
+        review.state = ReviewState.ADJUDICATION
+        review.disagreement = (
+            Disagreement.LABEL if claim.label != annotation.label else Disagreement.EVIDENCE
+        )
+        review.save()
+        work.create_item(kind=WorkKind.ADJUDICATE, paper_id=item.paper_id,
+                         subfield_code=item.subfield_code, actor=actor, pair_id=claim.pair_id,
+                         claim=claim)  # fmt: skip
+    work.record(item, "compared", actor=actor, from_status=ReviewState.SECOND,
+                to_status=review.state, new={"disagreement": review.disagreement,
+                "jaccard": review.evidence_jaccard, "threshold": threshold})  # fmt: skip
+
+
+@transaction.atomic
+def submit_adjudication(
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    version: int | None,
+    token: uuid.UUID,
+    decision: str,
+    label: str,
+    evidence_ids: Iterable[object],
+    confidence: str,
+    reason: str,
+    notes: str,
+) -> Adjudication:
+    """Settle a disagreement: the final label and evidence (adjudicated), or unresolved (never
+    released). Notes are required when the decision overrides both annotations, and to leave a
+    claim unresolved."""
+    item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
+    if replay:
+        return Adjudication.objects.get(item=item)
+    if item.kind != WorkKind.ADJUDICATE:
+        raise AnnotationError("This is not an adjudication item.")
+    item = WorkItem.objects.select_related("pair__context").get(pk=item.pk)
+    claim = Claim.objects.only("id", "label").get(pk=item.claim_id)
+    second = EvidenceAnnotation.objects.get(claim=claim)
+    evidence, notes = _ids(evidence_ids), notes.strip()
+    errors: dict[str, str] = {}
+    if decision not in AdjudicationDecision.values:
+        errors["decision"] = "Decide, or leave the claim unresolved."
+    if confidence not in Confidence.values:
+        errors["confidence"] = "Give your confidence (low, medium, high)."
+    if reason not in AdjudicationReason.values:
+        errors["reason"] = "Choose the reason for the disagreement."
+    overrides_both = False
+    if decision == AdjudicationDecision.DECIDED:
+        if label not in LABELS:
+            errors["label"] = "Choose the final label."
+        problem = _evidence_errors(item, evidence)
+        if problem:
+            errors["evidence"] = problem
+        written = set(claim.evidence.values_list("pk", flat=True))
+        seconded = set(second.evidence.values_list("pk", flat=True))
+        final = (label, frozenset(evidence))
+        overrides_both = final not in {
+            (claim.label, frozenset(written)),
+            (second.label, frozenset(seconded)),
+        }
+        if overrides_both and not notes:
+            errors["notes"] = "Your decision differs from both annotations: say why in the notes."
+    elif decision == AdjudicationDecision.UNRESOLVED and not notes:
+        errors["notes"] = "Say in the notes why the claim stays unresolved."
+    if errors:
+        raise InvalidAnnotation(errors)
+    decided = decision == AdjudicationDecision.DECIDED
+    adjudication = Adjudication.objects.create(
+        claim=claim, item=item, adjudicator=user, decision=decision,
+        label=label if decided else "", confidence=confidence, reason=reason, notes=notes,
+        overrides_both=overrides_both,
+    )  # fmt: skip
+    review = ClaimReview.objects.select_for_update().get(claim=claim)
+    if review.state != ReviewState.ADJUDICATION:
+        raise InvalidTransition(f"Claim {claim.pk} is {review.get_state_display()}.")
+    previous = review.state
+    if decided:
+        adjudication.evidence.set(sorted(evidence))
+        review.state, review.final_label = ReviewState.ADJUDICATED, label
+        review.save()
+        review.final_evidence.set(sorted(evidence))
+    else:
+        review.state = ReviewState.UNRESOLVED
+        review.save()
+    work.finish_submission(
+        item, user=user, token=token, pair=None, old={"draft": item.draft, "state": previous},
+        new={"decision": decision, "label": adjudication.label, "evidence": sorted(evidence),
+             "confidence": confidence, "reason": reason, "notes": notes,
+             "overrides_both": overrides_both, "state": review.state},
+    )  # fmt: skip
+    return adjudication
+
+
+def _staff(by: AbstractBaseUser) -> None:
+    if not by.is_staff:
+        raise AnnotationError("Only admins can do this.")
+
+
+@transaction.atomic
+def reopen_unresolved(*, claim: Claim, by: AbstractBaseUser, note: str = "") -> WorkItem:
+    """Hand an unresolved claim to another adjudicator (the previous ones hold a role on the
+    pair, so they are never handed it again)."""
+    _staff(by)
+    review = ClaimReview.objects.select_for_update().select_related("claim__pair").get(claim=claim)
+    if review.state != ReviewState.UNRESOLVED:
+        raise InvalidTransition(
+            f"Only unresolved claims can be reopened; this one is {review.get_state_display()}."
+        )
+    review.state = ReviewState.ADJUDICATION
+    review.save(update_fields=["state", "updated_at"])
+    pair = review.claim.pair
+    item = work.create_item(kind=WorkKind.ADJUDICATE, paper_id=pair.paper_id,
+                            subfield_code=_subfield_of(pair), actor=by, pair=pair, claim=claim)  # fmt: skip
+    work.record(item, "reopened", actor=by, from_status=ReviewState.UNRESOLVED,
+                to_status=ReviewState.ADJUDICATION, note=note.strip())  # fmt: skip
+    return item
+
+
+@transaction.atomic
+def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairReview:
+    """Take a pair out of the dataset, with the reason: its open review items are cancelled and
+    its claims never reach a release."""
+    _staff(by)
+    reason = reason.strip()
+    if not reason:
+        raise AnnotationError("Say why the pair is dropped.")
+    review = PairReview.objects.select_for_update().get(pair=pair)
+    if review.dropped:
+        raise InvalidTransition(f"Pair {pair.pk} was already dropped.")
+    review.dropped, review.drop_reason = True, reason
+    review.dropped_by, review.dropped_at = by, timezone.now()
+    review.save()
+    for item in WorkItem.objects.select_for_update().filter(
+        pair=pair, kind__in=REVIEW_KINDS, status__in=[WorkStatus.OPEN, WorkStatus.LEASED]
+    ):
+        previous = item.status
+        item.status, item.lease_expires_at, item.version = (
+            WorkStatus.CANCELLED,
+            None,
+            item.version + 1,
+        )
+        item.save(update_fields=["status", "lease_expires_at", "version"])
+        work.record(item, "cancelled", actor=by, from_status=previous, to_status=item.status,
+                    note=f"pair dropped: {reason}")  # fmt: skip
+    states = dict(ClaimReview.objects.filter(claim__pair=pair).values_list("claim_id", "state"))
+    ClaimReview.objects.filter(claim__pair=pair).update(state=ReviewState.DROPPED)
+    anchor = WorkItem.objects.filter(pair=pair).order_by("created_at", "id").first()
+    work.record(anchor, "pair dropped", actor=by, pair=pair, old={"states": states},
+                new={"state": ReviewState.DROPPED}, note=reason)  # fmt: skip
+    return review
+
+
+@transaction.atomic
+def allow_expert(
+    *, item: WorkItem, expert: AbstractBaseUser, by: AbstractBaseUser, note: str = ""
+) -> WorkItem:
+    """An admin lets an expert of another subfield take a waiting review item; recorded in the
+    item's history with the expert's subfields."""
+    _staff(by)
+    item = WorkItem.objects.select_for_update().get(pk=item.pk)
+    if item.kind not in REVIEW_KINDS:
+        raise AnnotationError("Only second-annotation and adjudication items can be overridden.")
+    if item.status not in (WorkStatus.OPEN, WorkStatus.LEASED) or (
+        item.status == WorkStatus.LEASED and item.lease_live(timezone.now())
+    ):
+        raise InvalidTransition("This item is not waiting (it is taken, done or cancelled).")
+    user = get_user_model().objects.filter(pk=expert.pk, is_active=True).first()
+    profile = ExpertProfile.objects.filter(user_id=expert.pk, active=True).first()
+    if user is None or profile is None:
+        raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
+    role = PairRole.objects.filter(pair_id=item.pair_id, expert_id=expert.pk).first()
+    if role is not None and not (item.kind == WorkKind.EVIDENCE and role.role == Role.EVIDENCE):
+        raise AnnotationError(
+            f"{expert.get_username()} already holds a role ({role.role}) on this pair."
+        )
+    if role is not None:  # the pair's other claim is theirs: both claims with one person
+        PairReview.objects.filter(pair_id=item.pair_id).update(same_second_annotator=True)
+    old = {"assignee": item.assignee_id, "subfield": item.subfield_code}
+    item.assignee_id = expert.pk
+    item.version += 1
+    item.save(update_fields=["assignee", "version"])
+    codes = sorted(profile.subfields.values_list("code", flat=True))
+    work.record(item, work.OVERRIDE_ACTION, actor=by, old=old,
+                new={"assignee": expert.pk, "expert_subfields": codes}, note=note.strip())  # fmt: skip
+    return item

@@ -1,0 +1,298 @@
+"""Review pages: blind second annotation, adjudication (names hidden), their autosave, context
+and images, and the admins' page (waiting items, overrides, reopening, dropping pairs)."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import uuid
+from dataclasses import dataclass, field
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation import work
+from annotation.errors import AnnotationError
+from annotation.models import (
+    AdjudicationReason,
+    Claim,
+    ClaimPair,
+    Confidence,
+    CuratedElement,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+from annotation.review import selectors, services
+from annotation.views.common import forbidden, staff_required
+from annotation.writing import selectors as writing
+from papers.models import Element
+
+MAX_TEXT = 5000
+KIND_OF_PAGE = {"annotate": WorkKind.EVIDENCE, "adjudicate": WorkKind.ADJUDICATE}
+
+
+@dataclass
+class ReviewForm:
+    """What the annotator chose: from the draft, or from a refused submission."""
+
+    label: str = ""
+    evidence: set[int] = field(default_factory=set)
+    decision: str = "decided"
+    confidence: str = ""
+    reason: str = ""
+    notes: str = ""
+
+    @classmethod
+    def from_data(cls, data) -> ReviewForm:
+        get = data.get
+        evidence = data.getlist("evidence") if hasattr(data, "getlist") else get("evidence", [])
+        return cls(
+            label=str(get("label", ""))[:16],
+            evidence={int(v) for v in evidence or [] if str(v).isdigit()},
+            decision=str(get("decision", "decided"))[:16],
+            confidence=str(get("confidence", ""))[:8],
+            reason=str(get("reason", ""))[:32],
+            notes=str(get("notes", ""))[:MAX_TEXT],
+        )
+
+    def as_draft(self) -> dict:
+        return {"label": self.label, "evidence": sorted(self.evidence), "decision": self.decision,
+                "confidence": self.confidence, "reason": self.reason, "notes": self.notes}  # fmt: skip
+
+
+def _int(value: object) -> int | None:
+    return int(value) if str(value or "").isdigit() else None
+
+
+def _item(item_id: int, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> WorkItem:
+    return get_object_or_404(
+        WorkItem.objects.only("id", "kind", "status", "holder_id", "done_by_id", "pair_id",
+                              "paper_id", "claim_id", "version", "draft", "lease_expires_at"),
+        pk=item_id, kind__in=kinds,
+    )  # fmt: skip
+
+
+def _holds(request: HttpRequest, item: WorkItem) -> bool:
+    return item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
+
+
+def _may_see(request: HttpRequest, item: WorkItem) -> bool:
+    """Its holder, whoever submitted it, and admins."""
+    return (
+        request.user.is_staff
+        or _holds(request, item)
+        or (item.status == WorkStatus.DONE and item.done_by_id == request.user.pk)
+    )
+
+
+@login_required
+@require_POST
+def next_item(request: HttpRequest, page: str) -> HttpResponse:
+    kind = KIND_OF_PAGE.get(page)
+    if kind is None:
+        raise Http404
+    try:
+        item = services.take_next(user=request.user, kind=kind)
+    except work.NothingToDo:
+        what = "claim to annotate" if kind == WorkKind.EVIDENCE else "adjudication"
+        messages.info(request, f"No {what} is waiting for you right now.")
+        return redirect("annotation:home")
+    return redirect(f"annotation:{page}", item_id=item.pk)
+
+
+def _render(
+    request: HttpRequest, item: WorkItem, form: ReviewForm | None = None, *, status: int = 200,
+    errors: dict[str, str] | None = None, error: str = "", token: str = "",
+) -> HttpResponse:  # fmt: skip
+    adjudicating = item.kind == WorkKind.ADJUDICATE
+    page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
+    editable = _holds(request, page.item)
+    if form is None:
+        form = ReviewForm.from_data(page.item.draft or {})
+        if page.item.status == WorkStatus.DONE and not adjudicating:
+            annotation = page.item.evidence_annotation
+            form = ReviewForm(label=annotation.label,
+                              evidence=set(annotation.evidence.values_list("pk", flat=True)))  # fmt: skip
+    return render(
+        request,
+        "annotation/review/adjudicate.html" if adjudicating else "annotation/review/annotate.html",
+        {
+            "page": page,
+            "item": page.item,
+            "form": form,
+            "errors": errors or {},
+            "error": error,
+            "token": token or uuid.uuid4(),
+            "editable": editable,
+            "confidences": Confidence.choices,
+            "reasons": AdjudicationReason.choices,
+        },
+        status=status,
+    )
+
+
+def _review_page(request: HttpRequest, item_id: int, kind: str) -> HttpResponse:
+    item = _item(item_id, (kind,))
+    if not _may_see(request, item):
+        return forbidden(request, "This item is not yours right now; press Next to take one.")
+    if request.method != "POST":
+        return _render(request, item)
+    form = ReviewForm.from_data(request.POST)
+    token_text = request.POST.get("token", "")
+    try:
+        token = uuid.UUID(token_text)
+    except ValueError:
+        return _render(request, item, form, status=400,
+                       error="The form lost its submission token; submit again.")  # fmt: skip
+    common = {"item": item, "user": request.user, "version": _int(request.POST.get("version")),
+              "token": token, "label": form.label, "evidence_ids": form.evidence}  # fmt: skip
+    try:
+        if kind == WorkKind.EVIDENCE:
+            services.submit_second_annotation(**common)
+        else:
+            services.submit_adjudication(**common, decision=form.decision,
+                                         confidence=form.confidence, reason=form.reason,
+                                         notes=form.notes)  # fmt: skip
+    except services.InvalidAnnotation as exc:
+        return _render(request, item, form, status=400, errors=exc.errors, error=exc.message,
+                       token=token_text)  # fmt: skip
+    except work.StaleWork as exc:
+        return _render(request, item, form, status=409, error=exc.message)
+    except work.NotHolder as exc:
+        return forbidden(request, exc.message)
+    # Neutral on purpose: saying whether it agreed would reveal the first annotation.
+    messages.success(request, "Recorded. Thank you." if kind == WorkKind.EVIDENCE
+                     else "Adjudication recorded.")  # fmt: skip
+    return redirect("annotation:home")
+
+
+@login_required
+def annotate(request: HttpRequest, item_id: int) -> HttpResponse:
+    return _review_page(request, item_id, WorkKind.EVIDENCE)
+
+
+@login_required
+def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
+    return _review_page(request, item_id, WorkKind.ADJUDICATE)
+
+
+@login_required
+@require_POST
+def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _item(item_id)
+    try:
+        body = json.loads(request.body or b"{}")
+        draft = ReviewForm.from_data(body.get("draft") or {})
+    except (ValueError, AttributeError):
+        return JsonResponse({"error": "The draft could not be read."}, status=400)
+    try:
+        saved = work.save_draft(item=item, user=request.user, version=_int(body.get("version")),
+                                draft=draft.as_draft())  # fmt: skip
+    except work.StaleWork as exc:
+        return JsonResponse({"error": exc.message}, status=409)
+    except work.NotHolder as exc:
+        return JsonResponse({"error": exc.message}, status=403)
+    return JsonResponse({"saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S")})
+
+
+@login_required
+@require_GET
+def context(request: HttpRequest, item_id: int) -> HttpResponse:
+    """The whole curated context, without marks: the same for every annotation of the paper."""
+    item = _item(item_id)
+    if not _may_see(request, item):
+        return forbidden(request, "This item is not yours right now.")
+    task = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id).task
+    return render(
+        request,
+        "annotation/review/_context.html",
+        {"sections": writing.full_context(task), "shown": set(task.sampled_ids)
+         | set(task.paragraph_ids), "item": item, "editable": _holds(request, item),
+         "form": ReviewForm.from_data(item.draft or {})},
+    )  # fmt: skip
+
+
+@login_required
+@require_GET
+def image(request: HttpRequest, item_id: int, element_id: int) -> HttpResponse:
+    """An element's image for those who may see the item (second annotators and adjudicators
+    hold no assignment of the paper, so /media/ would refuse them)."""
+    item = _item(item_id)
+    if not _may_see(request, item):
+        return forbidden(request, "This item is not yours right now.")
+    element = get_object_or_404(Element.objects.only("id", "image"), pk=element_id,
+                                paper_id=item.paper_id)  # fmt: skip
+    in_context = CuratedElement.objects.filter(
+        context__claim_pairs=item.pair_id, element_id=element.pk, in_context=True
+    ).exists()
+    if not in_context or not element.image:
+        raise Http404
+    content_type = mimetypes.guess_type(element.image.name)[0] or "application/octet-stream"
+    return FileResponse(element.image.open("rb"), content_type=content_type)
+
+
+# --- Admins -------------------------------------------------------------------------------
+
+
+@staff_required
+def overview(request: HttpRequest) -> HttpResponse:
+    User = get_user_model()
+    return render(
+        request,
+        "annotation/review/overview.html",
+        {"ov": selectors.review_overview(),
+         "experts": User.objects.filter(is_active=True, expert__active=True).order_by("username")},
+    )  # fmt: skip
+
+
+def _done(request: HttpRequest, call, success: str) -> HttpResponse:
+    try:
+        call()
+    except AnnotationError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, success)
+    return redirect("annotation:review_overview")
+
+
+@staff_required
+@require_POST
+def allow_expert(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _item(item_id)
+    expert = get_object_or_404(get_user_model(), pk=_int(request.POST.get("expert")) or 0)
+    return _done(
+        request,
+        lambda: services.allow_expert(item=item, expert=expert, by=request.user,
+                                      note=request.POST.get("note", "")[:MAX_TEXT]),
+        f"{expert.get_username()} may now take item {item.pk}.",
+    )  # fmt: skip
+
+
+@staff_required
+@require_POST
+def reopen(request: HttpRequest, claim_id: int) -> HttpResponse:
+    claim = get_object_or_404(Claim.objects.only("id"), pk=claim_id)
+    return _done(
+        request,
+        lambda: services.reopen_unresolved(claim=claim, by=request.user,
+                                           note=request.POST.get("note", "")[:MAX_TEXT]),
+        f"Claim {claim.pk} reopened for another adjudicator.",
+    )  # fmt: skip
+
+
+@staff_required
+@require_POST
+def drop(request: HttpRequest, pair_id: int) -> HttpResponse:
+    pair = get_object_or_404(ClaimPair.objects.only("id"), pk=pair_id)
+    return _done(
+        request,
+        lambda: services.drop_pair(pair=pair, by=request.user,
+                                   reason=request.POST.get("reason", "")[:MAX_TEXT]),
+        f"Pair {pair.pk} dropped.",
+    )  # fmt: skip

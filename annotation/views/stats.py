@@ -1,0 +1,62 @@
+"""The agreement statistics page (server-drawn SVG plots) and its CSV download, for admins."""
+
+from __future__ import annotations
+
+import csv
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+
+from annotation.review import plots, stats
+from annotation.views.common import staff_required
+
+
+def _plots(summary: stats.AgreementSummary) -> dict[str, str]:
+    def rows(group: str) -> list[tuple[str, list[float | None]]]:
+        return [
+            (value, [r.label.percent, r.label.kappa, r.evidence.mean_jaccard])
+            for value, r in summary.reports[group].items()
+        ]
+
+    series = ["label agreement", "Cohen's κ", "mean evidence Jaccard"]
+    days = [d for d, *_ in summary.progress]
+    return {
+        name: mark_safe(svg)  # noqa: S308 - built by annotation.review.plots, every text escaped
+        for name, svg in {
+            "subset": plots.bar_chart("Agreement per subset", rows("subset"), series=series,
+                                      maximum=1.0, percent=False),
+            "pair": plots.bar_chart("Agreement per annotator pair", rows("annotator_pair"),
+                                    series=series, maximum=1.0, percent=False),
+            "reasons": plots.bar_chart("Adjudication reasons",
+                                       [(label, [n]) for _, label, n in summary.reasons],
+                                       series=["adjudications"], percent=False),
+            "progress": plots.line_chart("Progress over time", days, {
+                "pairs written": [w for _, w, _, _ in summary.progress],
+                "claims annotated blind": [a for _, _, a, _ in summary.progress],
+                "adjudications": [j for _, _, _, j in summary.progress],
+            }),
+        }.items()
+    }  # fmt: skip
+
+
+@staff_required
+def agreement(request: HttpRequest) -> HttpResponse:
+    summary = stats.agreement_summary()
+    return render(
+        request,
+        "annotation/stats/agreement.html",
+        {"s": summary, "plots": _plots(summary),
+         "groups": [(g, summary.reports[g]) for g in stats.GROUPS]},
+    )  # fmt: skip
+
+
+@staff_required
+def agreement_csv(request: HttpRequest) -> HttpResponse:
+    fields, rows = stats.csv_rows(stats.agreement_summary())
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="agreement.csv"'
+    writer = csv.DictWriter(response, fieldnames=fields)
+    writer.writeheader()
+    writer.writerows(rows)
+    return response

@@ -1,0 +1,335 @@
+"""Blind second annotation and adjudication through the services: who may take what, the
+comparison, adjudication with provenance, reopening, dropping, overrides and queue order."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation import work
+from annotation.errors import AnnotationError, InvalidTransition
+from annotation.models import (
+    Adjudication,
+    ClaimReview,
+    PairReview,
+    PairRole,
+    WorkEvent,
+    WorkItem,
+)
+from annotation.review import selectors
+from annotation.review import services as review
+from tests.annotation.factories import make_expert
+from tests.annotation.review_factories import (
+    adjudicate,
+    annotate,
+    crew,
+    writer_evidence,
+    written_pair,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def states(pair) -> dict[str, str]:
+    return dict(ClaimReview.objects.filter(claim__pair=pair).values_list("claim__label", "state"))
+
+
+def test_a_written_pair_opens_two_blind_items_any_eligible_expert_may_take():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    items = WorkItem.objects.filter(pair=pair, kind="evidence")
+    assert items.count() == 2 and not items.exclude(assignee=None).exists()
+    assert states(pair) == {"entailed": "second", "refuted": "second"}
+    assert not PairReview.objects.get(pair=pair).same_second_annotator
+    with pytest.raises(work.NothingToDo):  # the writer never annotates her own claims
+        review.take_next(user=c["alice"], kind="evidence")
+
+
+def test_the_two_claims_go_to_different_second_annotators():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    first = annotate(c["bob"])
+    with pytest.raises(work.NothingToDo):  # bob holds a role on the pair now
+        review.take_next(user=c["bob"], kind="evidence")
+    second = annotate(c["carol"])
+    assert {first.claim_id, second.claim_id} == set(pair.claims.values_list("pk", flat=True))
+    assert set(PairRole.objects.filter(pair=pair).values_list("expert__username", "role")) == {
+        ("alice", "writer"), ("bob", "evidence"), ("carol", "evidence")}  # fmt: skip
+
+
+def test_with_one_eligible_expert_both_claims_go_to_them_and_the_pair_is_flagged():
+    c = crew("alice", "bob")
+    pair = written_pair(c["alice"], c["boss"])
+    assert PairReview.objects.get(pair=pair).same_second_annotator
+    assert set(WorkItem.objects.filter(pair=pair, kind="evidence")
+               .values_list("assignee__username", flat=True)) == {"bob"}  # fmt: skip
+    annotate(c["bob"])
+    annotate(c["bob"])
+    assert states(pair) == {"entailed": "unanimous", "refuted": "unanimous"}
+    flags = WorkEvent.objects.filter(item__pair=pair, action="flagged")
+    assert flags.count() == 2
+    assert "only bob is eligible besides the writer" in flags.first().note
+
+
+def test_with_two_eligible_experts_one_annotates_both_claims_and_the_other_adjudicates():
+    """Three experts in all: split across bob and carol, the claims would leave nobody to
+    adjudicate, so both go to one of them (flagged) and the other settles the disagreement."""
+    c = crew("alice", "bob", "carol")
+    pair = written_pair(c["alice"], c["boss"])
+    assert PairReview.objects.get(pair=pair).same_second_annotator
+    items = WorkItem.objects.filter(pair=pair, kind="evidence")
+    assert set(items.values_list("assignee__username", flat=True)) == {"bob"}  # fewest open items
+    note = WorkEvent.objects.filter(item__pair=pair, action="flagged").first().note
+    assert "splitting the claims would leave nobody to adjudicate, so carol stays free" in note
+    with pytest.raises(work.NothingToDo):  # both claims are bob's
+        review.take_next(user=c["carol"], kind="evidence")
+    assert work.waiting_items("evidence")[0] == 0
+    annotate(c["bob"])
+    disputed = annotate(c["bob"], flip=True)
+    for person in ("alice", "bob"):
+        with pytest.raises(work.NothingToDo):
+            review.take_next(user=c[person], kind="adjudicate")
+    assert adjudicate(c["carol"]).claim_id == disputed.claim_id
+    assert set(states(pair).values()) == {"unanimous", "adjudicated"}
+    assert set(PairRole.objects.filter(pair=pair).values_list("expert__username", "role")) == {
+        ("alice", "writer"), ("bob", "evidence"), ("carol", "adjudicator")}  # fmt: skip
+
+
+def test_with_two_eligible_experts_the_pairs_go_to_the_less_loaded_one():
+    c = crew("alice", "bob", "carol")
+    first = written_pair(c["alice"], c["boss"], seed=1)
+    second = written_pair(c["alice"], c["boss"], seed=2)
+    owners = {
+        pair.pk: set(WorkItem.objects.filter(pair=pair, kind="evidence")
+                     .values_list("assignee__username", flat=True))
+        for pair in (first, second)
+    }  # fmt: skip
+    assert owners == {first.pk: {"bob"}, second.pk: {"carol"}}
+
+
+def test_with_two_eligible_experts_an_adjudication_waits_when_the_other_is_gone():
+    c = crew("alice", "bob", "carol")
+    pair = written_pair(c["alice"], c["boss"])
+    annotate(c["bob"])
+    annotate(c["bob"], flip=True)
+    c["carol"].is_active = False
+    c["carol"].save()
+    total, waiting = work.waiting_items("adjudicate")
+    assert total == 1 and waiting[0].item.pair_id == pair.pk
+    assert "everyone eligible for cs.CL (alice, bob) already holds a role" in waiting[0].reason
+    assert "the adjudicator must be neither the writer nor a second annotator" in waiting[0].reason
+
+
+def test_with_three_eligible_experts_the_claims_are_split_and_one_is_left_to_adjudicate():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    annotate(c["carol"])
+    disputed = annotate(c["dave"], flip=True)
+    assert not PairReview.objects.get(pair=pair).same_second_annotator
+    assert adjudicate(c["bob"]).claim_id == disputed.claim_id
+
+
+def test_with_nobody_eligible_the_items_wait_with_the_reason_until_an_admin_allows_someone():
+    c = crew("alice")
+    outsider = make_expert("olga", ("cs.CV",))
+    written_pair(c["alice"], c["boss"])
+    total, waiting = work.waiting_items("evidence")
+    assert total == 2
+    assert all("everyone eligible for cs.CL (alice) already holds a role" in w.reason
+               for w in waiting)  # fmt: skip
+    with pytest.raises(work.NothingToDo):
+        review.take_next(user=outsider, kind="evidence")
+    item = waiting[0].item
+    with pytest.raises(AnnotationError):  # the writer may not be allowed on her own pair
+        review.allow_expert(item=item, expert=c["alice"], by=c["boss"])
+    with pytest.raises(AnnotationError):  # only admins
+        review.allow_expert(item=item, expert=outsider, by=c["alice"])
+    review.allow_expert(item=item, expert=outsider, by=c["boss"], note="no cs.CL expert left")
+    event = WorkEvent.objects.get(item=item, action=work.OVERRIDE_ACTION)
+    assert event.new == {"assignee": outsider.pk, "expert_subfields": ["cs.CV"]}
+    assert event.note == "no cs.CL expert left" and event.actor == c["boss"]
+    assert work.waiting_items("evidence")[0] == 1
+    taken = review.take_next(user=outsider, kind="evidence")
+    assert taken.pk == item.pk
+
+
+def test_agreement_makes_the_claim_final_and_disagreement_sends_it_to_adjudication():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    first = annotate(c["bob"])
+    annotate(c["carol"], flip=True)
+    reviews = {r.claim_id: r for r in ClaimReview.objects.filter(claim__pair=pair)}
+    assert reviews[first.claim_id].state == "unanimous"
+    assert reviews[first.claim_id].final_label == first.claim.label
+    assert set(reviews[first.claim_id].final_evidence.values_list("pk", flat=True)) == set(
+        first.claim.evidence.values_list("pk", flat=True))  # fmt: skip
+    disputed = next(r for pk, r in reviews.items() if pk != first.claim_id)
+    assert (disputed.state, disputed.disagreement) == ("adjudication", "label")
+    assert WorkItem.objects.filter(kind="adjudicate", claim_id=disputed.claim_id).count() == 1
+
+
+def test_evidence_overlap_counts_as_agreed_at_the_configured_threshold(settings):
+    settings.EVIDENCE_JACCARD_THRESHOLD = 0.5
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    ev = writer_evidence(pair, "entailed")  # two elements: one of them is Jaccard 0.5
+    annotate(c["bob"], evidence=ev[:1])
+    settings.EVIDENCE_JACCARD_THRESHOLD = 1.0
+    annotate(c["carol"], evidence=ev[:1])
+    got = sorted(ClaimReview.objects.filter(claim__pair=pair).values_list("state", "disagreement",
+                                                                          "evidence_jaccard"))  # fmt: skip
+    assert got == [("adjudication", "evidence", 0.5), ("unanimous", "", 0.5)]
+
+
+def test_the_second_annotation_is_validated_and_recorded_once():
+    c = crew("alice", "bob", "carol", "dave")
+    written_pair(c["alice"], c["boss"])
+    item = review.take_next(user=c["bob"], kind="evidence")
+    with pytest.raises(review.InvalidAnnotation) as refused:
+        review.submit_second_annotation(item=item, user=c["bob"], version=item.version,
+                                        token=uuid.uuid4(), label="maybe", evidence_ids=[])  # fmt: skip
+    assert set(refused.value.errors) == {"label", "evidence"}
+    token = uuid.uuid4()
+    kwargs = {"item": item, "user": c["bob"], "version": item.version, "token": token,
+              "label": "entailed", "evidence_ids": item.claim.evidence.values_list("pk", flat=True)}  # fmt: skip
+    once = review.submit_second_annotation(**kwargs)
+    assert review.submit_second_annotation(**kwargs).pk == once.pk  # a retry records once
+    with pytest.raises(work.StaleWork):
+        review.submit_second_annotation(**kwargs | {"token": uuid.uuid4()})
+
+
+def _disagree(c, pair, *, label_for: str = "carol"):
+    """bob agrees on one claim; `label_for` disagrees on the label of the other."""
+    annotate(c["bob"])
+    return annotate(c[label_for], flip=True)
+
+
+def test_adjudication_needs_a_third_expert_and_records_its_provenance():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    disputed = _disagree(c, pair)
+    for person in ("alice", "bob", "carol"):  # the writer and both second annotators
+        with pytest.raises(work.NothingToDo):
+            review.take_next(user=c[person], kind="adjudicate")
+    item = review.take_next(user=c["dave"], kind="adjudicate")
+    claim = item.claim
+    wrong = "refuted" if claim.label == "entailed" else "entailed"
+    base = {"item": item, "user": c["dave"], "version": item.version, "token": uuid.uuid4(),
+            "decision": "decided", "label": wrong, "confidence": "medium",
+            "reason": "ambiguous_claim", "notes": "",
+            "evidence_ids": writer_evidence(pair, claim.label)[:1]}  # fmt: skip
+    with pytest.raises(review.InvalidAnnotation) as refused:  # differs from both: notes needed
+        review.submit_adjudication(**base)
+    assert "notes" in refused.value.errors
+    assert not Adjudication.objects.exists()
+    decided = review.submit_adjudication(**base | {"notes": "The caption contradicts both."})
+    assert decided.overrides_both
+    r = ClaimReview.objects.get(claim=disputed.claim)
+    assert (r.state, r.final_label) == ("adjudicated", wrong)
+    assert PairRole.objects.get(pair=pair, expert=c["dave"]).role == "adjudicator"
+    assert set(selectors.releasable_claims().filter(pair=pair).values_list("pk", flat=True)) == set(
+        pair.claims.values_list("pk", flat=True))  # fmt: skip
+
+
+def test_notes_are_not_needed_when_siding_with_one_annotator():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    _disagree(c, pair)
+    item = adjudicate(c["dave"])  # the writer's label and evidence, no notes
+    assert not item.adjudication.overrides_both and item.adjudication.notes == ""
+
+
+def test_the_database_refuses_an_unexplained_override():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    _disagree(c, pair)
+    item = adjudicate(c["dave"])
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Adjudication.objects.filter(pk=item.adjudication.pk).update(overrides_both=True)
+
+
+def test_unresolved_claims_are_reopened_for_another_adjudicator_or_their_pair_dropped():
+    c = crew("alice", "bob", "carol", "dave", "erin")
+    pair = written_pair(c["alice"], c["boss"])
+    disputed = _disagree(c, pair)
+    with pytest.raises(review.InvalidAnnotation):
+        adjudicate(c["dave"], decision="unresolved")  # notes required
+    item = WorkItem.objects.get(kind="adjudicate", holder=c["dave"])
+    review.submit_adjudication(item=item, user=c["dave"], version=item.version, token=uuid.uuid4(),
+                               decision="unresolved", label="", evidence_ids=[], confidence="low",
+                               reason="guideline_gap", notes="The guidelines say nothing.")  # fmt: skip
+    assert ClaimReview.objects.get(claim=disputed.claim).state == "unresolved"
+    assert disputed.claim_id not in set(selectors.releasable_claims().values_list("pk", flat=True))
+    with pytest.raises(AnnotationError):
+        review.reopen_unresolved(claim=disputed.claim, by=c["alice"])
+    review.reopen_unresolved(claim=disputed.claim, by=c["boss"], note="try erin")
+    with pytest.raises(work.NothingToDo):  # never the same adjudicator again
+        review.take_next(user=c["dave"], kind="adjudicate")
+    assert adjudicate(c["erin"]).adjudication.decision == "decided"
+    assert ClaimReview.objects.get(claim=disputed.claim).state == "adjudicated"
+    with pytest.raises(InvalidTransition):
+        review.reopen_unresolved(claim=disputed.claim, by=c["boss"])
+    with pytest.raises(AnnotationError):
+        review.drop_pair(pair=pair, by=c["boss"], reason="  ")
+    review.drop_pair(pair=pair, by=c["boss"], reason="the table is misparsed")
+    assert set(states(pair).values()) == {"dropped"}
+    assert not selectors.releasable_claims().filter(pair=pair).exists()
+    event = WorkEvent.objects.get(pair=pair, action="pair dropped")
+    assert event.note == "the table is misparsed"
+
+
+def test_dropping_cancels_the_open_review_items():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    review.take_next(user=c["bob"], kind="evidence")
+    review.drop_pair(pair=pair, by=c["boss"], reason="duplicate")
+    assert set(WorkItem.objects.filter(pair=pair, kind="evidence")
+               .values_list("status", flat=True)) == {"cancelled"}  # fmt: skip
+    with pytest.raises(work.NothingToDo):
+        review.take_next(user=c["carol"], kind="evidence")
+
+
+def test_the_annotation_queue_is_shuffled_across_papers():
+    c = crew("alice", "bob", "carol", "dave")
+    for seed in range(6):
+        written_pair(c["alice"], c["boss"], seed=seed)
+    handed = []
+    for _ in range(6):  # bob takes one claim per pair (the other is then not his)
+        item = annotate(c["bob"])
+        handed.append(item.pk)
+    created = sorted(handed)
+    assert handed != created
+    free = WorkItem.objects.filter(kind="evidence").values_list("pk", flat=True)
+    assert handed[0] == min(free, key=lambda pk: (review.shuffle_key(pk, c["bob"].pk), pk))
+
+
+def test_the_adjudication_queue_puts_label_disagreements_first():
+    c = crew("alice", "bob", "carol", "dave")
+    label_pair = written_pair(c["alice"], c["boss"], seed=1)
+    written_pair(c["alice"], c["boss"], seed=2)
+    for person in ("bob", "carol", "bob", "carol"):  # one claim of each pair each
+        item = review.take_next(user=c[person], kind="evidence")
+        claim = item.claim
+        ev = writer_evidence(claim.pair, claim.label)
+        wrong = "refuted" if claim.label == "entailed" else "entailed"
+        on_label_pair = claim.pair_id == label_pair.pk
+        review.submit_second_annotation(
+            item=item, user=c[person], version=item.version, token=uuid.uuid4(),
+            label=wrong if on_label_pair else claim.label,
+            evidence_ids=ev if on_label_pair else ev[:1],
+        )  # fmt: skip
+    queue = WorkItem.objects.filter(kind="adjudicate")
+    assert queue.count() == 4
+    # The evidence-only disagreements are older: severity still comes first.
+    queue.filter(claim__review__disagreement="evidence").update(
+        created_at=timezone.now() - dt.timedelta(days=1)
+    )
+    handed = []
+    for _ in range(4):
+        item = adjudicate(c["dave"])
+        handed.append(ClaimReview.objects.get(claim_id=item.claim_id).disagreement)
+    assert handed == ["label", "label", "evidence", "evidence"]

@@ -1,0 +1,284 @@
+"""Review pages over HTTP: each role's access, blindness of the second annotation (no response
+reachable by the second annotator reveals the first annotation), constant query counts."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.test import Client
+
+from annotation import services, work
+from annotation.models import ClaimReview, PairRole, WorkItem
+from annotation.review import services as review
+from annotation.writing import services as writing
+from papers.models import Element
+from tests.annotation.claim_factories import curated_paper, submit
+from tests.annotation.review_factories import annotate, crew, written_pair
+from tests.annotation.test_permissions import png
+
+pytestmark = pytest.mark.django_db
+ROLES = ("anonymous", "writer", "second", "adjudicator", "other", "admin")
+
+
+def with_images(pair) -> None:
+    for element in Element.objects.filter(paper_id=pair.paper_id, kind__in=["table", "chart"]):
+        element.image.name = default_storage.save(
+            f"papers/{element.paper.versioned_id}/20241101T000000000000/{element.anchor}.png",
+            ContentFile(png()),
+        )
+        element.save(update_fields=["image"])
+
+
+@pytest.fixture
+def world():
+    """alice wrote a pair; bob agreed on one claim, carol disagreed on the other's label and
+    dave holds its adjudication; erin is an eligible expert with no role on the pair."""
+    c = crew("alice", "bob", "carol", "dave", "erin")
+    pair = written_pair(c["alice"], c["boss"])
+    with_images(pair)
+    agreed = annotate(c["bob"])
+    disputed = annotate(c["carol"], flip=True)
+    adjudication = review.take_next(user=c["dave"], kind="adjudicate")
+    users = {"writer": c["alice"], "second": c["carol"], "adjudicator": c["dave"],
+             "other": c["erin"], "admin": c["boss"], "bob": c["bob"]}  # fmt: skip
+    return {"pair": pair, "users": users, "agreed": agreed, "disputed": disputed,
+            "adjudication": adjudication}  # fmt: skip
+
+
+def client_for(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def expect(world, method: str, url: str, codes: dict[str, int], data=None, **extra) -> None:
+    for role in ROLES:
+        user = world["users"].get(role)
+        response = getattr(client_for(user), method)(url, data or {}, **extra)
+        code = codes.get(role, 403)
+        if role == "anonymous":
+            assert response.status_code == 302 and "/accounts/login/" in response.url, url
+        else:
+            assert response.status_code == code, (role, method, url, response.status_code)
+
+
+def test_each_role_on_the_review_pages(world):
+    disputed, item = world["disputed"], world["adjudication"]
+    image = Element.objects.filter(paper_id=world["pair"].paper_id, kind="table").first()
+    sampled = world["pair"].task.sampled_ids[0]
+    own_done = {"second": 200, "admin": 200}
+    held = {"adjudicator": 200, "admin": 200}
+    expect(world, "get", f"/review/annotate/{disputed.pk}/", own_done)
+    expect(world, "get", f"/review/items/{disputed.pk}/context/", own_done)
+    expect(world, "get", f"/review/items/{disputed.pk}/images/{sampled}/", own_done)
+    expect(world, "get", f"/review/adjudicate/{item.pk}/", held)
+    expect(world, "get", f"/review/items/{item.pk}/context/", held)
+    expect(world, "get", f"/review/items/{item.pk}/images/{image.pk}/", held)
+    expect(
+        world,
+        "post",
+        f"/review/items/{item.pk}/draft/",
+        {"adjudicator": 200},
+        data='{"draft": {"label": "entailed"}}',
+        content_type="application/json",
+    )
+    expect(
+        world,
+        "post",
+        f"/review/adjudicate/{item.pk}/",
+        {"adjudicator": 400},
+        data={"token": str(uuid.uuid4()), "decision": "decided"},
+    )  # refused: nothing chosen
+    expect(
+        world,
+        "post",
+        f"/review/annotate/{disputed.pk}/",
+        {"admin": 409, "second": 409},
+        data={"token": str(uuid.uuid4()), "label": "entailed"},
+    )  # done: nobody may write
+    for url in ("/agreement/", "/agreement.csv", "/manage/review/"):
+        expect(world, "get", url, {"admin": 200})
+    expect(world, "get", f"/claims/pairs/{world['pair'].pk}/", {"writer": 200, "admin": 200})
+
+
+def test_next_takes_the_expert_to_their_item(world):
+    client = client_for(world["users"]["other"])  # erin: nothing to annotate, may adjudicate
+    response = client.post("/review/annotate/next/")
+    assert response.status_code == 302 and response.url == "/"
+    assert "No claim to annotate" in client.get("/").content.decode()
+    assert client.post("/review/nothing/next/").status_code == 404
+
+
+def test_admins_reopen_drop_and_allow_over_http(world):
+    admin = client_for(world["users"]["admin"])
+    item = world["adjudication"]
+    review.submit_adjudication(item=item, user=world["users"]["adjudicator"], version=item.version,
+                               token=uuid.uuid4(), decision="unresolved", label="",
+                               evidence_ids=[], confidence="low", reason="other",
+                               notes="cannot tell")  # fmt: skip
+    page = admin.get("/manage/review/").content.decode()
+    claim = world["disputed"].claim_id
+    assert f'id="unresolved-{claim}"' in page and "cannot tell" in page
+    writer = client_for(world["users"]["writer"])
+    assert writer.post(f"/manage/review/claims/{claim}/reopen/").status_code == 403
+    assert admin.post(f"/manage/review/claims/{claim}/reopen/", {"note": "erin"}).status_code == 302
+    assert ClaimReview.objects.get(claim_id=claim).state == "adjudication"
+    erin = client_for(world["users"]["other"])
+    response = erin.post("/review/adjudicate/next/")
+    assert response.status_code == 302 and "/review/adjudicate/" in response.url
+    pair = world["pair"].pk
+    response = admin.post(f"/manage/review/pairs/{pair}/drop/", {"reason": ""}, follow=True)
+    assert "Say why the pair is dropped" in response.content.decode()
+    admin.post(f"/manage/review/pairs/{pair}/drop/", {"reason": "misparsed table"})
+    assert set(ClaimReview.objects.filter(claim__pair_id=pair).values_list("state", flat=True)) == {
+        "dropped"}  # fmt: skip
+
+
+def test_an_admin_allows_an_expert_of_another_subfield_over_http():
+    from tests.annotation.factories import make_expert
+
+    c = crew("alice")
+    olga = make_expert("olga", ("cs.CV",))
+    pair = written_pair(c["alice"], c["boss"])
+    admin = client_for(c["boss"])
+    page = admin.get("/manage/review/").content.decode()
+    assert "already holds a role" in page
+    item = WorkItem.objects.filter(pair=pair, kind="evidence").first()
+    admin.post(f"/manage/review/items/{item.pk}/allow/", {"expert": olga.pk, "note": "none left"})
+    response = client_for(olga).post("/review/annotate/next/")
+    assert response.url == f"/review/annotate/{item.pk}/"
+
+
+# --- Blindness ------------------------------------------------------------------------------
+
+TOKENS = [
+    re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"'),
+    re.compile(r'"X-CSRFToken": "[^"]+"'),
+    re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+]
+
+
+def normalise(text: str) -> str:
+    for pattern in TOKENS:
+        text = pattern.sub("~", text)
+    return text
+
+
+def reachable(client: Client, item: WorkItem, pair) -> dict[str, bytes]:
+    """Every page, fragment and file the second annotator can reach while annotating."""
+    urls = ["/", "/papers/", f"/review/annotate/{item.pk}/", f"/review/items/{item.pk}/context/",
+            f"/claims/pairs/{pair.pk}/", "/agreement/", "/agreement.csv", "/manage/review/",
+            "/manage/claims/"]  # fmt: skip
+    writing_item = WorkItem.objects.get(pair=pair, kind="write")
+    urls += [f"/claims/write/{writing_item.pk}/", f"/claims/write/{writing_item.pk}/context/"]
+    urls += [f"/review/adjudicate/{i}/" for i in WorkItem.objects.filter(
+        pair=pair, kind="adjudicate").values_list("pk", flat=True)]  # fmt: skip
+    bodies = {url: client.get(url).content for url in urls}
+    page = bodies[f"/review/annotate/{item.pk}/"].decode()
+    page += bodies[f"/review/items/{item.pk}/context/"].decode()
+    images = sorted(set(re.findall(r'src="(/review/items/[^"]+)"', page)))
+    assert images, "the page shows the tables/charts"
+    for url in images:
+        response = client.get(url)
+        assert response.status_code == 200
+        bodies[url] = b"".join(response.streaming_content)
+    draft = client.post(f"/review/items/{item.pk}/draft/", '{"draft": {"label": "refuted"}}',
+                        content_type="application/json")  # fmt: skip
+    bodies["draft"] = draft.content
+    return bodies
+
+
+def test_nothing_reachable_by_the_second_annotator_reveals_the_first_annotation():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    with_images(pair)
+    claims = {claim.label: claim for claim in pair.claims.all()}
+    bob, carol = client_for(c["bob"]), client_for(c["carol"])
+    bob_item = review.take_next(user=c["bob"], kind="evidence")
+    carol_item = review.take_next(user=c["carol"], kind="evidence")
+    own = claims[bob_item.claim.label]
+    sibling = claims["refuted" if own.label == "entailed" else "entailed"]
+    refuted = claims["refuted"]
+    secrets = [c["alice"].username, sibling.text, refuted.explanation, refuted.suggestion,
+               refuted.get_perturbation_kind_display()]  # fmt: skip
+    if own.label == "refuted":
+        secrets.remove(refuted.suggestion)  # the suggestion is the claim's own text here
+    before = reachable(bob, bob_item, pair)
+    for url, body in before.items():
+        text = body.decode("utf-8", "replace")
+        for secret in secrets:
+            assert secret not in text, (url, secret)
+        assert "checked" not in text or url == "/", url  # nothing pre-marked, no label chosen
+
+    # The same pages whatever the first annotation was: other evidence, writer, explanation.
+    other_evidence = sorted(
+        set(pair.task.sampled_ids) - set(own.evidence.values_list("pk", flat=True))
+    )
+    own.evidence.set(other_evidence + list(own.evidence.values_list("pk", flat=True))[:1])
+    c["alice"].username = "someone-else"
+    c["alice"].save()
+    type(refuted).objects.filter(pk=refuted.pk).update(explanation="A different explanation.")
+    WorkItem.objects.filter(pk=bob_item.pk).update(draft={})
+    after = reachable(bob, bob_item, pair)
+    for url in before:
+        if url in ("draft",):
+            continue
+        assert normalise(before[url].decode("utf-8", "replace")) == normalise(
+            after[url].decode("utf-8", "replace")), url  # fmt: skip
+
+    # The label: the entailed claim's page and the refuted claim's page say the same about it.
+    WorkItem.objects.filter(pk__in=[bob_item.pk, carol_item.pk]).update(draft={})
+
+    def label_words(client, item):
+        text = client.get(f"/review/annotate/{item.pk}/").content.decode()
+        text = text.replace(item.claim.text, "")
+        return text.count("entailed"), text.count("refuted")
+
+    assert label_words(bob, bob_item) == label_words(carol, carol_item)
+
+    # Submitting says nothing about the comparison; the done page shows only their own work.
+    response = bob.post(f"/review/annotate/{bob_item.pk}/", {
+        "token": str(uuid.uuid4()), "version": bob_item.version,
+        "label": "refuted" if own.label == "entailed" else "entailed",
+        "evidence": list(own.evidence.values_list("pk", flat=True)),
+    }, follow=True)  # fmt: skip
+    text = response.content.decode()
+    assert "Recorded. Thank you." in text and "adjudicat" not in text.split("<main>")[1].split(
+        'id="adjudications"')[0]  # fmt: skip
+    done = bob.get(f"/review/annotate/{bob_item.pk}/").content.decode()
+    for secret in (c["alice"].username, sibling.text, "A different explanation."):
+        assert secret not in done and secret not in text
+
+
+def test_the_review_pages_run_a_fixed_number_of_queries(django_assert_max_num_queries):
+    c = crew("alice", "bob", "carol", "dave")
+    big = [("body", f"Section {n}", None, "ptpcpp") for n in range(60)]
+    for layout in (None, big):
+        paper, _ = curated_paper(c["boss"], layout=layout)
+        services.assign_papers(papers=[paper], experts=[c["alice"]], assigned_by=c["boss"])
+        writing.create_claim_tasks(paper=paper, by=c["alice"], count=1, seed=3)
+        pair = submit(work.next_item(user=c["alice"], kind="write"), c["alice"])
+        item = review.take_next(user=c["bob"], kind="evidence")
+        context_ids = list(pair.task.candidate_ids)
+        work.save_draft(item=item, user=c["bob"], version=item.version,
+                        draft={"label": "entailed", "evidence": context_ids})  # fmt: skip
+        bob, dave = client_for(c["bob"]), client_for(c["dave"])
+        with django_assert_max_num_queries(10):
+            assert bob.get(f"/review/annotate/{item.pk}/").status_code == 200
+        review.submit_second_annotation(item=item, user=c["bob"], version=item.version + 0,
+                                        token=uuid.uuid4(), label=review.LABELS[
+                                            item.claim.label == "entailed"],
+                                        evidence_ids=context_ids)  # fmt: skip
+        adjudication = review.take_next(user=c["dave"], kind="adjudicate")
+        with django_assert_max_num_queries(12):
+            assert dave.get(f"/review/adjudicate/{adjudication.pk}/").status_code == 200
+        WorkItem.objects.filter(pk=adjudication.pk).update(status="cancelled")
+        WorkItem.objects.filter(pair=pair, kind="evidence", status="open").update(
+            status="cancelled"
+        )
+        PairRole.objects.filter(pair=pair, expert=c["dave"]).delete()

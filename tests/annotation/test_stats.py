@@ -1,0 +1,108 @@
+"""Agreement statistics from the database against hand-computed values: the page with its
+server-drawn plots, the CSV download and `manage.py agreement_report` (text and JSON)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import uuid
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from annotation.review import services as review
+from annotation.review import stats
+from tests.annotation.review_factories import FLIP, crew, writer_evidence, written_pair
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def annotated():
+    """Pair 1: both claims agreed. Pair 2: its entailed claim's label flipped, its refuted
+    claim's evidence halved (Jaccard 0.5). Pair 3: not annotated yet (two incomplete items)."""
+    c = crew("alice", "bob", "carol", "dave")
+    one = written_pair(c["alice"], c["boss"], seed=1)
+    two = written_pair(c["alice"], c["boss"], seed=2)
+    for person in ("bob", "carol", "bob", "carol"):
+        item = review.take_next(user=c[person], kind="evidence")
+        claim = item.claim
+        ev = writer_evidence(claim.pair, claim.label)
+        label = (
+            FLIP[claim.label]
+            if claim.pair_id == two.pk and claim.label == "entailed"
+            else claim.label
+        )
+        if claim.pair_id == two.pk and claim.label == "refuted":
+            ev = ev[:1]
+        review.submit_second_annotation(item=item, user=c[person], version=item.version,
+                                        token=uuid.uuid4(), label=label, evidence_ids=ev)  # fmt: skip
+    written_pair(c["alice"], c["boss"], seed=3)
+    item = review.take_next(user=c["dave"], kind="adjudicate")
+    review.submit_adjudication(item=item, user=c["dave"], version=item.version, token=uuid.uuid4(),
+                               decision="decided", label=item.claim.label,
+                               evidence_ids=writer_evidence(item.claim.pair, item.claim.label),
+                               confidence="high", reason="second_annotator_error", notes="")  # fmt: skip
+    return c, one, two
+
+
+def test_the_summary_matches_hand_computed_values(annotated):
+    s = stats.agreement_summary()
+    o = s.overall
+    assert (o.items, o.label.complete, o.label.incomplete) == (6, 4, 2)
+    # Labels A = 2 entailed, 2 refuted; B has one entailed turned refuted: 3 of 4 agree,
+    # κ = (n·agree − Σ n_a n_b) / (n² − Σ n_a n_b) = (4·3 − (2·1 + 2·3)) / (16 − 8) = 0.5.
+    assert o.label.percent == 0.75 and o.label.kappa == 0.5
+    # Evidence: Jaccard 1, 1, 1, 0.5.
+    assert o.evidence.mean_jaccard == 0.875 and o.evidence.exact_match_rate == 0.75
+    assert (o.agreed, o.label_disagreements, o.evidence_only_disagreements) == (2, 1, 1)
+    assert (s.compared_claims, s.adjudicated_claims, s.adjudication_rate) == (4, 2, 0.5)
+    assert dict((code, n) for code, _, n in s.reasons)["second_annotator_error"] == 1
+    pairs = s.reports["annotator_pair"]
+    assert set(pairs) == {"alice+bob", "alice+carol"}
+    assert sum(r.label.complete for r in pairs.values()) == 4
+    assert sum(r.items for r in s.reports["subset"].values()) == 6
+    assert set(s.reports["subfield"]) == {"cs.CL"}
+    assert s.states["unanimous"] == 2 and s.states["second"] == 2 and s.states["adjudicated"] == 1
+    assert s.progress[-1][1:] == (3, 4, 1)
+
+
+def test_dropped_pairs_leave_the_statistics(annotated):
+    c, one, _ = annotated
+    review.drop_pair(pair=one, by=c["boss"], reason="duplicate")
+    assert stats.agreement_summary().overall.items == 4
+
+
+def test_the_page_draws_its_plots_on_the_server(annotated):
+    c = annotated[0]
+    client = Client()
+    client.force_login(c["boss"])
+    page = client.get("/agreement/").content.decode()
+    assert page.count("<svg") == 4
+    for plot in ("plot-subset", "plot-pair", "plot-reasons", "plot-progress"):
+        assert f'id="{plot}"' in page
+    assert "alice+bob" in page and "0.50" in page
+    assert '<script src="http' not in page and "cdn" not in page.lower()
+    response = client.get("/agreement.csv")
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert rows[0]["group"] == "overall" and float(rows[0]["label_kappa"]) == 0.5
+    assert {r["value"] for r in rows if r["group"] == "annotator_pair"} == {
+        "alice+bob",
+        "alice+carol",
+    }
+
+
+def test_the_command_prints_text_or_json(annotated):
+    out = io.StringIO()
+    call_command("agreement_report", stdout=out)
+    text = out.getvalue()
+    assert "overall" in text and "0.500" in text and "alice+carol" in text
+    out = io.StringIO()
+    call_command("agreement_report", "--json", stdout=out)
+    data = json.loads(out.getvalue())
+    assert data["overall"]["label_kappa"] == 0.5
+    assert data["adjudication"]["rate"] == 0.5
+    assert data["overall"]["label_incomplete"] == 2

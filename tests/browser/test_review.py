@@ -1,0 +1,101 @@
+"""In a real browser, four experts: alice's pair is annotated blind by bob (who agrees) and
+carol (who labels her claim the other way), dave adjudicates side by side, and the admin sees
+the agreement statistics with their plots."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from django.core.management import call_command
+
+from annotation import services, work
+from annotation.models import ClaimReview, Subfield, WorkItem
+from annotation.writing import services as writing
+from papers.models import Element, Paper, Section
+from tests.annotation.claim_factories import submit
+from tests.annotation.factories import make_expert
+from tests.browser.test_curation import broken_images, sample_folder, shot, sign_in
+from tests.factories import AdminFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+KEY = {"entailed": "e", "refuted": "r"}
+FLIP = {"entailed": "refuted", "refuted": "entailed"}
+
+
+@pytest.fixture
+def pair(settings):
+    settings.USE_CHROMIUM = False
+    Subfield.ensure_sciver_subfields()
+    with open(os.devnull, "w") as sink:
+        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
+    paper = Paper.objects.get()
+    people = {
+        n: make_expert(n, (paper.primary_category,)) for n in ("alice", "bob", "carol", "dave")
+    }
+    AdminFactory(username="boss", password="pw-for-tests-1")
+    services.assign_papers(papers=[paper], experts=[people["alice"]], assigned_by=None)
+    body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
+    services.save_curated_context(
+        paper=paper, user=people["alice"], kept_section_ids=set(body.values_list("pk", flat=True)),
+        kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
+        not_chart_ids=(), latest_seen=None,
+    )  # fmt: skip
+    writing.create_claim_tasks(paper=paper, by=people["alice"], count=1, seed=11)
+    return submit(work.next_item(user=people["alice"], kind="write"), people["alice"])
+
+
+def annotate(page, name: str, *, agree: bool) -> WorkItem:
+    sign_in(page, name)
+    assert "Evidence to annotate" in page.content()
+    page.keyboard.press("n")
+    page.wait_for_url("**/review/annotate/*/")
+    item = WorkItem.objects.get(pk=int(re.search(r"/annotate/(\d+)/", page.url)[1]))
+    claim = item.claim
+    assert page.locator("#claim-text").inner_text() == claim.text
+    assert page.locator("img").count() >= 1
+    assert broken_images(page) == []  # served through the item's own route
+    label = claim.label if agree else FLIP[claim.label]
+    page.keyboard.press(KEY[label])
+    for pk in claim.evidence.values_list("pk", flat=True):
+        page.locator(f"#ev-{pk} input.ev").check()
+    page.wait_for_function("document.getElementById('draft-state').textContent.includes('Saved')")
+    shot(page, f"review-annotate-{name}")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url(lambda url: url.rstrip("/").count("/") == 2)
+    assert "Recorded. Thank you." in page.content()
+    return item
+
+
+def test_blind_annotation_adjudication_and_statistics(new_page, pair):
+    annotate(new_page(), "bob", agree=True)
+    disputed = annotate(new_page(), "carol", agree=False)
+    assert ClaimReview.objects.get(claim=disputed.claim).state == "adjudication"
+
+    page = new_page()
+    sign_in(page, "dave")
+    assert page.locator("#adjudications .count").inner_text() == "1"
+    page.keyboard.press("n")
+    page.wait_for_url("**/review/adjudicate/*/")
+    sides = page.locator("#sides").inner_text()
+    assert "Writer" in sides and "Second annotator" in sides
+    assert "alice" not in page.content() and "carol" not in page.content()
+    page.locator(".take-side").first.click()  # the writer's label and evidence
+    page.select_option("#id_confidence", "high")
+    page.select_option("#id_reason", "second_annotator_error")
+    shot(page, "review-adjudicate")
+    page.locator("#id_notes").focus()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url(lambda url: "/review/" not in url)
+    review = ClaimReview.objects.get(claim=disputed.claim)
+    assert (review.state, review.final_label) == ("adjudicated", disputed.claim.label)
+
+    page = new_page()
+    sign_in(page, "boss")
+    page.goto("/agreement/")
+    assert page.locator("svg.plot").count() == 4
+    assert "bob" in page.locator("#table-annotator_pair").inner_text()
+    overall = page.locator("#overall").inner_text()
+    assert "0.50" in overall  # one label disagreement in two claims
+    shot(page, "review-agreement")

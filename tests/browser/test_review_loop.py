@@ -1,0 +1,122 @@
+"""In a real browser, the whole loop with three experts (the fewest the rules allow): alice
+writes a pair (an entailed claim, a taken and explained perturbation), bob annotates both claims
+blind (the pair is flagged) and disagrees on one, carol adjudicates it, and the admin sees the
+agreement on the statistics page."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from django.core.management import call_command
+
+from annotation import services
+from annotation.models import ClaimPair, ClaimReview, PairReview, Subfield, WorkItem
+from annotation.writing import services as writing
+from papers.models import Element, Paper, Section
+from tests.annotation.factories import make_expert
+from tests.browser.test_claim_writing import ENTAILED
+from tests.browser.test_curation import sample_folder, shot, sign_in
+from tests.factories import AdminFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+KEY = {"entailed": "e", "refuted": "r"}
+FLIP = {"entailed": "refuted", "refuted": "entailed"}
+EXPLANATION = "The tables show the approach scoring above the baselines, not below."
+
+
+@pytest.fixture
+def task(settings):
+    settings.USE_CHROMIUM = False
+    Subfield.ensure_sciver_subfields()
+    with open(os.devnull, "w") as sink:
+        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
+    paper = Paper.objects.get()
+    alice, _, _ = (make_expert(n, (paper.primary_category,)) for n in ("alice", "bob", "carol"))
+    AdminFactory(username="boss", password="pw-for-tests-1")
+    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
+    services.save_curated_context(
+        paper=paper, user=alice, kept_section_ids=set(body.values_list("pk", flat=True)),
+        kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
+        not_chart_ids=(), latest_seen=None,
+    )  # fmt: skip
+    return writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=11)[0]
+
+
+def write_pair(page) -> ClaimPair:
+    sign_in(page, "alice")
+    page.keyboard.press("n")
+    page.wait_for_url("**/claims/write/*/")
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    page.keyboard.press("e")
+    page.keyboard.type(ENTAILED)
+    page.keyboard.press("Escape")
+    page.keyboard.press("g")
+    suggestion = page.locator(".take-suggestion", has_text="lower score")
+    suggestion.first.wait_for()
+    suggestion.first.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("p")
+    page.keyboard.type(EXPLANATION)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url("**/claims/pairs/*/")
+    return ClaimPair.objects.get()
+
+
+def annotate_next(page, *, agree: bool) -> WorkItem:
+    page.keyboard.press("n")
+    page.wait_for_url("**/review/annotate/*/")
+    item = WorkItem.objects.get(pk=int(re.search(r"/annotate/(\d+)/", page.url)[1]))
+    claim = item.claim
+    content = page.content()
+    assert page.locator("#claim-text").inner_text() == claim.text
+    assert "alice" not in content and EXPLANATION not in content  # blind
+    page.keyboard.press(KEY[claim.label if agree else FLIP[claim.label]])
+    for pk in claim.evidence.values_list("pk", flat=True):
+        page.locator(f"#ev-{pk} input.ev").check()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url(lambda url: url.rstrip("/").count("/") == 2)
+    assert "Recorded. Thank you." in page.content()
+    return item
+
+
+def test_three_experts_take_a_paper_from_claim_pairs_to_final_items(new_page, task):
+    pair = write_pair(new_page())
+    refuted = pair.claims.get(label="refuted")
+    assert refuted.perturbation_kind == "direction" and refuted.explanation == EXPLANATION
+    assert PairReview.objects.get(pair=pair).same_second_annotator  # both claims are bob's
+
+    page = new_page()
+    sign_in(page, "bob")
+    assert "Evidence to annotate" in page.content()
+    annotate_next(page, agree=True)
+    disputed = annotate_next(page, agree=False)
+    assert ClaimReview.objects.get(claim=disputed.claim).state == "adjudication"
+
+    page = new_page()
+    sign_in(page, "carol")
+    assert page.locator("#adjudications .count").inner_text() == "1"
+    page.keyboard.press("n")
+    page.wait_for_url("**/review/adjudicate/*/")
+    assert "alice" not in page.content() and "bob" not in page.content()
+    page.locator(".take-side").first.click()  # the writer's label and evidence
+    page.select_option("#id_confidence", "high")
+    page.select_option("#id_reason", "second_annotator_error")
+    page.locator("#id_notes").focus()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url(lambda url: "/review/" not in url)
+    assert dict(ClaimReview.objects.filter(claim__pair=pair).values_list("claim_id", "state")) == {
+        disputed.claim_id: "adjudicated",
+        pair.claims.exclude(pk=disputed.claim_id).get().pk: "unanimous",
+    }
+
+    page = new_page()
+    sign_in(page, "boss")
+    page.goto("/agreement/")
+    assert "0.50" in page.locator("#overall").inner_text()  # one disagreement in two claims
+    pairs = page.locator("#table-annotator_pair").inner_text()
+    assert "alice" in pairs and "bob" in pairs
+    shot(page, "review-loop-agreement")

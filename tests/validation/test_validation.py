@@ -1,0 +1,198 @@
+"""Validation through its services: who may validate, pass, revise in place, history, re-open."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from annotation import work
+from annotation.errors import AnnotationError
+from annotation.models import ClaimPair, PairRole, WorkItem, WorkKind
+from tests.annotation.factories import make_expert
+from tests.validation.factories import Team, final_pair
+from validation import selectors, services
+from validation.models import Validation, ValidationRevision
+
+pytestmark = pytest.mark.django_db
+
+
+def fields(item: WorkItem, **changes) -> dict:
+    item.refresh_from_db()
+    claim = item.claim
+    claim.refresh_from_db()
+    base = {
+        "criteria_failed": [],
+        "text": claim.text,
+        "subset": claim.pair.subset,
+        "label": claim.review.final_label,
+        "evidence_ids": list(claim.review.final_evidence.values_list("pk", flat=True)),
+        "explanation": claim.explanation,
+    }
+    return base | changes
+
+
+def validate(item: WorkItem, user, **changes) -> Validation:
+    data = fields(item, **changes)
+    return services.submit_validation(
+        item=item, user=user, version=item.version, token=uuid.uuid4(), **data
+    )
+
+
+def test_final_claims_become_validation_items_once():
+    team = Team()
+    final_pair(team)
+    assert len(services.open_validations()) == 2
+    assert services.open_validations() == []
+    assert WorkItem.objects.filter(kind=WorkKind.VALIDATE).count() == 2
+
+
+def test_writer_and_second_annotators_never_validate_and_the_pair_goes_to_one_validator():
+    team = Team()
+    pair, claims = final_pair(team)
+    services.open_validations()
+    for user in (team.writer, team.second, team.third):
+        with pytest.raises(work.NothingToDo):
+            services.take_next(user=user)
+    first = services.take_next(user=team.validators[0])
+    assert PairRole.objects.get(pair=pair, expert=team.validators[0]).role == "validator"
+    with pytest.raises(work.NothingToDo):  # the other claim is named for the pair's validator
+        services.take_next(user=team.validators[1])
+    validate(first, team.validators[0])
+    second = services.take_next(user=team.validators[0])
+    assert {first.claim_id, second.claim_id} == {c.pk for c in claims.values()}
+
+
+def test_nobody_eligible_waits_visibly():
+    team = Team(validators=0)
+    final_pair(team)
+    # Both claims went to `second` (under three eligible besides the writer); without `third`,
+    # everyone eligible holds a role on the pair.
+    team.third.is_active = False
+    team.third.save(update_fields=["is_active"])
+    services.open_validations()
+    total, waiting = work.waiting_items(kind=WorkKind.VALIDATE)
+    assert total == 2
+    assert "already holds a role on this pair" in waiting[0].reason
+
+
+def test_pass_records_no_revision_and_validates():
+    team = Team()
+    final_pair(team)
+    services.open_validations()
+    item = services.take_next(user=team.validators[0])
+    validation = validate(item, team.validators[0])
+    assert validation.status == "validated" and validation.revisions == 0
+    assert not ValidationRevision.objects.exists()
+    assert selectors.validated_claims().count() == 1
+
+
+def test_revision_changes_in_place_keeps_before_after_and_the_subset_is_the_pairs():
+    team = Team()
+    pair, claims = final_pair(team)
+    services.open_validations()
+    item = services.take_next(user=team.validators[0])
+    new_subset = "analytical" if pair.subset != "analytical" else "direct"
+    validation = validate(
+        item, team.validators[0], criteria_failed=["language", "subset"],
+        text="Ours reaches a BLEU score of 73.2, higher than the Baseline model.",
+        subset=new_subset,
+    )  # fmt: skip
+    assert validation.revisions == 1
+    changes = {r.field: r for r in ValidationRevision.objects.all()}
+    assert set(changes) == {"text", "subset"}
+    assert changes["subset"].before == pair.subset and changes["subset"].after == new_subset
+    assert changes["text"].criteria_failed == ["language", "subset"]
+    assert changes["text"].by == team.validators[0]
+    assert ClaimPair.objects.get(pk=pair.pk).subset == new_subset  # both claims see it
+    item.claim.refresh_from_db()
+    assert item.claim.text.startswith("Ours reaches a BLEU score")
+    with pytest.raises(ValueError):
+        changes["text"].save()
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"criteria_failed": ["language"]}, "criteria"),
+        ({"text": "Ours beats the baseline clearly on BLEU in Table 1."}, "criteria"),
+        ({"text": "   "}, "text"),
+        ({"label": "maybe"}, "label"),
+        ({"evidence_ids": []}, "evidence"),
+        ({"subset": "nonsense"}, "subset"),
+    ],
+)
+def test_bad_validations_record_nothing_and_say_which_field(changes, field):
+    team = Team()
+    final_pair(team)
+    services.open_validations()
+    item = services.take_next(user=team.validators[0])
+    with pytest.raises(services.InvalidValidation) as caught:
+        validate(item, team.validators[0], **changes)
+    assert field in caught.value.errors
+    assert Validation.objects.get(claim=item.claim).status == "pending"
+    assert not ValidationRevision.objects.exists()
+
+
+def test_a_refuted_claim_keeps_its_explanation():
+    team = Team()
+    final_pair(team)
+    services.open_validations()
+    item = services.take_next(user=team.validators[0])
+    if item.claim.label != "refuted":
+        validate(item, team.validators[0])
+        item = services.take_next(user=team.validators[0])
+    with pytest.raises(services.InvalidValidation) as caught:
+        validate(item, team.validators[0], explanation="", criteria_failed=["label"])
+    assert "explanation" in caught.value.errors
+
+
+def test_the_same_submission_twice_records_once():
+    team = Team()
+    final_pair(team)
+    services.open_validations()
+    item = services.take_next(user=team.validators[0])
+    data = fields(
+        item, criteria_failed=["language"], text="Ours reaches 73.2 BLEU, above the Baseline."
+    )
+    token = uuid.uuid4()
+    for _ in range(2):
+        services.submit_validation(item=item, user=team.validators[0], version=item.version,
+                                   token=token, **data)  # fmt: skip
+    assert ValidationRevision.objects.count() == 1
+
+
+def test_admin_reopens_with_a_reason_and_only_admins_may():
+    team = Team()
+    final_pair(team)
+    services.open_validations()
+    item = services.take_next(user=team.validators[0])
+    validate(item, team.validators[0])
+    with pytest.raises(AnnotationError):
+        services.reopen_validation(claim=item.claim, by=team.validators[0], reason="x")
+    with pytest.raises(AnnotationError):
+        services.reopen_validation(claim=item.claim, by=team.admin, reason=" ")
+    validation = services.reopen_validation(claim=item.claim, by=team.admin, reason="typo left")
+    assert validation.status == "pending" and validation.reopen_reason == "typo left"
+    assert validation.item.events.filter(action="reopened", note="typo left").exists()
+    assert validation.item.status == "open"
+    sibling = services.take_next(user=team.validators[0])
+    assert sibling.claim_id != item.claim_id
+    validate(sibling, team.validators[0])
+    with pytest.raises(work.NothingToDo):  # a re-opened claim goes to someone else
+        services.take_next(user=team.validators[0])
+    assert services.take_next(user=team.validators[1]).claim_id == item.claim_id
+
+
+def test_validator_choice_prefers_experts_without_a_role_then_the_adjudicator():
+    assert services.validator_choice([1, 2], {1: "writer"}, []) == (True, None)
+    assert services.validator_choice([1, 2], {1: "writer", 2: "adjudicator"}, [2]) == (False, 2)
+    assert services.validator_choice([1], {1: "writer"}, []) == (False, None)
+
+
+def test_another_subfield_expert_never_validates():
+    team = Team(validators=0)
+    final_pair(team)
+    services.open_validations()
+    with pytest.raises(work.NothingToDo):
+        services.take_next(user=make_expert("vision", codes=("cs.CV",)))

@@ -1,0 +1,215 @@
+"""Validation pages over HTTP: every route for every role, the validator's page (fixed number
+of queries, revise in place, errors keep the input), re-open, statistics, baseline, releases."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from annotation.models import ClaimPair, WorkItem
+from jobs.models import Job
+from tests.annotation.factories import make_expert
+from tests.validation.factories import Team, final_pair, validate_all
+from validation import services
+from validation.models import BaselineAnswer, ReleaseExport, SplitVersion, ValidationRevision
+
+pytestmark = pytest.mark.django_db
+
+
+@dataclass
+class World:
+    team: Team
+    item: WorkItem  # leased to validator0
+    pair: ClaimPair
+    outsider: object
+
+
+@pytest.fixture
+def world() -> World:
+    team = Team()
+    pair, _ = final_pair(team)
+    services.open_validations()
+    item = services.take_next(user=team.validators[0])
+    return World(team, item, pair, make_expert("outsider", codes=("cs.CV",)))
+
+
+def login(client, world: World, role: str) -> None:
+    users = {"holder": world.team.validators[0], "other": world.outsider,
+             "writer": world.team.writer, "admin": world.team.admin}  # fmt: skip
+    if role != "anonymous":
+        client.force_login(users[role])
+
+
+# route, method, url, expected per role (anonymous, holder, other, writer, admin)
+ROLES = ("anonymous", "holder", "other", "writer", "admin")
+
+
+def cases(w: World) -> list[tuple[str, str, str, tuple]]:
+    L = "login"
+    return [
+        ("validation:next", "post", "/validate/next/", (L, 302, 302, 302, 302)),
+        ("validation:validate", "get", f"/validate/{w.item.pk}/", (L, 200, 403, 403, 200)),
+        ("validation:element_image", "get", f"/validate/{w.item.pk}/images/{w.item.claim.evidence.filter(kind__in=['table', 'chart']).first().pk}/", (L, 200, 403, 403, 200)),
+        ("validation:baseline_next", "post", "/baseline/next/", (L, 302, 302, 302, 302)),
+        ("validation:baseline_answer", "get", f"/baseline/answer/{w.item.pk}/", (L, 404, 404, 404, 404)),
+        ("validation:overview", "get", "/manage/validation/", (L, 403, 403, 403, 200)),
+        ("validation:reopen", "post", f"/manage/validation/reopen/{w.item.claim_id}/", (L, 403, 403, 403, 302)),
+        ("validation:statistics", "get", "/manage/statistics/", (L, 403, 403, 403, 200)),
+        ("validation:baseline", "get", "/manage/baseline/", (L, 403, 403, 403, 200)),
+        ("validation:baseline_study", "get", "/manage/baseline/999/", (L, 403, 403, 403, 404)),
+        ("validation:releases", "get", "/manage/releases/", (L, 403, 403, 403, 200)),
+        ("validation:export", "post", "/manage/releases/splits/999/export/", (L, 403, 403, 403, 404)),
+        ("validation:export_status", "get", "/manage/releases/exports/999/", (L, 403, 403, 403, 404)),
+        ("validation:download", "get", "/manage/releases/exports/999/download/", (L, 403, 403, 403, 404)),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_route_for_every_role(client, world, role):
+    login(client, world, role)
+    for route, method, url, expected in cases(world):
+        response = getattr(client, method)(url)
+        want = expected[ROLES.index(role)]
+        if want == "login":
+            assert response.status_code == 302 and "/accounts/login/" in response.url, route
+        else:
+            assert response.status_code == want, (route, role, response.status_code)
+
+
+def _routes(patterns, namespace: str = "") -> set[str]:
+    names: set[str] = set()
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            names |= _routes(p.url_patterns, p.namespace or namespace)
+        elif isinstance(p, URLPattern) and namespace == "validation":
+            names.add(f"validation:{p.name}")
+    return names
+
+
+def test_the_table_covers_every_validation_url(world):
+    assert _routes(get_resolver().url_patterns) == {c[0] for c in cases(world)}
+
+
+def test_the_validation_page_runs_a_fixed_number_of_queries(
+    client, world, django_assert_max_num_queries
+):
+    client.force_login(world.team.validators[0])
+    with django_assert_max_num_queries(20):
+        response = client.get(f"/validate/{world.item.pk}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert world.item.claim.text in html and 'class="piece evidence' in html
+    assert "(5) The gold label" in html
+
+
+def test_validator_revises_in_place_and_a_refused_submission_keeps_the_input(client, world):
+    validator = world.team.validators[0]
+    client.force_login(validator)
+    claim = world.item.claim
+    evidence = [str(pk) for pk in claim.review.final_evidence.values_list("pk", flat=True)]
+    base = {"version": world.item.version, "token": "8c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
+            "subset": world.pair.subset, "label": claim.review.final_label, "evidence": evidence,
+            "explanation": claim.explanation}  # fmt: skip
+    new_text = "Ours gets a BLEU of 73.2 on the test set, above the Baseline model."
+    refused = client.post(f"/validate/{world.item.pk}/", base | {"text": new_text})
+    assert refused.status_code == 400
+    assert "tick the criteria" in refused.content.decode() and new_text in refused.content.decode()
+    done = client.post(
+        f"/validate/{world.item.pk}/",
+        base | {"text": new_text, "criteria_failed": ["language"],
+                "token": "9c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10"},
+    )  # fmt: skip
+    assert done.status_code == 302
+    claim.refresh_from_db()
+    assert claim.text == new_text
+    assert ValidationRevision.objects.get().before != new_text
+
+
+def test_overview_reopen_and_statistics(client, world):
+    team = world.team
+    validate_all(team)
+    client.force_login(team.admin)
+    page = client.get("/manage/validation/").content.decode()
+    assert "validated" in page
+    response = client.post(f"/manage/validation/reopen/{world.item.claim_id}/", {"reason": "typo"})
+    assert response.status_code == 302
+    stats = client.get("/manage/statistics/").content.decode()
+    assert "<svg" in stats and "claims validated" in stats and "evidence pieces" in stats
+    assert "<script" not in stats.split("<main>")[1]
+
+
+def test_baseline_study_needs_two_experts_and_reports_accuracy(client, world):
+    team = world.team
+    validate_all(team)
+    client.force_login(team.admin)
+    response = client.post(
+        "/manage/baseline/", {"experts": [team.validators[1].pk], "per_subset": 2}
+    )
+    assert "exactly two experts" in response.content.decode()
+    a, b = make_expert("a1"), make_expert("b1")
+    response = client.post("/manage/baseline/", {"experts": [a.pk, b.pk], "per_subset": 2})
+    assert response.status_code == 302
+    study_url = response.url
+    for expert, wrong in ((a, False), (b, True)):
+        client.force_login(expert)
+        response = client.post("/baseline/next/")
+        while response.status_code == 302 and "/baseline/answer/" in response.url:
+            url = response.url
+            item = WorkItem.objects.get(pk=int(re.findall(r"\d+", url)[-1]))
+            page = client.get(url).content.decode()
+            assert item.claim.text in page and "gold" not in page.lower()
+            gold = item.claim.review.final_label
+            label = ({"entailed": "refuted", "refuted": "entailed"}[gold]) if wrong else gold
+            response = client.post(url, {"version": item.version, "token": str(item.pk) * 0
+                                         or f"00000000-0000-0000-0000-{item.pk:012d}",
+                                         "label": label, "explanation": "because"})  # fmt: skip
+    assert (
+        BaselineAnswer.objects.count()
+        == 2 * BaselineAnswer.objects.values("item").distinct().count()
+    )
+    client.force_login(team.admin)
+    report = client.get(study_url).content.decode()
+    assert "50.0%" in report and "Disagreements" in report
+
+
+def test_releases_page_makes_a_split_and_exports_in_the_background(
+    client, world, settings, tmp_path
+):
+    settings.RELEASE_DIR = tmp_path / "releases"
+    team = world.team
+    for seed in (2, 3):
+        final_pair(team, seed=seed)
+    validate_all(team)
+    client.force_login(team.admin)
+    response = client.post(
+        "/manage/releases/", {"validation": 2, "test": 2, "seed": 1, "name": "v1"}
+    )
+    assert response.status_code == 302
+    too_many = client.post("/manage/releases/", {"validation": 200, "test": 2, "seed": 1})
+    assert "validated claims exist" in too_many.content.decode()
+    split = SplitVersion.objects.get(name="v1")
+    from jobs import dispatch
+
+    original = dispatch.start_job
+
+    def inline(**kwargs):
+        kwargs["mode"] = "inline"
+        return original(**kwargs)
+
+    dispatch.start_job = inline
+    try:
+        response = client.post(f"/manage/releases/splits/{split.pk}/export/")
+    finally:
+        dispatch.start_job = original
+    assert response.status_code == 302
+    export = ReleaseExport.objects.get()
+    assert export.job.status == Job.Status.FINISHED, export.job.error
+    status = client.get(response.url).content.decode()
+    assert "Download the release" in status
+    download = client.get(f"/manage/releases/exports/{export.pk}/download/")
+    assert download.status_code == 200
+    assert Path(export.out, "valset.json").is_file()

@@ -1,0 +1,43 @@
+"""`export_release`: write a frozen split as a release folder (SciVer layout and ours)."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from validation import services
+from validation.models import SplitVersion
+from validation.release import ReleaseError
+
+
+class Command(BaseCommand):
+    help = "Export a frozen split: valset/testset.json, papers/, images/, data/, README, manifest."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--split", required=True)
+        parser.add_argument("--out", required=True)
+        parser.add_argument("--hide-test-labels", action="store_true")
+        parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
+
+    def handle(self, *args, **options) -> None:
+        split = SplitVersion.objects.filter(name=options["split"]).first()
+        if split is None:
+            names = ", ".join(SplitVersion.objects.values_list("name", flat=True)) or "none yet"
+            raise CommandError(f"There is no split {options['split']!r} (splits: {names}).")
+
+        def progress(done: int, total: int, message: str) -> None:
+            self.stderr.write(f"\r{message}: {done}/{total}", ending="")
+
+        try:
+            manifest = services.export_release(
+                split=split, out=options["out"], hide_test_labels=options["hide_test_labels"],
+                overwrite=options["overwrite"], progress=progress,
+            )  # fmt: skip
+        except ReleaseError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stderr.write("")
+        counts = manifest["counts"]
+        self.stdout.write(
+            f"release {split.name} written to {options['out']}: {len(manifest['files'])} files, "
+            f"{manifest['papers']} papers, "
+            + ", ".join(f"{part} {c['claims']} claims" for part, c in counts.items())
+        )

@@ -1,0 +1,294 @@
+"""Queries of the validation stage: final claims, validated pairs, pages' data in fixed queries."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import F, Prefetch, QuerySet
+
+from annotation.models import (
+    Claim,
+    ClaimPair,
+    ClaimReview,
+    CuratedElement,
+    EvidenceAnnotation,
+    PairRole,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+from annotation.models.review import FINAL_STATES, LABELS
+from papers.models import Element, Paper
+from validation.models import Validation, ValidationStatus
+
+FINAL = [s.value for s in FINAL_STATES]
+
+
+def final_claims() -> QuerySet[Claim]:
+    """Claims with a final outcome (unanimous or adjudicated) and a final label, whose pair was
+    not dropped. Unresolved claims are never final."""
+    return (
+        Claim.objects.filter(review__state__in=FINAL, review__final_label__in=LABELS)
+        .exclude(pair__review__dropped=True)
+        .order_by("pair_id", "label")
+    )
+
+
+def validated_claims() -> QuerySet[Claim]:
+    return final_claims().filter(validation__status=ValidationStatus.VALIDATED)
+
+
+def complete_pair_ids() -> tuple[list[int], list[int]]:
+    """(pairs that may enter a split, pairs whose perturbation turned out true): both claims
+    validated; the first need the entailed claim final-entailed and the refuted final-refuted."""
+    rows = validated_claims().values_list("pair_id", "label", "review__final_label")
+    by_pair: dict[int, dict[str, str]] = {}
+    for pair_id, label, final in rows:
+        by_pair.setdefault(pair_id, {})[label] = final
+    ok, back = [], []
+    for pair_id, labels in sorted(by_pair.items()):
+        if len(labels) != 2:
+            continue
+        if labels == {"entailed": "entailed", "refuted": "refuted"}:
+            ok.append(pair_id)
+        elif labels["refuted"] == "entailed":
+            back.append(pair_id)
+    return ok, back
+
+
+LICENCE_CODES = [
+    (re.compile(r"publicdomain/zero|cc0", re.I), "cc0"),
+    (re.compile(r"licenses/by-nc-sa|by-nc-sa", re.I), "cc-by-nc-sa"),
+    (re.compile(r"licenses/by-nc-nd|by-nc-nd", re.I), "cc-by-nc-nd"),
+    (re.compile(r"licenses/by-nc/|by-nc\b", re.I), "cc-by-nc"),
+    (re.compile(r"licenses/by-sa|by-sa", re.I), "cc-by-sa"),
+    (re.compile(r"licenses/by-nd|by-nd", re.I), "cc-by-nd"),
+    (re.compile(r"licenses/by/|cc[- ]by\b", re.I), "cc-by"),
+    (re.compile(r"nonexclusive-distrib", re.I), "arxiv"),
+]
+
+
+def licence_code(url: str, name: str = "") -> str:
+    """A short code for a paper's licence (`cc-by`, `cc0`, `arxiv`, …; `unknown`)."""
+    for text in (url or "", name or ""):
+        for pattern, code in LICENCE_CODES:
+            if pattern.search(text):
+                return code
+    return "unknown"
+
+
+def paper_licence(paper: Paper) -> str:
+    return licence_code(paper.license_url, paper.license_name)
+
+
+# --- The validation page ---------------------------------------------------------------------
+
+
+@dataclass
+class ContextPiece:
+    element: Element
+    section_number: str
+    section_title: str
+    is_evidence: bool = False
+    sampled: bool = False
+
+
+@dataclass
+class ValidationPage:
+    item: WorkItem
+    claim: Claim
+    pair: ClaimPair
+    sibling: Claim | None
+    review: ClaimReview
+    validation: Validation
+    context: list[ContextPiece]
+    evidence_ids: set[int]
+    paragraphs: list[str] = field(default_factory=list)
+    sampled_texts: list[str] = field(default_factory=list)
+
+
+def visual_text(element: Element) -> str:
+    """A table's cells and caption, or a chart's caption: what a claim's numbers are sought in."""
+    parts = [element.caption]
+    for grid in element.cells or []:
+        for row in grid:
+            parts.extend(str(cell.get("text", "")) for cell in row if isinstance(cell, dict))
+    return " ".join(parts)
+
+
+def validation_page(item_id: int) -> ValidationPage:
+    """Everything the validation page shows, in a fixed number of queries."""
+    item = WorkItem.objects.select_related(
+        "claim__pair__task", "claim__pair__context", "claim__review", "paper"
+    ).get(pk=item_id, kind=WorkKind.VALIDATE)
+    claim = item.claim
+    pair = claim.pair
+    sibling = Claim.objects.filter(pair=pair).exclude(pk=claim.pk).first()
+    review = claim.review
+    validation = Validation.objects.get(claim=claim)
+    evidence_ids = set(review.final_evidence.values_list("pk", flat=True))
+    sampled = set(pair.task.sampled_ids)
+    rows = (
+        CuratedElement.objects.filter(context=pair.context, in_context=True)
+        .select_related("element__section")
+        .order_by("element__order")
+    )
+    pieces = [
+        ContextPiece(
+            element=r.element,
+            section_number=r.element.section.number,
+            section_title=r.element.section.title,
+            is_evidence=r.element_id in evidence_ids,
+            sampled=r.element_id in sampled,
+        )
+        for r in rows
+        if not r.not_a_chart
+    ]
+    paragraphs = [p.element.text for p in pieces if p.element.kind == Element.Kind.PARAGRAPH]
+    sampled_texts = [visual_text(p.element) for p in pieces if p.sampled]
+    return ValidationPage(item, claim, pair, sibling, review, validation, pieces, evidence_ids,
+                          paragraphs, sampled_texts)  # fmt: skip
+
+
+def validation_queue(user: AbstractBaseUser) -> dict[str, int | WorkItem | None]:
+    """The expert's validation and baseline work: held items and how many they may take."""
+    from django.utils import timezone
+
+    from annotation.work import available_to  # local: annotation.work imports much
+
+    now = timezone.now()
+    held = {
+        kind: WorkItem.objects.filter(kind=kind, status=WorkStatus.LEASED, holder_id=user.pk)
+        .only("id")
+        .first()
+        for kind in (WorkKind.VALIDATE, WorkKind.BASELINE)
+    }
+    return {
+        "held": held[WorkKind.VALIDATE],
+        "available": available_to(user, WorkKind.VALIDATE, now).count(),
+        # Final claims not yet handed out become items when someone presses Next.
+        "unopened": final_claims().filter(validation__isnull=True).exists(),
+        "done": WorkItem.objects.filter(kind=WorkKind.VALIDATE, done_by_id=user.pk).count(),
+        "baseline_held": held[WorkKind.BASELINE],
+        "baseline": available_to(user, WorkKind.BASELINE, now).count(),
+    }
+
+
+def roles_on(pair_ids: list[int]) -> dict[int, dict[int, str]]:
+    roles: dict[int, dict[int, str]] = {}
+    for pair_id, expert_id, role in PairRole.objects.filter(pair_id__in=pair_ids).values_list(
+        "pair_id", "expert_id", "role"
+    ):
+        roles.setdefault(pair_id, {})[expert_id] = role
+    return roles
+
+
+def second_annotators(claim_ids: list[int]) -> dict[int, int]:
+    return dict(
+        EvidenceAnnotation.objects.filter(claim_id__in=claim_ids).values_list(
+            "claim_id", "annotator_id"
+        )
+    )
+
+
+def recent_validations(limit: int = 50) -> list[Validation]:
+    return list(
+        Validation.objects.select_related("claim__pair", "validator", "item")
+        .prefetch_related(Prefetch("changes"))
+        .order_by(F("validated_at").desc(nulls_last=True), "-id")[:limit]
+    )
+
+
+# --- Statistics ------------------------------------------------------------------------------
+
+
+def stat_records(claims: QuerySet[Claim]) -> list:
+    """One `stats.StatRecord` per claim with its final label and evidence (fixed queries)."""
+    from validation import stats
+    from validation.services import _subfield_codes
+
+    claims = list(
+        claims.select_related("pair__paper", "review").prefetch_related(
+            Prefetch(
+                "review__final_evidence", queryset=Element.objects.only("id", "kind", "caption")
+            )
+        )
+    )
+    pairs = {c.pair_id: c.pair for c in claims}
+    codes = _subfield_codes(pairs.values())
+    context_ids = {p.context_id for p in pairs.values()}
+    context_words: dict[int, int] = dict.fromkeys(context_ids, 0)
+    for context_id, text in CuratedElement.objects.filter(
+        context_id__in=context_ids, in_context=True, element__kind=Element.Kind.PARAGRAPH
+    ).values_list("context_id", "element__text"):
+        context_words[context_id] += stats.words(text)
+    records = []
+    for c in claims:
+        evidence = list(c.review.final_evidence.all())
+        records.append(
+            stats.StatRecord(
+                paper=c.pair.paper.arxiv_id,
+                subset=c.pair.subset,
+                subfield=codes[c.pair_id],
+                label=c.review.final_label,
+                claim_words=stats.words(c.text),
+                evidence=len(evidence),
+                tables=sum(e.kind == "table" for e in evidence),
+                charts=sum(e.kind == "chart" for e in evidence),
+                table_caption_words=tuple(
+                    stats.words(e.caption) for e in evidence if e.kind == "table"
+                ),
+                chart_caption_words=tuple(
+                    stats.words(e.caption) for e in evidence if e.kind == "chart"
+                ),
+                context_words=context_words[c.pair.context_id],
+            )  # fmt: skip
+        )
+    return records
+
+
+def stage_progress() -> list[tuple[str, int]]:
+    """Papers crawled → curated → claims → final → validated."""
+    from annotation.models import CuratedContext
+
+    return [
+        ("papers crawled", Paper.objects.count()),
+        ("papers parsed", Paper.objects.filter(status=Paper.Status.PARSED).count()),
+        ("papers curated", CuratedContext.objects.values("paper_id").distinct().count()),
+        ("claims written", Claim.objects.count()),
+        ("claims final", final_claims().count()),
+        ("claims validated", validated_claims().count()),
+    ]
+
+
+def dataset_statistics(split_name: str | None = None) -> dict:
+    """Per part of a split (or the validated pool before a split): Table 2, evidence
+    breakdown, subsets and subfields; and every stage's progress."""
+    from validation import stats
+    from validation.models import SplitMember, SplitVersion
+
+    parts: dict[str, QuerySet[Claim]] = {}
+    if split_name:
+        split = SplitVersion.objects.get(name=split_name)
+        for part in ("validation", "test"):
+            ids = SplitMember.objects.filter(split=split, part=part).values("pair_id")
+            parts[part] = Claim.objects.filter(pair_id__in=ids).order_by("pk")
+    else:
+        parts["validated pool"] = validated_claims()
+    result = {"split": split_name, "parts": {}, "progress": stage_progress()}
+    for name, qs in parts.items():
+        records = stat_records(qs)
+        result["parts"][name] = {
+            "table2": stats.table2(records),
+            "evidence": stats.evidence_breakdown(records),
+            "subsets": stats.count_by(records, "subset"),
+            "subfields": stats.count_by(records, "subfield"),
+        }
+    ok, back = complete_pair_ids()
+    result["revised"] = Validation.objects.filter(revisions__gt=0).count()
+    result["validated"] = Validation.objects.filter(status=ValidationStatus.VALIDATED).count()
+    result["splittable_pairs"] = len(ok)
+    result["back_to_writer"] = len(back)
+    return result

@@ -1,0 +1,548 @@
+"""Writes of the validation stage: handing final claims to validators, recording passes and
+revisions, re-opening, the human-baseline study, freezing splits and exporting releases (one
+transaction each, keyword-only arguments, domain errors, a history row per state change)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from annotation import selectors as annotation_selectors
+from annotation import work
+from annotation.errors import AnnotationError, InvalidTransition
+from annotation.models import (
+    Adjudication,
+    Claim,
+    ClaimPair,
+    ClaimReview,
+    PairRole,
+    Role,
+    Subset,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+from annotation.models.review import LABELS
+from annotation.writing import selectors as writing_selectors
+from validation import selectors
+from validation.models import (
+    CRITERIA,
+    BaselineAnswer,
+    BaselineItem,
+    BaselineStudy,
+    ReleaseExport,
+    SplitMember,
+    SplitVersion,
+    Validation,
+    ValidationRevision,
+    ValidationStatus,
+)
+from validation.split import SplitError, SplitPair, make_split
+
+MAX_TEXT = 5000
+
+
+class InvalidValidation(AnnotationError):
+    """A validation refused; `errors` maps each form field to what is wrong with it."""
+
+    def __init__(self, errors: dict[str, str]):
+        super().__init__("Nothing was recorded: " + " ".join(errors.values()))
+        self.errors = errors
+
+
+def _staff(by: AbstractBaseUser) -> None:
+    if not by.is_staff:
+        raise AnnotationError("Only admins can do this.")
+
+
+def _subfield_codes(pairs: Iterable[ClaimPair]) -> dict[int, str]:
+    pairs = list(pairs)
+    written = dict(
+        WorkItem.objects.filter(pair__in=pairs, kind=WorkKind.WRITE).values_list(
+            "pair_id", "subfield_code"
+        )
+    )
+    by_paper = annotation_selectors.paper_subfield_codes({p.paper_id for p in pairs})
+    return {p.pk: written.get(p.pk) or by_paper.get(p.paper_id) or "" for p in pairs}
+
+
+# --- Validation ------------------------------------------------------------------------------
+
+
+def validator_choice(
+    eligible: Iterable[int], roles: dict[int, str], adjudicators: Iterable[int]
+) -> tuple[bool, int | None]:
+    """Who may validate a claim (pure): (anyone free, fallback). Preferred: an eligible expert
+    with no role on the pair (not its writer, nor a second annotator). Failing that, the
+    claim's adjudicator (named as the item's assignee)."""
+    eligible = list(eligible)
+    if any(e not in roles for e in eligible):
+        return True, None
+    for expert in adjudicators:
+        if expert in eligible and roles.get(expert) == Role.ADJUDICATOR:
+            return False, expert
+    return False, None
+
+
+@transaction.atomic
+def open_validations(*, actor: AbstractBaseUser | None = None) -> list[Validation]:
+    """Every final claim without a validation becomes a validation item (idempotent)."""
+    claims = list(
+        selectors.final_claims()
+        .filter(validation__isnull=True)
+        .select_related("pair")
+        .select_for_update(of=("self",))
+    )
+    if not claims:
+        return []
+    pairs = {c.pair_id: c.pair for c in claims}
+    codes = _subfield_codes(pairs.values())
+    roles = selectors.roles_on(list(pairs))
+    eligible = {
+        code: [u.pk for u in annotation_selectors.eligible_experts(code)]
+        for code in set(codes.values())
+    }
+    adjudicators: dict[int, list[int]] = {}
+    for claim_id, expert_id in Adjudication.objects.filter(
+        claim__in=claims, decision="decided"
+    ).values_list("claim_id", "adjudicator_id"):
+        adjudicators.setdefault(claim_id, []).append(expert_id)
+    created = []
+    for claim in claims:
+        pair = pairs[claim.pair_id]
+        code = codes[pair.pk]
+        free, fallback = validator_choice(
+            eligible[code], roles.get(pair.pk, {}), adjudicators.get(claim.pk, [])
+        )
+        item = work.create_item(
+            kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=code, actor=actor,
+            pair=pair, claim=claim, assignee_id=fallback,
+        )  # fmt: skip
+        if fallback is not None:
+            work.record(item, "assigned to adjudicator", actor=actor, new={"assignee": fallback},
+                        note="nobody else eligible is free of a role on the pair")  # fmt: skip
+        created.append(Validation.objects.create(claim=claim, item=item))
+    return created
+
+
+@transaction.atomic
+def take_next(*, user: AbstractBaseUser) -> WorkItem:
+    """Lease the expert's next validation item, record their role on the pair, and name them
+    for the pair's other claim (the validator of a pair validates both its claims)."""
+    open_validations(actor=None)
+    item = work.next_item(user=user, kind=WorkKind.VALIDATE)
+    PairRole.objects.get_or_create(pair_id=item.pair_id, expert=user,
+                                   defaults={"role": Role.VALIDATOR})  # fmt: skip
+    for other in (
+        WorkItem.objects.select_for_update(of=("self",))
+        .filter(
+            pair_id=item.pair_id,
+            kind=WorkKind.VALIDATE,
+            status=WorkStatus.OPEN,
+            assignee__isnull=True,
+            claim__validation__validator__isnull=True,  # a re-opened claim goes to another
+        )
+        .exclude(pk=item.pk)
+    ):
+        other.assignee = user
+        other.version += 1
+        other.save(update_fields=["assignee", "version"])
+        work.record(other, "assigned", actor=user, new={"assignee": user.pk},
+                    note="the pair's validator validates both its claims")  # fmt: skip
+    return item
+
+
+def _ids(values: Iterable[object]) -> set[int]:
+    return {int(v) for v in values if str(v).isdigit()}
+
+
+def _visuals_needed(subset: str) -> int:
+    return 2 if subset in (Subset.PARALLEL, Subset.SEQUENTIAL) else 1
+
+
+@transaction.atomic
+def submit_validation(
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    version: int | None,
+    token: uuid.UUID,
+    criteria_failed: Iterable[str],
+    text: str,
+    subset: str,
+    label: str,
+    evidence_ids: Iterable[object],
+    explanation: str = "",
+) -> Validation:
+    """Pass (no criterion failed, nothing changed) or fail and revise: the claim's text, the
+    pair's subset (both claims), the final label, evidence or explanation are changed in place
+    and every changed field is kept as a revision."""
+    item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
+    if replay:
+        return Validation.objects.get(claim_id=item.claim_id)
+    if item.kind != WorkKind.VALIDATE:
+        raise AnnotationError("This is not a validation item.")
+    claim = (
+        Claim.objects.select_related("pair__context")
+        .select_for_update(of=("self",))
+        .get(pk=item.claim_id)
+    )
+    pair = ClaimPair.objects.select_for_update().get(pk=claim.pair_id)
+    review = ClaimReview.objects.select_for_update().get(claim=claim)
+    validation = Validation.objects.select_for_update().get(claim=claim)
+    if validation.status != ValidationStatus.PENDING:
+        raise InvalidTransition("This claim is already validated.")
+    failed = sorted(set(criteria_failed))
+    text, explanation = " ".join(str(text).split())[:MAX_TEXT], str(explanation).strip()[:MAX_TEXT]
+    evidence = _ids(evidence_ids)
+    errors: dict[str, str] = {}
+    if any(c not in CRITERIA for c in failed):
+        errors["criteria"] = "Unknown criterion."
+    if not text:
+        errors["text"] = "The claim cannot be empty."
+    if subset not in Subset.values:
+        errors["subset"] = "Choose one of the four subsets."
+    if label not in LABELS:
+        errors["label"] = "Choose the label: entailed or refuted."
+    kinds, _ = writing_selectors.evidence_kinds_and_texts(claim.pair.context)
+    if not evidence:
+        errors["evidence"] = "Mark the evidence."
+    elif any(pk not in kinds for pk in evidence):
+        errors["evidence"] = "Some evidence is not part of this paper's curated context."
+    elif sum(kinds[pk] in ("table", "chart") for pk in evidence) < _visuals_needed(
+        subset or pair.subset
+    ):
+        errors["evidence"] = (
+            f"A {subset} claim needs at least {_visuals_needed(subset)} table(s)/chart(s) "
+            "in its evidence."
+        )
+    if claim.label == "refuted" and not explanation:
+        errors["explanation"] = "A refuted claim keeps an explanation of why it is false."
+    before = {
+        "text": claim.text,
+        "subset": pair.subset,
+        "label": review.final_label,
+        "evidence": sorted(review.final_evidence.values_list("pk", flat=True)),
+        "explanation": claim.explanation,
+    }
+    after = {
+        "text": text,
+        "subset": subset,
+        "label": label,
+        "evidence": sorted(evidence),
+        "explanation": explanation if claim.label == "refuted" else "",
+    }
+    changed = [f for f in before if before[f] != after[f]]
+    if not errors:
+        if failed and not changed:
+            errors["criteria"] = (
+                "You marked failed criteria but changed nothing: revise the claim, or untick "
+                "them to pass it."
+            )
+        elif changed and not failed:
+            errors["criteria"] = "You revised the claim: tick the criteria it failed."
+    if errors:
+        raise InvalidValidation(errors)
+    for name in changed:
+        ValidationRevision.objects.create(
+            validation=validation, item=item, field=name, before=before[name], after=after[name],
+            criteria_failed=failed, by=user,
+        )  # fmt: skip
+    if "text" in changed or "explanation" in changed:
+        claim.text, claim.explanation = after["text"], after["explanation"]
+        claim.save(update_fields=["text", "explanation"])
+    if "subset" in changed:  # the subset belongs to the pair: both claims change
+        pair.subset = subset
+        pair.save(update_fields=["subset"])
+    if "label" in changed:
+        review.final_label = label
+        review.save(update_fields=["final_label", "updated_at"])
+    if "evidence" in changed:
+        review.final_evidence.set(after["evidence"])
+    validation.status = ValidationStatus.VALIDATED
+    validation.validator = user
+    validation.validated_at = timezone.now()
+    validation.criteria_failed = failed
+    validation.revisions += 1 if changed else 0
+    validation.reopen_reason = ""
+    validation.save()
+    work.finish_submission(
+        item, user=user, token=token, pair=None,
+        old={k: before[k] for k in changed} | {"draft": item.draft},
+        new={k: after[k] for k in changed} | {"criteria_failed": failed,
+             "outcome": "revised" if changed else "passed"},
+    )  # fmt: skip
+    return validation
+
+
+@transaction.atomic
+def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Validation:
+    """An admin sends a validated claim back to validation, with the reason; another validator
+    takes it (the work queue never hands a re-opened claim to whoever did it before)."""
+    _staff(by)
+    reason = reason.strip()
+    if not reason:
+        raise AnnotationError("Say why the item is re-opened.")
+    validation = (
+        Validation.objects.select_for_update().select_related("claim__pair").get(claim=claim)
+    )
+    if validation.status != ValidationStatus.VALIDATED:
+        raise InvalidTransition("Only validated items can be re-opened.")
+    pair = validation.claim.pair
+    item = work.create_item(
+        kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=_subfield_codes([pair])[pair.pk],
+        actor=by, pair=pair, claim=validation.claim,
+    )  # fmt: skip
+    work.record(item, "reopened", actor=by, from_status=ValidationStatus.VALIDATED,
+                to_status=ValidationStatus.PENDING, old={"item": validation.item_id}, note=reason)  # fmt: skip
+    validation.status = ValidationStatus.PENDING
+    validation.item = item
+    validation.reopen_reason = reason
+    validation.save(update_fields=["status", "item", "reopen_reason"])
+    return validation
+
+
+# --- Human baseline --------------------------------------------------------------------------
+
+
+def baseline_pool(expert_ids: list[int]) -> dict[str, list[int]]:
+    """Validated claims by subset whose pairs none of the experts worked on."""
+    worked = set(
+        PairRole.objects.filter(expert_id__in=expert_ids).values_list("pair_id", flat=True)
+    )
+    pool: dict[str, list[int]] = {s: [] for s in Subset.values}
+    for claim_id, pair_id, subset in selectors.validated_claims().values_list(
+        "pk", "pair_id", "pair__subset"
+    ):
+        if pair_id not in worked:
+            pool[subset].append(claim_id)
+    return pool
+
+
+def baseline_candidates() -> list[AbstractBaseUser]:
+    from django.contrib.auth import get_user_model
+
+    return list(
+        get_user_model().objects.filter(is_active=True, expert__active=True).order_by("username")
+    )
+
+
+@transaction.atomic
+def start_baseline(
+    *, by: AbstractBaseUser, expert_ids: list[int], per_subset: int = 10, seed: int = 0
+) -> BaselineStudy:
+    """Sample `per_subset` validated claims of each subset that the two experts never worked
+    on, and hand each to both, blind."""
+    _staff(by)
+    expert_ids = sorted(set(expert_ids))
+    if len(expert_ids) != 2:
+        raise AnnotationError("Choose exactly two experts for the study.")
+    if per_subset < 1:
+        raise AnnotationError("Sample at least one claim per subset.")
+    pool = baseline_pool(expert_ids)
+    rng = random.Random(seed)
+    chosen: list[int] = []
+    short = []
+    for subset in Subset.values:
+        ids = sorted(pool[subset])
+        if len(ids) < per_subset:
+            short.append(f"{subset} {len(ids)}")
+        chosen += rng.sample(ids, min(per_subset, len(ids)))
+    if not chosen:
+        raise AnnotationError(
+            "No validated claim is free of these experts' work: choose others, or validate more."
+        )
+    study = BaselineStudy.objects.create(
+        per_subset=per_subset, seed=seed, created_by=by,
+        note=("fewer than asked: " + ", ".join(short)) if short else "",
+    )  # fmt: skip
+    study.experts.set(expert_ids)
+    claims = Claim.objects.select_related("pair", "review").in_bulk(chosen)
+    codes = _subfield_codes({c.pair for c in claims.values()})
+    for claim_id in chosen:
+        claim = claims[claim_id]
+        entry = BaselineItem.objects.create(
+            study=study, claim=claim, subset=claim.pair.subset, gold_label=claim.review.final_label
+        )
+        for expert_id in expert_ids:
+            work.create_item(
+                kind=WorkKind.BASELINE, paper_id=claim.pair.paper_id, subfield_code=codes[claim.pair_id],
+                actor=by, pair=claim.pair, claim=claim, assignee_id=expert_id,
+                draft={"baseline_item": entry.pk},
+            )  # fmt: skip
+    return study
+
+
+@transaction.atomic
+def take_next_baseline(*, user: AbstractBaseUser) -> WorkItem:
+    return work.next_item(user=user, kind=WorkKind.BASELINE)
+
+
+@transaction.atomic
+def submit_baseline_answer(
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    version: int | None,
+    token: uuid.UUID,
+    label: str,
+    explanation: str,
+) -> BaselineAnswer:
+    item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
+    if replay:
+        return BaselineAnswer.objects.get(work_item=item)
+    if item.kind != WorkKind.BASELINE:
+        raise AnnotationError("This is not a baseline item.")
+    errors = {}
+    if label not in LABELS:
+        errors["label"] = "Answer entailed or refuted."
+    if not explanation.strip():
+        errors["explanation"] = "Explain your answer."
+    if errors:
+        raise InvalidValidation(errors)
+    entry = BaselineItem.objects.get(study__items__claim_id=item.claim_id,
+                                     pk=item.draft.get("baseline_item"))  # fmt: skip
+    answer = BaselineAnswer.objects.create(
+        item=entry, work_item=item, expert=user, label=label,
+        explanation=explanation.strip()[:MAX_TEXT],
+    )  # fmt: skip
+    work.finish_submission(item, user=user, token=token, pair=None,
+                           new={"label": label, "explanation": answer.explanation})  # fmt: skip
+    return answer
+
+
+# --- Split -----------------------------------------------------------------------------------
+
+
+def split_pool() -> list[SplitPair]:
+    ok, _ = selectors.complete_pair_ids()
+    pairs = (
+        ClaimPair.objects.filter(pk__in=ok)
+        .select_related("paper")
+        .only("id", "subset", "paper__license_url", "paper__license_name")
+    )
+    return [
+        SplitPair(pair_id=p.pk, subset=p.subset, claims=2, licence=selectors.paper_licence(p.paper))
+        for p in pairs
+    ]
+
+
+def next_split_name() -> str:
+    n = SplitVersion.objects.count() + 1
+    while SplitVersion.objects.filter(name=f"v{n}").exists():
+        n += 1
+    return f"v{n}"
+
+
+@transaction.atomic
+def freeze_split(
+    *,
+    validation: int,
+    test: int,
+    seed: int,
+    licences: Iterable[str] | None = None,
+    name: str | None = None,
+    by: AbstractBaseUser | None = None,
+) -> SplitVersion:
+    """Draw and freeze a split over the complete validated pairs. A name is a version: an
+    existing split is never changed."""
+    name = (name or next_split_name()).strip()
+    if SplitVersion.objects.filter(name=name).exists():
+        raise AnnotationError(f"A split named {name} exists; splits are frozen, choose a new name.")
+    pool = split_pool()
+    licence_list = sorted({lic.strip().lower() for lic in licences or () if lic.strip()})
+    try:
+        split = make_split(
+            pool, validation=validation, test=test, seed=seed, licences=licence_list or None
+        )
+    except SplitError as exc:
+        validated = selectors.validated_claims().count()
+        _, back = selectors.complete_pair_ids()
+        raise AnnotationError(
+            f"{exc} — {validated} validated claims exist, {2 * len(pool)} of them in "
+            f"{len(pool)} complete pair(s) that may take part"
+            + (f"; {len(back)} pair(s) wait for a new perturbation by their writer" if back else "")
+            + "."
+        ) from exc
+    version = SplitVersion.objects.create(
+        name=name, seed=seed, validation_size=validation, test_size=test,
+        licences=licence_list, created_by=by,
+        counts={part: split.claims_by_subset(part) for part in ("validation", "test")},
+    )  # fmt: skip
+    SplitMember.objects.bulk_create(
+        SplitMember(split=version, pair_id=p.pair_id, part=part, subset=p.subset)
+        for part in ("validation", "test")
+        for p in split.pairs(part)
+    )
+    return version
+
+
+# --- Export ----------------------------------------------------------------------------------
+
+
+def export_release(
+    *,
+    split: SplitVersion,
+    out: str,
+    hide_test_labels: bool = False,
+    overwrite: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> dict:
+    """Write the release of a frozen split to `out` (atomically) and return its manifest."""
+    from validation.export import build_release
+    from validation.release import write_release
+
+    release = build_release(split, hide_test_labels=hide_test_labels, progress=progress)
+    if progress:
+        progress(0, 1, "writing files")
+    manifest = write_release(release, Path(out), overwrite=overwrite)
+    if progress:
+        progress(1, 1, f"wrote {len(manifest['files'])} files")
+    return manifest
+
+
+def release_salt() -> str:
+    return getattr(settings, "RELEASE_SALT", "") or settings.SECRET_KEY
+
+
+def start_export(
+    *, split: SplitVersion, by: AbstractBaseUser, hide_test_labels: bool = False
+) -> ReleaseExport:
+    """Record an export and start its background job (RQ on the default queue, else a thread)."""
+    from jobs.dispatch import start_job
+
+    _staff(by)
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    folder = (
+        Path(settings.RELEASE_DIR) / f"{split.name}-{stamp}{'-hidden' if hide_test_labels else ''}"
+    )
+    export = ReleaseExport.objects.create(
+        split=split, out=str(folder / "SciVer"), hide_test_labels=hide_test_labels, created_by=by
+    )
+    job = start_job(
+        kind="export_release", function="validation.jobs.export_release_job",
+        params={"export_id": export.pk}, queue="default", timeout=6 * 3600, mode="thread",
+    )  # fmt: skip
+    ReleaseExport.objects.filter(pk=export.pk).update(job=job)
+    export.job = job
+    return export
+
+
+def run_export(*, export_id: int, progress: Callable[[int, int, str], None] | None = None) -> dict:
+    """Write an export's folder and a zip of it for download (what the job runs)."""
+    export = ReleaseExport.objects.select_related("split").get(pk=export_id)
+    manifest = export_release(split=export.split, out=export.out,
+                              hide_test_labels=export.hide_test_labels, progress=progress)  # fmt: skip
+    out = Path(export.out)
+    archive = shutil.make_archive(str(out.parent / out.name), "zip", root_dir=out.parent,
+                                  base_dir=out.name)  # fmt: skip
+    ReleaseExport.objects.filter(pk=export.pk).update(manifest=manifest, archive=archive)
+    return {"out": export.out, "archive": archive, "files": len(manifest["files"])}

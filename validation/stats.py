@@ -1,0 +1,174 @@
+"""Dataset statistics (SciVer's Table 2, evidence counts, subsets, subfields, stage progress)
+and the inline SVG bar charts that show them. The figures are pure functions of records."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+from validation.release.records import ReleaseClaim
+
+
+@dataclass(frozen=True)
+class StatRecord:
+    """What the statistics need of one claim."""
+
+    paper: str
+    subset: str
+    subfield: str
+    label: str
+    claim_words: int
+    evidence: int
+    tables: int
+    charts: int
+    table_caption_words: tuple[int, ...] = ()
+    chart_caption_words: tuple[int, ...] = ()
+    context_words: int = 0
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(sum(values) / len(values), 2) if values else 0.0
+
+
+def table2(records: Sequence[StatRecord]) -> dict[str, float | int]:
+    """The figures of SciVer's Table 2 for one split (or the pool)."""
+    table_captions = [n for r in records for n in r.table_caption_words]
+    chart_captions = [n for r in records for n in r.chart_caption_words]
+    return {
+        "claims": len(records),
+        "words in paragraphs": _mean([r.context_words for r in records]),
+        "tables per example": _mean([r.tables for r in records]),
+        "table caption length": _mean(table_captions),
+        "charts per example": _mean([r.charts for r in records]),
+        "chart caption length": _mean(chart_captions),
+        "claim length": _mean([r.claim_words for r in records]),
+        "entailed": sum(r.label == "entailed" for r in records),
+        "refuted": sum(r.label == "refuted" for r in records),
+        "evidence pieces": _mean([r.evidence for r in records]),
+        "papers": len({r.paper for r in records}),
+    }
+
+
+def evidence_breakdown(records: Iterable[StatRecord]) -> dict[str, int]:
+    """Claims by number of evidence pieces: one, two, three, more (SciVer's Fig. 4)."""
+    counts = {"one": 0, "two": 0, "three": 0, "more than three": 0}
+    for r in records:
+        if r.evidence <= 1:
+            counts["one"] += 1
+        elif r.evidence == 2:
+            counts["two"] += 1
+        elif r.evidence == 3:
+            counts["three"] += 1
+        else:
+            counts["more than three"] += 1
+    return counts
+
+
+def count_by(records: Iterable[StatRecord], attribute: str) -> dict[str, dict[str, int]]:
+    """Claims per subset (or subfield), entailed and refuted."""
+    counts: dict[str, Counter[str]] = {}
+    for r in records:
+        counts.setdefault(getattr(r, attribute) or "—", Counter())[r.label] += 1
+    return {
+        key: {"entailed": c["entailed"], "refuted": c["refuted"], "total": c.total()}
+        for key, c in sorted(counts.items())
+    }
+
+
+def release_table(claims: Sequence[ReleaseClaim]) -> dict[str, float | int]:
+    """Table 2 from release records (for the dataset card)."""
+    records = [
+        StatRecord(
+            paper=c.paperid,
+            subset=c.claim_type,
+            subfield=c.subfield,
+            label="entailed" if c.label else "refuted",
+            claim_words=words(c.claim),
+            evidence=len(c.evidence),
+            tables=sum(e.kind == "table" for e in c.evidence),
+            charts=sum(e.kind == "chart" for e in c.evidence),
+            table_caption_words=tuple(words(e.text) for e in c.evidence if e.kind == "table"),
+            chart_caption_words=tuple(words(e.text) for e in c.evidence if e.kind == "chart"),
+            context_words=sum(words(e.text) for e in c.evidence if e.kind == "paragraph"),
+        )  # fmt: skip
+        for c in claims
+    ]
+    table = table2(records)
+    table["words in evidence paragraphs"] = table.pop("words in paragraphs")
+    return table | {f"evidence: {k}": v for k, v in evidence_breakdown(records).items()}
+
+
+# --- Plots -----------------------------------------------------------------------------------
+
+PALETTE = ("#3b6ea5", "#c0504d", "#9bbb59", "#8064a2", "#4bacc6", "#f79646")
+
+
+def bar_chart(
+    bars: Sequence[tuple[str, float]], *, title: str, width: int = 460, unit: str = ""
+) -> str:
+    """A horizontal bar chart as an inline SVG string (labels escaped; no script)."""
+    row, left, top = 22, 150, 28
+    height = top + row * max(len(bars), 1) + 10
+    peak = max((v for _, v in bars), default=0) or 1
+    span = width - left - 60
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="0" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
+    ]
+    for i, (label, value) in enumerate(bars):
+        y = top + i * row
+        length = round(span * value / peak, 1)
+        shown = f"{value:g}{unit}"
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
+            f"{escape(str(label))}</text>"
+            f'<rect x="{left}" y="{y + 3}" width="{length}" height="{row - 7}" '
+            f'fill="{PALETTE[i % len(PALETTE)]}"><title>{escape(str(label))}: {shown}</title>'
+            f'</rect><text x="{left + length + 4}" y="{y + 14}" font-size="12">{shown}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def stacked_pairs_chart(rows: dict[str, dict[str, int]], *, title: str, width: int = 460) -> str:
+    """Entailed/refuted per key as two-colour stacked bars."""
+    row, left, top = 22, 150, 28
+    height = top + row * max(len(rows), 1) + 26
+    peak = max((r["total"] for r in rows.values()), default=0) or 1
+    span = width - left - 60
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="0" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
+    ]
+    for i, (key, counts) in enumerate(rows.items()):
+        y = top + i * row
+        a = round(span * counts["entailed"] / peak, 1)
+        b = round(span * counts["refuted"] / peak, 1)
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
+            f"{escape(key)}</text>"
+            f'<rect x="{left}" y="{y + 3}" width="{a}" height="{row - 7}" fill="{PALETTE[0]}">'
+            f"<title>entailed {counts['entailed']}</title></rect>"
+            f'<rect x="{left + a}" y="{y + 3}" width="{b}" height="{row - 7}" fill="{PALETTE[1]}">'
+            f"<title>refuted {counts['refuted']}</title></rect>"
+            f'<text x="{left + a + b + 4}" y="{y + 14}" font-size="12">{counts["total"]}</text>'
+        )
+    y = height - 8
+    parts.append(
+        f'<rect x="{left}" y="{y - 9}" width="10" height="10" fill="{PALETTE[0]}"/>'
+        f'<text x="{left + 14}" y="{y}" font-size="11">entailed</text>'
+        f'<rect x="{left + 80}" y="{y - 9}" width="10" height="10" fill="{PALETTE[1]}"/>'
+        f'<text x="{left + 94}" y="{y}" font-size="11">refuted</text>'
+    )
+    parts.append("</svg>")
+    return "".join(parts)

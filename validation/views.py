@@ -1,0 +1,398 @@
+"""Validation pages: the validator's page, the admins' overview and re-open, statistics, the
+human-baseline study, and splits with release exports (thin: parse, call a service, render)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import work
+from annotation.errors import AnnotationError
+from annotation.models import Claim, Subset, WorkItem, WorkKind, WorkStatus
+from annotation.views.common import forbidden, staff_required
+from validation import checks, selectors, services, stats
+from validation.models import (
+    CRITERIA,
+    BaselineItem,
+    BaselineStudy,
+    ReleaseExport,
+    SplitVersion,
+    Validation,
+    ValidationRevision,
+)
+
+MAX_TEXT = 5000
+
+
+def _int(value: object) -> int | None:
+    return int(value) if str(value or "").isdigit() else None
+
+
+def _token(value: object) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return uuid.uuid4()
+
+
+@login_required
+@require_POST
+def next_validation(request: HttpRequest) -> HttpResponse:
+    try:
+        item = services.take_next(user=request.user)
+    except work.NothingToDo:
+        messages.info(request, "No claim is waiting for your validation right now.")
+        return redirect("annotation:home")
+    return redirect("validation:validate", item_id=item.pk)
+
+
+@login_required
+def validate(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = get_object_or_404(
+        WorkItem.objects.only("id", "status", "holder_id", "done_by_id", "version"),
+        pk=item_id, kind=WorkKind.VALIDATE,
+    )  # fmt: skip
+    holder = item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
+    if not (holder or request.user.is_staff or item.done_by_id == request.user.pk):
+        return forbidden(request, "This validation is not yours.")
+    errors: dict[str, str] = {}
+    form: dict[str, object] = {}
+    if request.method == "POST":
+        if not holder:
+            return forbidden(request, "Only the validator holding this item may submit it.")
+        data = request.POST
+        form = {
+            "criteria_failed": data.getlist("criteria_failed"),
+            "text": data.get("text", "")[:MAX_TEXT],
+            "subset": data.get("subset", ""),
+            "label": data.get("label", ""),
+            "evidence_ids": [v for v in data.getlist("evidence") if v.isdigit()],
+            "explanation": data.get("explanation", "")[:MAX_TEXT],
+        }
+        try:
+            services.submit_validation(
+                item=item, user=request.user, version=_int(data.get("version")),
+                token=_token(data.get("token")), **form,
+            )  # fmt: skip
+        except services.InvalidValidation as exc:
+            errors = exc.errors
+        except AnnotationError as exc:
+            messages.error(request, str(exc))
+            return redirect("annotation:home")
+        else:
+            messages.success(request, "Validated. Thank you.")
+            return redirect("annotation:home")
+    page = selectors.validation_page(item.pk)
+    claim, pair = page.claim, page.pair
+    entailed = (
+        claim.text if claim.label == "entailed" else (page.sibling.text if page.sibling else "")
+    )
+    refuted = (
+        claim.text if claim.label == "refuted" else (page.sibling.text if page.sibling else "")
+    )
+    warnings = checks.claim_warnings(
+        text=claim.text, entailed=entailed, refuted=refuted, paragraphs=page.paragraphs,
+        visuals=page.sampled_texts, low=settings.CLAIM_MIN_WORDS, high=settings.CLAIM_MAX_WORDS,
+    )  # fmt: skip
+    if form:
+        selected = {int(v) for v in form["evidence_ids"]}
+    else:
+        selected = page.evidence_ids
+    context = {
+        "page": page,
+        "item": page.item,
+        "claim": claim,
+        "pair": pair,
+        "holder": holder,
+        "criteria": CRITERIA,
+        "subsets": Subset.values,
+        "warnings": warnings,
+        "errors": errors,
+        "form": form,
+        "selected": selected,
+        "failed": set(form.get("criteria_failed", []) or page.validation.criteria_failed),
+        "token": uuid.uuid4(),
+        "revisions": ValidationRevision.objects.filter(validation=page.validation).select_related(
+            "by"
+        ),
+    }
+    return render(request, "validation/validate.html", context, status=400 if errors else 200)
+
+
+@staff_required
+def overview(request: HttpRequest) -> HttpResponse:
+    created = services.open_validations(actor=request.user)
+    if created:
+        messages.info(request, f"{len(created)} final claim(s) entered validation.")
+    total, waiting = work.waiting_items(kind=WorkKind.VALIDATE)
+    ok, back = selectors.complete_pair_ids()
+    context = {
+        "counts": work.status_counts(WorkKind.VALIDATE),
+        "waiting_total": total,
+        "waiting": waiting,
+        "validated": Validation.objects.filter(status="validated").count(),
+        "revised": Validation.objects.filter(revisions__gt=0).count(),
+        "pending": Validation.objects.filter(status="pending").count(),
+        "splittable": len(ok),
+        "back": Claim.objects.filter(pair_id__in=back, label="refuted").select_related("pair"),
+        "recent": Validation.objects.select_related("claim__pair", "validator")
+        .filter(status="validated")
+        .order_by("-validated_at", "-id")[:100],
+    }
+    return render(request, "validation/overview.html", context)
+
+
+@staff_required
+@require_POST
+def reopen(request: HttpRequest, claim_id: int) -> HttpResponse:
+    claim = get_object_or_404(Claim, pk=claim_id)
+    try:
+        services.reopen_validation(
+            claim=claim, by=request.user, reason=request.POST.get("reason", "")
+        )
+    except AnnotationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Claim {claim.pk} is back in validation.")
+    return redirect("validation:overview")
+
+
+@staff_required
+def statistics(request: HttpRequest) -> HttpResponse:
+    names = list(SplitVersion.objects.values_list("name", flat=True))
+    name = request.GET.get("split") or None
+    if name not in names:
+        name = None
+    result = selectors.dataset_statistics(name)
+    plots = {}
+    for part, figures in result["parts"].items():
+        plots[part] = [
+            stats.bar_chart(list(figures["evidence"].items()), title="Claims by evidence pieces"),
+            stats.stacked_pairs_chart(figures["subsets"], title="Claims per subset"),
+            stats.stacked_pairs_chart(figures["subfields"], title="Claims per subfield"),
+        ]
+    progress = stats.bar_chart(result["progress"], title="Progress of every stage")
+    context = {"result": result, "plots": plots, "progress_plot": progress, "names": names,
+               "name": name}  # fmt: skip
+    return render(request, "validation/statistics.html", context)
+
+
+# --- Human baseline --------------------------------------------------------------------------
+
+
+@staff_required
+def baseline(request: HttpRequest) -> HttpResponse:
+    candidates = services.baseline_candidates()
+    if request.method == "POST":
+        try:
+            study = services.start_baseline(
+                by=request.user,
+                expert_ids=[int(v) for v in request.POST.getlist("experts") if v.isdigit()],
+                per_subset=_int(request.POST.get("per_subset")) or settings.BASELINE_PER_SUBSET,
+                seed=_int(request.POST.get("seed")) or 0,
+            )
+        except AnnotationError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request, f"Study {study.pk} started with {study.items.count()} claims."
+            )
+            return redirect("validation:baseline_study", study_id=study.pk)
+    context = {
+        "candidates": candidates,
+        "studies": BaselineStudy.objects.prefetch_related("experts"),
+        "per_subset": settings.BASELINE_PER_SUBSET,
+    }
+    return render(request, "validation/baseline.html", context)
+
+
+def study_report(study: BaselineStudy) -> dict:
+    """Accuracy per expert, per subset and averaged, and the disagreements."""
+    experts = list(study.experts.order_by("username"))
+    items = list(
+        BaselineItem.objects.filter(study=study)
+        .select_related("claim")
+        .prefetch_related("answers__expert")
+    )
+    per_expert = {e.pk: [0, 0] for e in experts}
+    per_subset: dict[str, list[int]] = {}
+    rows = []
+    for entry in items:
+        answers = {a.expert_id: a for a in entry.answers.all()}
+        for expert_id, answer in answers.items():
+            per_expert.setdefault(expert_id, [0, 0])
+            per_expert[expert_id][0] += answer.label == entry.gold_label
+            per_expert[expert_id][1] += 1
+            bucket = per_subset.setdefault(entry.subset, [0, 0])
+            bucket[0] += answer.label == entry.gold_label
+            bucket[1] += 1
+        labels = {a.label for a in answers.values()}
+        disagree = len(labels) > 1 or (labels and entry.gold_label not in labels)
+        rows.append((entry, [answers.get(e.pk) for e in experts], disagree))
+
+    def pct(pair: list[int]) -> float | None:
+        return round(100 * pair[0] / pair[1], 1) if pair[1] else None
+
+    total = [sum(p[0] for p in per_expert.values()), sum(p[1] for p in per_expert.values())]
+    return {
+        "experts": [(e, pct(per_expert[e.pk]), per_expert[e.pk][1]) for e in experts],
+        "subsets": sorted((s, pct(p), p[1]) for s, p in per_subset.items()),
+        "average": pct(total),
+        "answered": total[1],
+        "expected": 2 * len(items),
+        "rows": rows,
+        "disagreements": [r for r in rows if r[2]],
+    }
+
+
+@staff_required
+def baseline_study(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(BaselineStudy, pk=study_id)
+    return render(request, "validation/study.html", {"study": study, "report": study_report(study)})
+
+
+@login_required
+@require_POST
+def baseline_next(request: HttpRequest) -> HttpResponse:
+    try:
+        item = services.take_next_baseline(user=request.user)
+    except work.NothingToDo:
+        messages.info(request, "No baseline claim is waiting for you.")
+        return redirect("annotation:home")
+    return redirect("validation:baseline_answer", item_id=item.pk)
+
+
+@login_required
+def baseline_answer(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = get_object_or_404(
+        WorkItem.objects.select_related("claim__pair__context", "claim__pair__task", "paper"),
+        pk=item_id, kind=WorkKind.BASELINE,
+    )  # fmt: skip
+    if not (item.status == WorkStatus.LEASED and item.holder_id == request.user.pk):
+        return forbidden(request, "This baseline item is not yours to answer.")
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        try:
+            services.submit_baseline_answer(
+                item=item, user=request.user, version=_int(request.POST.get("version")),
+                token=_token(request.POST.get("token")), label=request.POST.get("label", ""),
+                explanation=request.POST.get("explanation", "")[:MAX_TEXT],
+            )  # fmt: skip
+        except services.InvalidValidation as exc:
+            errors = exc.errors
+        except AnnotationError as exc:
+            messages.error(request, str(exc))
+            return redirect("annotation:home")
+        else:
+            messages.success(request, "Answer recorded.")
+            try:
+                nxt = services.take_next_baseline(user=request.user)
+            except work.NothingToDo:
+                return redirect("annotation:home")
+            return redirect("validation:baseline_answer", item_id=nxt.pk)
+    from annotation.models import CuratedElement
+
+    pieces = (
+        CuratedElement.objects.filter(
+            context=item.claim.pair.context, in_context=True, not_a_chart=False
+        )
+        .select_related("element__section")
+        .order_by("element__order")
+    )
+    context = {"item": item, "claim": item.claim, "pieces": pieces, "errors": errors,
+               "token": uuid.uuid4(), "post": request.POST}  # fmt: skip
+    return render(
+        request, "validation/baseline_answer.html", context, status=400 if errors else 200
+    )
+
+
+# --- Splits and releases ---------------------------------------------------------------------
+
+
+@staff_required
+def releases(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        try:
+            split = services.freeze_split(
+                validation=_int(request.POST.get("validation")) or 0,
+                test=_int(request.POST.get("test")) or 0,
+                seed=_int(request.POST.get("seed")) or 0,
+                licences=request.POST.get("licenses", "").split(","),
+                name=request.POST.get("name", "").strip() or None,
+                by=request.user,
+            )
+        except AnnotationError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Split {split.name} frozen.")
+            return redirect("validation:releases")
+    ok, _ = selectors.complete_pair_ids()
+    context = {
+        "splits": SplitVersion.objects.all(),
+        "exports": ReleaseExport.objects.select_related("split", "job")[:30],
+        "pool_claims": 2 * len(ok),
+    }
+    return render(request, "validation/releases.html", context)
+
+
+@staff_required
+@require_POST
+def export(request: HttpRequest, split_id: int) -> HttpResponse:
+    split = get_object_or_404(SplitVersion, pk=split_id)
+    item = services.start_export(
+        split=split, by=request.user, hide_test_labels=bool(request.POST.get("hide_test_labels"))
+    )
+    return redirect("validation:export_status", export_id=item.pk)
+
+
+@staff_required
+def export_status(request: HttpRequest, export_id: int) -> HttpResponse:
+    item = get_object_or_404(ReleaseExport.objects.select_related("split", "job"), pk=export_id)
+    template = (
+        "validation/_export_status.html"
+        if request.headers.get("HX-Request")
+        else "validation/export.html"
+    )
+    return render(request, template, {"export": item})
+
+
+@staff_required
+def download(request: HttpRequest, export_id: int) -> HttpResponse:
+    item = get_object_or_404(ReleaseExport, pk=export_id)
+    path = Path(item.archive) if item.archive else None
+    if path is None or not path.is_file():
+        raise Http404("This export has no archive (yet).")
+    return FileResponse(open(path, "rb"), as_attachment=True, filename=path.name)
+
+
+@login_required
+def element_image(request: HttpRequest, item_id: int, element_id: int) -> HttpResponse:
+    """A table/chart image of the paper of a validation or baseline item, to whoever holds or
+    did that item (they are not assigned the paper, so the media route would refuse them)."""
+    from papers.models import Element
+
+    item = get_object_or_404(
+        WorkItem.objects.only("id", "paper_id", "status", "holder_id", "done_by_id"),
+        pk=item_id, kind__in=[WorkKind.VALIDATE, WorkKind.BASELINE],
+    )  # fmt: skip
+    mine = (item.status == WorkStatus.LEASED and item.holder_id == request.user.pk) or (
+        item.done_by_id == request.user.pk
+    )
+    if not (mine or request.user.is_staff):
+        return forbidden(request, "This image belongs to work that is not yours.")
+    element = get_object_or_404(Element.objects.only("id", "image"), pk=element_id,
+                                paper_id=item.paper_id)  # fmt: skip
+    if not element.image:
+        raise Http404("No image.")
+    try:
+        handle = element.image.open("rb")
+    except FileNotFoundError as exc:
+        raise Http404("No image file.") from exc
+    return FileResponse(handle, content_type="image/png")
