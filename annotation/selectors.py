@@ -36,6 +36,7 @@ from annotation.eligibility import Eligibility, judge_eligibility
 from annotation.models import (
     Assignment,
     AssignmentStatus,
+    ClaimPair,
     CuratedContext,
     CuratedElement,
     CuratedSection,
@@ -302,6 +303,7 @@ class ExpertRow:
     to_curate: int = 0
     curated: int = 0
     contexts_saved: int = 0
+    claim_pairs: int = 0
 
     @property
     def assigned(self) -> int:
@@ -323,8 +325,9 @@ class Overview:
 
 
 def assignment_overview() -> Overview:
-    """Per expert: open papers to curate / curated, versions saved; per subfield: papers that
-    wait for an expert (parsed, no open assignment) and who could take them."""
+    """Per expert: open papers to curate / curated, versions saved, claim pairs written; per
+    subfield: papers that wait for an expert (parsed, no open assignment) and who could take
+    them."""
     users = list(experts())
     subfields = list(Subfield.objects.all())
     codes = [s.code for s in subfields]
@@ -349,6 +352,13 @@ def assignment_overview() -> Overview:
         .values_list("created_by_id", "n")
     ):
         rows[expert_id].contexts_saved = n
+    for expert_id, n in (
+        ClaimPair.objects.filter(writer_id__in=rows)
+        .values("writer_id")
+        .annotate(n=Count("id"))
+        .values_list("writer_id", "n")
+    ):
+        rows[expert_id].claim_pairs = n
     waiting = dict(
         papers_with_subfield(
             Paper.objects.filter(status=Paper.Status.PARSED).exclude(Exists(open_assignment_of()))

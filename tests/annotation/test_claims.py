@@ -296,3 +296,17 @@ def test_items_nobody_eligible_can_take_wait_with_the_reason(alice, curated):
         work.next_item(user=alice, kind="write")
     make_expert("bob")
     assert work.waiting_items()[0] == 1  # bob can take the pair's item now
+
+
+def test_assignment_overview_counts_the_claim_pairs_each_expert_wrote(alice, curated, client):
+    from annotation.selectors import assignment_overview
+
+    paper, _ = curated
+    writing.create_claim_tasks(paper=paper, by=alice, count=2, seed=3)
+    for _ in range(2):
+        submit(work.next_item(user=alice, kind="write"), alice)
+    rows = {row.user.username: row for row in assignment_overview().experts}
+    assert rows["alice"].claim_pairs == 2
+    client.force_login(AdminFactory())
+    html = client.get("/manage/assignments/").content.decode()
+    assert "Claim pairs written" in html
