@@ -18,6 +18,7 @@ urlpatterns = [
     path("claims/tasks/<str:arxiv_id>v<int:version>/", claims.create_tasks, name="create_tasks"),
     path("claims/write/<int:item_id>/", claims.write, name="write"),
     path("claims/write/<int:item_id>/draft/", claims.save_draft, name="save_draft"),
+    path("claims/write/<int:item_id>/release/", claims.release, name="release_task"),
     path("claims/write/<int:item_id>/suggest/", claims.suggest, name="suggest"),
     path("claims/write/<int:item_id>/context/", claims.context, name="write_context"),
     path("claims/pairs/<int:pair_id>/", claims.pair, name="pair"),

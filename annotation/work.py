@@ -204,6 +204,24 @@ def save_draft(
     return item
 
 
+@transaction.atomic
+def release_item(*, item: WorkItem, user: AbstractBaseUser, version: int | None) -> WorkItem:
+    """Hand a held item back: it is open again for anyone who may take it (the holder too, with
+    "next"), with its draft kept on it, and a history row saying who released it."""
+    item = _lock(item.pk)
+    check_holder(item, user, version)
+    previous = item.status
+    old = {"holder": item.holder_id, "lease_expires_at": item.lease_expires_at.isoformat()}
+    item.status = WorkStatus.OPEN
+    item.holder = None
+    item.version += 1
+    item.lease_expires_at = None
+    item.save(update_fields=["status", "holder", "version", "lease_expires_at"])
+    record(item, "released", actor=user, from_status=previous, to_status=item.status, old=old,
+           new={"holder": None, "version": item.version}, note="handed back; the draft is kept")  # fmt: skip
+    return item
+
+
 def begin_submission(
     *, item: WorkItem, user: AbstractBaseUser, version: int | None, token: uuid.UUID
 ) -> tuple[WorkItem, bool]:

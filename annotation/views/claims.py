@@ -37,19 +37,42 @@ class PairForm:
     explanation: str = ""
     perturbation_kind: str = ""
     suggestion: str = ""
+    # "The refuted claim uses different evidence": off, it shares the entailed claim's.
+    split_evidence: bool = False
+    refuted_evidence: set[int] = field(default_factory=set)
 
     @classmethod
     def from_data(cls, data) -> PairForm:
         get = data.get
-        evidence = data.getlist("evidence") if hasattr(data, "getlist") else get("evidence", [])
+
+        def ids(name: str) -> set[int]:
+            values = data.getlist(name) if hasattr(data, "getlist") else get(name, [])
+            if not isinstance(values, list | tuple):
+                values = []
+            return {int(v) for v in values if str(v).isdigit()}
+
         return cls(
             entailed=str(get("entailed", ""))[:MAX_TEXT],
-            evidence={int(v) for v in evidence if str(v).isdigit()},
+            evidence=ids("evidence"),
             refuted=str(get("refuted", ""))[:MAX_TEXT],
             explanation=str(get("explanation", ""))[:MAX_TEXT],
             perturbation_kind=str(get("perturbation_kind", ""))[:16],
             suggestion=str(get("suggestion", ""))[:MAX_TEXT],
+            split_evidence=str(get("split_evidence", "")).lower() in ("1", "on", "true"),
+            refuted_evidence=ids("refuted_evidence"),
         )
+
+    @property
+    def refuted_evidence_ids(self) -> set[int] | None:
+        """What the refuted claim cites: None when it shares the entailed claim's evidence."""
+        return self.refuted_evidence if self.split_evidence else None
+
+    def as_draft(self) -> dict:
+        return {"entailed": self.entailed, "evidence": sorted(self.evidence),
+                "refuted": self.refuted, "explanation": self.explanation,
+                "perturbation_kind": self.perturbation_kind, "suggestion": self.suggestion,
+                "split_evidence": self.split_evidence,
+                "refuted_evidence": sorted(self.refuted_evidence)}  # fmt: skip
 
 
 def _int(value: object) -> int | None:
@@ -144,7 +167,7 @@ def write(request: HttpRequest, item_id: int) -> HttpResponse:
             item=item, user=request.user, version=_int(request.POST.get("version")), token=token,
             entailed=form.entailed, evidence_ids=form.evidence, refuted=form.refuted,
             explanation=form.explanation, perturbation_kind=form.perturbation_kind,
-            suggestion=form.suggestion,
+            suggestion=form.suggestion, refuted_evidence_ids=form.refuted_evidence_ids,
         )  # fmt: skip
     except services.InvalidClaim as exc:
         return _render_write(request, item.pk, form, status=400, errors=exc.errors,
@@ -169,11 +192,8 @@ def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
         return JsonResponse({"error": "The draft could not be read."}, status=400)
     try:
         saved = work.save_draft(
-            item=item, user=request.user, version=_int(body.get("version")),
-            draft={"entailed": draft.entailed, "evidence": sorted(draft.evidence),
-                   "refuted": draft.refuted, "explanation": draft.explanation,
-                   "perturbation_kind": draft.perturbation_kind, "suggestion": draft.suggestion},
-        )  # fmt: skip
+            item=item, user=request.user, version=_int(body.get("version")), draft=draft.as_draft()
+        )
     except work.StaleWork as exc:
         return JsonResponse({"error": exc.message}, status=409)
     except work.NotHolder as exc:
@@ -182,6 +202,22 @@ def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
         {"saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S"),
          "lease_expires_at": saved.lease_expires_at.isoformat()}
     )  # fmt: skip
+
+
+@login_required
+@require_POST
+def release(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Hand the task back: open again for the next expert who presses Next (the draft stays)."""
+    item = _item(item_id)
+    try:
+        work.release_item(item=item, user=request.user, version=_int(request.POST.get("version")))
+    except work.StaleWork as exc:
+        messages.error(request, exc.message)
+        return redirect("annotation:write", item_id=item.pk)
+    except work.NotHolder as exc:
+        return forbidden(request, exc.message)
+    messages.success(request, f"Task {item.task_id} handed back; its draft is kept with it.")
+    return redirect("annotation:home")
 
 
 @login_required
@@ -215,8 +251,7 @@ def context(request: HttpRequest, item_id: int) -> HttpResponse:
         "annotation/claims/_context.html",
         {"sections": writing.full_context(task), "shown": shown,
          "editable": _may_write(request, item),
-         "ctx_form": PairForm(evidence={int(x) for x in item.draft.get("evidence", [])
-                                        if str(x).isdigit()})},
+         "ctx_form": PairForm.from_data(item.draft or {})},
     )  # fmt: skip
 
 

@@ -138,6 +138,8 @@ def check_pair(
         ("evidence", draft.evidence),
         ("refuted_evidence", draft.refuted_evidence),
     ):
+        if field == "refuted_evidence" and evidence == draft.evidence:
+            break  # the shared evidence: already judged (and reported) once
         message = _evidence_problem(draft.subset, evidence, sampled, kinds)
         if message:
             errors[field] = message

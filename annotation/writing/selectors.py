@@ -95,7 +95,12 @@ def writing_page(item_id: int, user: AbstractBaseUser) -> WritingPage:
         pk=item_id, kind=WorkKind.WRITE
     )
     task = item.task
-    draft_ids = {int(x) for x in item.draft.get("evidence", []) if str(x).isdigit()}
+    draft_ids = {
+        int(x)
+        for key in ("evidence", "refuted_evidence")
+        for x in item.draft.get(key, [])
+        if str(x).isdigit()
+    }
     wanted = set(task.sampled_ids) | set(task.paragraph_ids) | draft_ids
     elements = {
         e.pk: e

@@ -41,12 +41,17 @@
 
   const field = (name) => form.elements.namedItem(name);
   const boxes = () => Array.from(document.querySelectorAll("input.ev"));
+  // The refuted claim's own evidence, used when "uses different evidence" is ticked.
+  const refBoxes = () => Array.from(document.querySelectorAll("input.ev-ref"));
+  const split = document.getElementById("id_split_evidence");
   const items = () => Array.from(document.querySelectorAll(".ev-item")).filter((el) => el.offsetParent !== null);
 
   function collect() {
     const draft = {};
     for (const name of fields) draft[name] = field(name).value;
     draft.evidence = boxes().filter((b) => b.checked).map((b) => parseInt(b.value, 10));
+    draft.split_evidence = split.checked;
+    draft.refuted_evidence = refBoxes().filter((b) => b.checked).map((b) => parseInt(b.value, 10));
     return draft;
   }
 
@@ -54,6 +59,9 @@
     for (const name of fields) if (typeof draft[name] === "string") field(name).value = draft[name];
     const chosen = new Set((draft.evidence || []).map(String));
     for (const box of boxes()) box.checked = chosen.has(box.value);
+    split.checked = !!draft.split_evidence;
+    const refChosen = new Set((draft.refuted_evidence || []).map(String));
+    for (const box of refBoxes()) box.checked = refChosen.has(box.value);
     refresh();
   }
 
@@ -61,29 +69,37 @@
     return text.trim() ? text.trim().split(/\s+/).length : 0;
   }
 
-  function refresh() {
+  // Count a set of evidence boxes into a summary (`prefix`-visuals, -sampled, -paragraphs, -list).
+  function summarise(list, prefix, selectedClass) {
     let visuals = 0, sampled = 0, paragraphs = 0;
-    const list = document.getElementById("ev-list");
-    list.textContent = "";
-    for (const box of boxes()) {
+    const ul = document.getElementById(`${prefix}-list`);
+    ul.textContent = "";
+    for (const box of list) {
       const item = box.closest(".ev-item");
-      item.classList.toggle("selected", box.checked);
+      if (selectedClass) item.classList.toggle(selectedClass, box.checked);
       if (!box.checked) continue;
       const kind = item.dataset.kind;
       if (kind === "table" || kind === "chart") visuals += 1;
       else paragraphs += 1;
       if (item.classList.contains("sampled")) sampled += 1;
       const li = document.createElement("li");
-      li.textContent = box.getAttribute("aria-label").replace(/^Evidence: /, "");
-      list.appendChild(li);
+      li.textContent = box.getAttribute("aria-label").replace(/^[^:]*: /, "");
+      ul.appendChild(li);
     }
-    document.getElementById("ev-visuals").textContent = String(visuals);
-    document.getElementById("ev-sampled").textContent = String(sampled);
-    document.getElementById("ev-paragraphs").textContent = String(paragraphs);
-    const summary = document.getElementById("ev-summary");
+    document.getElementById(`${prefix}-visuals`).textContent = String(visuals);
+    document.getElementById(`${prefix}-sampled`).textContent = String(sampled);
+    document.getElementById(`${prefix}-paragraphs`).textContent = String(paragraphs);
+    const summary = document.getElementById(`${prefix}-summary`);
     const ok = visuals >= minVisuals && sampled >= 1;
     summary.classList.toggle("ok", ok);
     summary.classList.toggle("short", !ok);
+  }
+
+  function refresh() {
+    summarise(boxes(), "ev", "selected");
+    document.getElementById("ref-summary").hidden = !split.checked;
+    for (const label of document.querySelectorAll(".ev-ref-toggle")) label.hidden = !split.checked;
+    summarise(refBoxes(), "ref", "");
     document.getElementById("words-entailed").textContent = String(words(field("entailed").value));
     document.getElementById("words-refuted").textContent = String(words(field("refuted").value));
   }
@@ -98,7 +114,7 @@
     state.classList.toggle("offline", !!offline);
   }
 
-  async function saveToServer() {
+  async function saveToServer(retryOffline = true) {
     clearTimeout(retry);
     const body = JSON.stringify({ version: parseInt(root.dataset.version, 10), draft: collect() });
     try {
@@ -117,7 +133,7 @@
       }
     } catch (error) {
       say("Offline: your text is kept in this browser and saved when the connection returns.", true);
-      retry = setTimeout(saveToServer, 5000);
+      if (retryOffline) retry = setTimeout(saveToServer, 5000);
     }
   }
 
@@ -162,8 +178,8 @@
     setCurrent(list[Math.min(list.length - 1, Math.max(0, index + step))], true);
   }
 
-  function toggle(item) {
-    const box = item && item.querySelector("input.ev");
+  function toggle(item, selector = "input.ev") {
+    const box = item && item.querySelector(selector);
     if (!box || box.disabled) return;
     box.checked = !box.checked;
     box.dispatchEvent(new Event("change", { bubbles: true }));
@@ -214,8 +230,18 @@
     const item = event.target.closest(".ev-item");
     if (item) setCurrent(item, false);
   });
+  // Ticking "different evidence" starts the refuted claim's evidence from the entailed one's.
+  function splitChanged() {
+    if (split.checked && !refBoxes().some((b) => b.checked)) {
+      const chosen = new Set(boxes().filter((b) => b.checked).map((b) => b.value));
+      for (const box of refBoxes()) box.checked = chosen.has(box.value);
+    }
+    changed();
+  }
+
   document.addEventListener("change", (event) => {
-    if (event.target.matches("input.ev, select")) changed();
+    if (event.target === split) splitChanged();
+    else if (event.target.matches("input.ev, input.ev-ref, select")) changed();
   });
   form.addEventListener("input", changed);
   form.addEventListener("submit", (event) => {
@@ -229,6 +255,22 @@
     keepLocally();
     document.getElementById("submit").setAttribute("aria-busy", "true");
   });
+  // Hand back: the draft reaches the server first, then the task is released.
+  const releaseForm = document.getElementById("release-form");
+  if (releaseForm) {
+    releaseForm.addEventListener("submit", async (event) => {
+      if (submitting) {
+        event.preventDefault();
+        return;
+      }
+      event.preventDefault();
+      submitting = true;
+      clearTimeout(timer);
+      clearTimeout(retry);
+      await saveToServer(false);
+      releaseForm.submit();
+    });
+  }
   // Evidence loaded with the whole context joins the page's evidence.
   document.body.addEventListener("htmx:afterSwap", refresh);
 
@@ -259,6 +301,12 @@
       j: () => move(1),
       k: () => move(-1),
       x: () => toggle(current),
+      X: () => split.checked && toggle(current, "input.ev-ref"),
+      d: () => {
+        if (split.disabled) return;
+        split.checked = !split.checked;
+        splitChanged();
+      },
       " ": () => toggle(current),
       1: () => { setCurrent(sampled[0], true); toggle(sampled[0]); },
       2: () => { setCurrent(sampled[1], true); toggle(sampled[1]); },

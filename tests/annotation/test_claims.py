@@ -199,6 +199,60 @@ def test_drafts_renew_the_lease_and_are_only_the_holders(alice, curated):
         work.save_draft(item=item, user=make_expert("bob"), version=item.version, draft={})
 
 
+def test_only_the_holder_hands_a_task_back_and_it_can_be_taken_again(alice, curated):
+    paper, _ = curated
+    writing.create_claim_tasks(paper=paper, by=None, count=1, seed=1)
+    WorkItem.objects.update(assignee=None)  # open to every eligible expert
+    item = work.next_item(user=alice, kind="write")
+    work.save_draft(item=item, user=alice, version=item.version, draft={"entailed": "half"})
+    bob = make_expert("bob")
+    with pytest.raises(work.NotHolder):
+        work.release_item(item=item, user=bob, version=item.version)
+    with pytest.raises(work.StaleWork, match="changed since you opened"):
+        work.release_item(item=item, user=alice, version=item.version - 1)
+    item.refresh_from_db()
+    assert item.status == "leased" and item.holder == alice
+    released = work.release_item(item=item, user=alice, version=item.version)
+    assert released.status == "open" and released.holder is None
+    assert released.version == item.version + 1 and released.draft == {"entailed": "half"}
+    event = WorkEvent.objects.filter(item=item).last()
+    assert (event.action, event.actor) == ("released", alice)
+    assert (event.from_status, event.to_status) == ("leased", "open")
+    assert event.old["holder"] == alice.pk and event.new["holder"] is None
+    # Alice's open page is stale now; bob takes the item with its draft, and when he hands it
+    # back too, alice can take it again.
+    with pytest.raises(work.NotHolder):
+        work.release_item(item=item, user=alice, version=None)
+    with pytest.raises(work.StaleWork):
+        work.save_draft(item=item, user=alice, version=item.version, draft={})
+    taken = work.next_item(user=bob, kind="write")
+    assert taken.pk == item.pk and taken.holder == bob and taken.draft == {"entailed": "half"}
+    work.release_item(item=taken, user=bob, version=taken.version)
+    again = work.next_item(user=alice, kind="write")
+    assert again.pk == item.pk and again.holder == alice and again.draft == {"entailed": "half"}
+    actions = list(WorkEvent.objects.filter(item=item).values_list("action", flat=True))
+    assert actions == ["created", "claimed", "released", "claimed", "released", "claimed"]
+
+
+def test_a_submitted_task_cannot_be_handed_back(alice, curated):
+    paper, _ = curated
+    writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=1)
+    item = work.next_item(user=alice, kind="write")
+    submit(item, alice)
+    with pytest.raises(work.StaleWork, match="already submitted"):
+        work.release_item(item=item, user=alice, version=None)
+    item.refresh_from_db()
+    assert item.status == "done"
+
+
+def test_shared_evidence_is_judged_once():
+    errors = check_pair(
+        draft(evidence=frozenset()), sampled={2, 3, 4}, kinds=KINDS, paragraph_texts=[],
+        min_words=6, max_words=40, perturbation_kinds={"number"},
+    )  # fmt: skip
+    assert set(errors) == {"evidence"}
+
+
 # --- Submissions ---------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from annotation import services, work
-from annotation.models import ClaimPair, WorkItem
+from annotation.models import Claim, ClaimPair, WorkEvent, WorkItem
 from annotation.writing import services as writing
 from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper
 from tests.annotation.factories import make_expert
@@ -104,6 +104,91 @@ def test_autosave_keeps_the_draft_for_a_reload(setup):
     stale = client.post(f"/claims/write/{item.pk}/draft/", json.dumps(body),
                         content_type="application/json")  # fmt: skip
     assert stale.status_code == 409 and "changed since" in stale.json()["error"]
+
+
+def test_the_page_offers_different_evidence_for_the_refuted_claim_and_hand_back(setup):
+    client, item, *_ = setup
+    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    assert "The refuted claim uses different evidence" in html
+    toggle = html.split('name="split_evidence"')[1][:40]
+    assert "checked" not in toggle
+    assert html.count('name="refuted_evidence"') == html.count('name="evidence"') >= 3
+    assert 'id="ref-summary" aria-live="polite" hidden' in html
+    assert f'action="/claims/write/{item.pk}/release/"' in html and "Hand back" in html
+
+
+def test_the_refuted_claim_can_cite_different_evidence(setup):
+    client, item, *_ = setup
+    sampled = item.task.sampled_ids
+    response = client.post(f"/claims/write/{item.pk}/", form(
+        item, split_evidence="1", refuted_evidence=[str(pk) for pk in sampled[1:]]))  # fmt: skip
+    assert response.status_code == 302
+    pair = ClaimPair.objects.get()
+    claims = {c.label: sorted(c.evidence.values_list("pk", flat=True)) for c in pair.claims.all()}
+    assert claims == {"entailed": sorted(sampled[:2]), "refuted": sorted(sampled[1:])}
+
+
+def test_without_the_toggle_the_refuted_claim_shares_the_evidence(setup):
+    client, item, *_ = setup
+    sampled = item.task.sampled_ids
+    response = client.post(f"/claims/write/{item.pk}/", form(
+        item, refuted_evidence=[str(pk) for pk in sampled[2:]]))  # fmt: skip
+    assert response.status_code == 302
+    refuted = ClaimPair.objects.get().claims.get(label="refuted")
+    assert sorted(refuted.evidence.values_list("pk", flat=True)) == sorted(sampled[:2])
+
+
+def test_refuted_evidence_breaking_the_subset_rule_is_refused(setup):
+    client, item, *_ = setup
+    paragraph = item.task.paragraph_ids[0]
+    response = client.post(f"/claims/write/{item.pk}/", form(
+        item, split_evidence="1", refuted_evidence=[str(paragraph)]))  # fmt: skip
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'id="err-refuted-evidence"' in html and "one of the three sampled" in html
+    assert 'id="err-evidence"' not in html
+    # What was typed and marked stays: the toggle, and the refuted claim's evidence.
+    assert 'name="split_evidence" value="1" checked' in html
+    assert f'name="refuted_evidence" value="{paragraph}" form="writing" checked' in html
+    assert not ClaimPair.objects.exists() and not Claim.objects.exists()
+    item.refresh_from_db()
+    assert item.status == "leased"
+
+
+def test_the_draft_keeps_the_refuted_claims_evidence(setup):
+    client, item, *_ = setup
+    sampled = item.task.sampled_ids
+    body = {"version": item.version, "draft": {
+        "entailed": "Half a claim", "evidence": sampled[:1], "split_evidence": True,
+        "refuted_evidence": [sampled[2]]}}  # fmt: skip
+    response = client.post(f"/claims/write/{item.pk}/draft/", json.dumps(body),
+                           content_type="application/json")  # fmt: skip
+    assert response.status_code == 200
+    item.refresh_from_db()
+    assert item.draft["split_evidence"] is True and item.draft["refuted_evidence"] == [sampled[2]]
+    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    assert 'name="split_evidence" value="1" checked' in html
+    assert f'name="refuted_evidence" value="{sampled[2]}" form="writing" checked' in html
+    assert f'name="refuted_evidence" value="{sampled[0]}" form="writing" checked' not in html
+    assert 'id="ref-summary" aria-live="polite">' in html
+
+
+def test_hand_back_releases_the_task_with_its_draft(setup):
+    client, item, alice, _ = setup
+    work.save_draft(item=item, user=alice, version=item.version, draft={"entailed": "Half"})
+    item.refresh_from_db()
+    stale = client.post(f"/claims/write/{item.pk}/release/", {"version": item.version - 1})
+    assert stale.url == f"/claims/write/{item.pk}/"
+    response = client.post(f"/claims/write/{item.pk}/release/", {"version": item.version})
+    assert response.url == "/"
+    item.refresh_from_db()
+    assert item.status == "open" and item.holder is None and item.draft == {"entailed": "Half"}
+    assert WorkEvent.objects.filter(item=item, action="released", actor=alice).exists()
+    assert client.get(f"/claims/write/{item.pk}/").status_code == 403
+    client.post("/claims/next/")
+    item.refresh_from_db()
+    assert item.holder == alice  # the oldest item she may take: this one again
+    assert "Half" in client.get(f"/claims/write/{item.pk}/").content.decode()
 
 
 def test_suggestions_come_from_the_claim_and_the_evidence_tables(setup):

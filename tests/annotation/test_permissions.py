@@ -150,6 +150,7 @@ CASES = [
         data=lambda w: '{"draft": {"entailed": "draft"}}',
         content_type="application/json",
     ),
+    Case("annotation:release_task", lambda w: f"/claims/write/{w.item}/release/", signed_in(own=302, other=403, admin=403), method="post"),
     Case("annotation:suggest", lambda w: f"/claims/write/{w.item}/suggest/", signed_in(own=200, other=403, admin=200), method="post", data=lambda w: {"entailed": "It is higher."}),
     Case("annotation:write_context", lambda w: f"/claims/write/{w.item}/context/", signed_in(own=200, other=403, admin=200)),
     Case("annotation:pair", lambda w: f"/claims/pairs/{w.pair}/", signed_in(own=200, other=403, admin=200)),

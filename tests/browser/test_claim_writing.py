@@ -105,3 +105,38 @@ def test_an_expert_writes_a_claim_pair(page, task):
         page.keyboard.press("n")
     assert page.url.endswith("/") and "/claims/" not in page.url
     assert "No claim task is waiting for you" in page.content()
+
+
+def test_the_refuted_claim_gets_its_own_evidence_and_the_task_goes_back(page, task):
+    from annotation.models import WorkItem
+
+    sign_in(page, "alice")
+    page.keyboard.press("n")
+    page.wait_for_url("**/claims/write/*/")
+    assert page.locator(".ev-ref-toggle").first.is_hidden()
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    # `d`: the refuted claim's evidence starts as a copy of the entailed claim's.
+    page.keyboard.press("d")
+    assert page.locator("#id_split_evidence").is_checked()
+    assert page.locator("#ref-summary").is_visible()
+    assert page.locator("#ref-sampled").inner_text() == "2"
+    page.keyboard.press("3")  # marks the third sampled element for the entailed claim only
+    page.keyboard.press("Shift+X")  # ...and, on the current element, for the refuted one
+    assert page.locator("#ev-sampled").inner_text() == "3"
+    assert page.locator("#ref-sampled").inner_text() == "3"
+    page.keyboard.press("2")
+    assert page.locator("#ev-sampled").inner_text() == "2"
+    assert page.locator("#ref-sampled").inner_text() == "3"
+    page.wait_for_function("document.getElementById('draft-state').textContent.includes('saved')")
+    page.reload()
+    assert page.locator("#id_split_evidence").is_checked()
+    assert page.locator("#ref-sampled").inner_text() == "3"
+    assert page.locator("#ev-sampled").inner_text() == "2"
+
+    page.locator("#release").click()
+    page.wait_for_url(lambda url: "/claims/" not in url)
+    assert "handed back" in page.content()
+    item = WorkItem.objects.get(task=task)
+    assert item.status == "open" and item.holder is None
+    assert item.draft["split_evidence"] is True and len(item.draft["refuted_evidence"]) == 3
