@@ -110,6 +110,9 @@ def parse_paper(
         raise ParseError("not LaTeXML output: no article.ltx_document")
     effective = _effective_base(root, base_url)
     walker = _Walker(base_url=effective, has_base=effective != base_url)
+    # Whole-document queries are skipped when their class never occurs in the bytes (most pages).
+    walker.scan_errors = b"ltx_ERROR" in data
+    walker.scan_alerts = b"package-alerts" in data
     walker.run(root, article)
     paper = walker.result()
     if not any(e.kind == "paragraph" for e in paper.elements) and not paper.sections:
@@ -245,16 +248,18 @@ class _Walker:
         self._float_ids: dict[str, str] = {}
         self._raw_refs: dict[int, list[str]] = {}
         self._front: Section | None = None
+        self.scan_errors = True
+        self.scan_alerts = True
         # ltx_ERROR nodes, found in one query, keyed by each of their ancestors
         self._errors: dict[_El, list[str]] = {}
 
     # -- top level ------------------------------------------------------------------------------
     def run(self, root: _El, article: _El) -> None:
-        for node in _PACKAGE_ALERTS(root):
+        for node in _PACKAGE_ALERTS(root) if self.scan_alerts else ():
             self.warnings.append("package alerts: " + text_of(node)[:500])
             break
         self.title = self._title(root, article)
-        for node in _ERRORS(article):
+        for node in _ERRORS(article) if self.scan_errors else ():
             text = collapse("".join(node.itertext())) or _ERROR_CLASS
             for ancestor in node.iterancestors():
                 self._errors.setdefault(ancestor, []).append(text)
