@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from annotation import work
 from annotation.errors import AnnotationError
 from annotation.models import Claim, Subset, WorkItem, WorkKind, WorkStatus
+from annotation.views.common import element_image as serve_element_image
 from annotation.views.common import forbidden, staff_required
 from validation import checks, selectors, services, stats
 from validation.models import (
@@ -376,7 +377,6 @@ def download(request: HttpRequest, export_id: int) -> HttpResponse:
 def element_image(request: HttpRequest, item_id: int, element_id: int) -> HttpResponse:
     """A table/chart image of the paper of a validation or baseline item, to whoever holds or
     did that item (they are not assigned the paper, so the media route would refuse them)."""
-    from papers.models import Element
 
     item = get_object_or_404(
         WorkItem.objects.only("id", "paper_id", "status", "holder_id", "done_by_id"),
@@ -387,12 +387,4 @@ def element_image(request: HttpRequest, item_id: int, element_id: int) -> HttpRe
     )
     if not (mine or request.user.is_staff):
         return forbidden(request, "This image belongs to work that is not yours.")
-    element = get_object_or_404(Element.objects.only("id", "image"), pk=element_id,
-                                paper_id=item.paper_id)  # fmt: skip
-    if not element.image:
-        raise Http404("No image.")
-    try:
-        handle = element.image.open("rb")
-    except FileNotFoundError as exc:
-        raise Http404("No image file.") from exc
-    return FileResponse(handle, content_type="image/png")
+    return serve_element_image(paper_id=item.paper_id, element_id=element_id)

@@ -10,15 +10,14 @@ from dataclasses import dataclass, field
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import selectors, work
 from annotation.errors import AnnotationError
 from annotation.models import ClaimPair, PerturbationKind, WorkItem, WorkKind, WorkStatus
-from annotation.views.common import forbidden, staff_required
+from annotation.views.common import autosave_draft, forbidden, staff_required
 from annotation.writing import selectors as writing
 from annotation.writing import services
 from annotation.writing.rules import MIN_VISUALS, SUBSET_GUIDE
@@ -184,24 +183,7 @@ def write(request: HttpRequest, item_id: int) -> HttpResponse:
 @require_POST
 def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
     """Autosave (JSON in, JSON out). Refused drafts stay in the browser, which says why."""
-    item = _item(item_id)
-    try:
-        body = json.loads(request.body or b"{}")
-        draft = PairForm.from_data(body.get("draft") or {})
-    except (ValueError, AttributeError):
-        return JsonResponse({"error": "The draft could not be read."}, status=400)
-    try:
-        saved = work.save_draft(
-            item=item, user=request.user, version=_int(body.get("version")), draft=draft.as_draft()
-        )
-    except work.StaleWork as exc:
-        return JsonResponse({"error": exc.message}, status=409)
-    except work.NotHolder as exc:
-        return JsonResponse({"error": exc.message}, status=403)
-    return JsonResponse(
-        {"saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S"),
-         "lease_expires_at": saved.lease_expires_at.isoformat()}
-    )  # fmt: skip
+    return autosave_draft(request, _item(item_id), PairForm)
 
 
 @login_required

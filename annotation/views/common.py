@@ -25,3 +25,57 @@ def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
         return view(request, *args, **kwargs)
 
     return guarded
+
+
+def autosave_draft(request: HttpRequest, item, form_class) -> HttpResponse:
+    """The autosave endpoint every work page shares: JSON draft in, JSON answer out. A refused
+    draft stays in the browser, which shows why (400 unreadable, 409 stale, 403 not yours)."""
+    import json
+
+    from django.http import JsonResponse
+    from django.utils import timezone
+
+    from annotation import work
+
+    try:
+        body = json.loads(request.body or b"{}")
+        draft = form_class.from_data(body.get("draft") or {})
+    except (ValueError, AttributeError):
+        return JsonResponse({"error": "The draft could not be read."}, status=400)
+    try:
+        version = int(body["version"]) if str(body.get("version", "")).isdigit() else None
+        saved = work.save_draft(
+            item=item, user=request.user, version=version, draft=draft.as_draft()
+        )
+    except work.StaleWork as exc:
+        return JsonResponse({"error": exc.message}, status=409)
+    except work.NotHolder as exc:
+        return JsonResponse({"error": exc.message}, status=403)
+    return JsonResponse(
+        {
+            "saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S"),
+            "lease_expires_at": saved.lease_expires_at.isoformat(),
+        }
+    )
+
+
+def element_image(*, paper_id: int, element_id: int) -> HttpResponse:
+    """A table/chart image of the paper, once the caller has checked the user may see it."""
+    import mimetypes
+
+    from django.http import FileResponse, Http404
+    from django.shortcuts import get_object_or_404
+
+    from papers.models import Element
+
+    element = get_object_or_404(
+        Element.objects.only("id", "image"), pk=element_id, paper_id=paper_id
+    )
+    if not element.image:
+        raise Http404("No image.")
+    try:
+        handle = element.image.open("rb")
+    except FileNotFoundError as exc:
+        raise Http404("No image file.") from exc
+    content_type = mimetypes.guess_type(element.image.name)[0] or "application/octet-stream"
+    return FileResponse(handle, content_type=content_type)

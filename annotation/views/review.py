@@ -3,17 +3,14 @@ and images, and the admins' page (waiting items, overrides, reopening, dropping 
 
 from __future__ import annotations
 
-import json
-import mimetypes
 import uuid
 from dataclasses import dataclass, field
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import work
@@ -29,9 +26,8 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.review import selectors, services
-from annotation.views.common import forbidden, staff_required
+from annotation.views.common import autosave_draft, element_image, forbidden, staff_required
 from annotation.writing import selectors as writing
-from papers.models import Element
 
 MAX_TEXT = 5000
 KIND_OF_PAGE = {"annotate": WorkKind.EVIDENCE, "adjudicate": WorkKind.ADJUDICATE}
@@ -185,20 +181,7 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = _item(item_id)
-    try:
-        body = json.loads(request.body or b"{}")
-        draft = ReviewForm.from_data(body.get("draft") or {})
-    except (ValueError, AttributeError):
-        return JsonResponse({"error": "The draft could not be read."}, status=400)
-    try:
-        saved = work.save_draft(item=item, user=request.user, version=_int(body.get("version")),
-                                draft=draft.as_draft())  # fmt: skip
-    except work.StaleWork as exc:
-        return JsonResponse({"error": exc.message}, status=409)
-    except work.NotHolder as exc:
-        return JsonResponse({"error": exc.message}, status=403)
-    return JsonResponse({"saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S")})
+    return autosave_draft(request, _item(item_id), ReviewForm)
 
 
 @login_required
@@ -226,15 +209,12 @@ def image(request: HttpRequest, item_id: int, element_id: int) -> HttpResponse:
     item = _item(item_id)
     if not _may_see(request, item):
         return forbidden(request, "This item is not yours right now.")
-    element = get_object_or_404(Element.objects.only("id", "image"), pk=element_id,
-                                paper_id=item.paper_id)  # fmt: skip
     in_context = CuratedElement.objects.filter(
-        context__claim_pairs=item.pair_id, element_id=element.pk, in_context=True
+        context__claim_pairs=item.pair_id, element_id=element_id, in_context=True
     ).exists()
-    if not in_context or not element.image:
+    if not in_context:
         raise Http404
-    content_type = mimetypes.guess_type(element.image.name)[0] or "application/octet-stream"
-    return FileResponse(element.image.open("rb"), content_type=content_type)
+    return element_image(paper_id=item.paper_id, element_id=element_id)
 
 
 # --- Admins -------------------------------------------------------------------------------
