@@ -59,6 +59,11 @@ class Paper(models.Model):
     html_url = models.URLField(max_length=500, blank=True)
     raw_html_compressed = models.BinaryField(null=True, blank=True, editable=False)
     html_fetched_at = models.DateTimeField(null=True, blank=True)
+    synthetic = models.BooleanField(
+        default=False,
+        help_text="A copy of a fixture paper made by simulate_annotation (demo and benchmark "
+        "data), never a real arXiv paper.",
+    )
     media_dir = models.CharField(
         max_length=200, blank=True, help_text="MEDIA_ROOT folder of the current import's images"
     )
