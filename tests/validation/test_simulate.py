@@ -1,0 +1,167 @@
+"""simulate_annotation: synthetic papers through the real workflow, idempotent, with work left
+for people; and the release manager's walkthrough on its data (split, export, check, load)."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from annotation.demo import create_demo_experts
+from annotation.models import (
+    Assignment,
+    Claim,
+    ClaimPair,
+    ClaimReview,
+    CuratedContext,
+    PairRole,
+    Role,
+    WorkEvent,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+from papers.models import Element, Paper
+from papers.synthetic import FIXTURES, fixture_of, synthetic_id
+from tests.validation.test_split_and_export import load_sciver
+from validation.models import ValidationRevision, ValidationStatus
+from validation.simulate import Fact, table_facts, write_claim
+
+pytestmark = pytest.mark.django_db(transaction=False)
+
+
+def people() -> None:
+    users = get_user_model()
+    users.objects.create_user("admin", password="x", is_staff=True, is_superuser=True)
+    for name in ("alice", "bob", "carol"):
+        users.objects.create_user(name, password="x")
+    create_demo_experts()
+
+
+def run(*args: str) -> str:
+    out = io.StringIO()
+    call_command("simulate_annotation", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(settings):
+    out = run("--papers", "7", "--seed", "3", "--no-leftovers")
+    assert "7 simulated (7 copies imported)" in out
+    papers = list(Paper.objects.order_by("arxiv_id"))
+    assert [p.arxiv_id for p in papers] == [synthetic_id(n) for n in range(1, 8)]
+    assert all(p.synthetic and p.status == Paper.Status.PARSED for p in papers)
+    # Copy 7 is fixture 1 again: same structure, same pictures (linked, not rendered again).
+    assert fixture_of(7) == fixture_of(1) == FIXTURES[0]
+    first, seventh = papers[0], papers[6]
+    assert first.title == seventh.title and first.media_dir != seventh.media_dir
+    a = {e.anchor: e for e in Element.objects.filter(paper=first, kind="table")}
+    b = {e.anchor: e for e in Element.objects.filter(paper=seventh, kind="table")}
+    assert a.keys() == b.keys() and a
+    for anchor, element in b.items():
+        assert element.image.name.startswith(seventh.media_dir)
+        mine = Path(settings.MEDIA_ROOT) / element.image.name
+        theirs = Path(settings.MEDIA_ROOT) / a[anchor].image.name
+        assert mine.read_bytes() == theirs.read_bytes()
+
+
+def test_the_workflow_is_real_and_a_second_run_adds_nothing():
+    people()
+    out = run("--papers", "10", "--seed", "5")
+    assert "left waiting for curation" in out and "left waiting for claims" in out
+
+    pairs = list(ClaimPair.objects.select_related("task").prefetch_related("claims"))
+    assert pairs
+    for pair in pairs:
+        roles = dict(PairRole.objects.filter(pair=pair).values_list("role", "expert__username"))
+        assert roles[Role.WRITER].startswith("sim-")  # people are never written for
+        claims = {c.label: c for c in pair.claims.all()}
+        assert set(claims) == {"entailed", "refuted"}
+        assert claims["entailed"].text != claims["refuted"].text
+        assert claims["refuted"].explanation
+    # Every stage left its records through the services: items, history, reviews, validations.
+    assert WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.DONE).count() == len(
+        pairs
+    )
+    validated = Claim.objects.filter(validation__status=ValidationStatus.VALIDATED)
+    assert validated.count() >= 2
+    assert ClaimReview.objects.filter(state="adjudication").exists()  # the tail's disagreements
+    for claim in validated.select_related("pair"):
+        validator = claim.validation.validator.get_username()
+        on_pair = set(
+            PairRole.objects.filter(pair=claim.pair)
+            .exclude(role=Role.VALIDATOR)
+            .values_list("expert__username", flat=True)
+        )
+        assert validator not in on_pair
+
+    # The tail waits for people (alice, bob, carol), at every stage.
+    curation = Assignment.objects.filter(
+        paper__synthetic=True, role=Role.WRITER, status="assigned"
+    ).select_related("expert")
+    assert curation and all(a.expert.username in {"alice", "bob", "carol"} for a in curation)
+    waiting_claims = CuratedContext.objects.filter(
+        created_by__username__in=["alice", "bob", "carol"], paper__claim_tasks__isnull=True
+    )
+    assert waiting_claims.exists()
+    for kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE, WorkKind.VALIDATE):
+        assert WorkItem.objects.filter(kind=kind, status=WorkStatus.OPEN).exists(), kind
+
+    counts = (ClaimPair.objects.count(), WorkEvent.objects.count(), Paper.objects.count())
+    again = run("--papers", "10", "--seed", "5")
+    assert "Nothing to add" in again
+    assert (ClaimPair.objects.count(), WorkEvent.objects.count(), Paper.objects.count()) == counts
+
+
+def test_a_release_manager_follows_the_readme_on_demo_data(tmp_path):
+    """make_split, export_release, check_release, then load valset.json as SciVer's code does."""
+    people()
+    run("--papers", "14", "--seed", "13")
+    stats = io.StringIO()
+    call_command("dataset_stats", stdout=stats)
+    assert "validated pool" in stats.getvalue()
+    pairs = ClaimPair.objects.filter(claims__validation__status="validated").distinct().count()
+    assert pairs >= 8
+    with pytest.raises(CommandError, match="validated"):
+        call_command("make_split", "--validation", "1000", "--test", "2000", stdout=io.StringIO())
+    call_command("make_split", "--validation", "4", "--test", "8", "--seed", "13",
+                 "--name", "v1", stdout=io.StringIO())  # fmt: skip
+    out = tmp_path / "SciVer"
+    call_command("export_release", "--split", "v1", "--out", str(out), stdout=io.StringIO())
+    call_command("check_release", str(out), stdout=io.StringIO())  # raises on any problem
+    val, test = load_sciver(tmp_path, "valset.json"), load_sciver(tmp_path, "testset.json")
+    assert len(val) == 4 and len(test) == 8
+    assert {r["paperid"] for r in val + test} <= set(
+        Paper.objects.filter(synthetic=True).values_list("arxiv_id", flat=True)
+    )
+    assert {"claim", "label", "claim_type", "paper_path"} <= set(val[0])
+
+
+def test_revisions_happen_at_about_sciver_rate():
+    run("--papers", "30", "--seed", "2", "--no-leftovers")
+    validated = Claim.objects.filter(validation__status=ValidationStatus.VALIDATED).count()
+    revised = ValidationRevision.objects.values("validation_id").distinct().count()
+    assert validated > 60
+    assert 0 < revised < validated * 0.25
+
+
+def test_claims_built_from_cells_meet_the_writing_rules():
+    rng = random.Random(0)
+    table = Element(
+        pk=1, kind="table", label="Table 2", caption="Table 2: Results on the test set.",
+        cells=[[[{"text": "Model"}, {"text": "BLEU"}, {"text": "chrF"}],
+                [{"text": "Ours"}, {"text": "31.5"}, {"text": "55.0"}],
+                [{"text": "Baseline"}, {"text": "29.0"}, {"text": "53.1"}]]],
+    )  # fmt: skip
+    chart = Element(pk=2, kind="chart", label="Figure 3", caption="Figure 3: Accuracy per epoch.")
+    assert Fact(1, "Table 2", "Ours", "BLEU", "31.5") in table_facts(table)
+    for subset in ("direct", "analytical", "parallel", "sequential"):
+        claim = write_claim(subset, [table, chart], rng)
+        assert 6 <= len(claim.split()) <= 120, claim
+        if subset in ("parallel", "sequential"):
+            assert "Table 2" in claim and "Figure 3" in claim, claim
+    analytical = write_claim("analytical", [table], random.Random(1))
+    assert "higher" in analytical
