@@ -3,6 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEMO_PAPERS ?= 24
 
 .PHONY: run test venv lint format bench clean-venv
 
@@ -19,6 +20,7 @@ run: venv
 	$(BIN)/python scripts/ensure_db.py
 	SCIVER_DEV=1 $(BIN)/python manage.py migrate --noinput
 	SCIVER_DEV=1 $(BIN)/python manage.py setup_demo
+	SCIVER_DEV=1 $(BIN)/python manage.py simulate_annotation --papers $(DEMO_PAPERS) --seed 13
 	SCIVER_DEV=1 BIN=$(BIN) sh scripts/serve.sh
 
 test: venv
@@ -36,6 +38,7 @@ bench: venv
 	SCIVER_TESTING=1 $(BIN)/python bench/parse.py
 	SCIVER_TESTING=1 $(BIN)/python bench/render.py
 	SCIVER_TESTING=1 $(BIN)/python bench/crawl.py
+	@echo "bench/pages.py and bench/release.py need PostgreSQL: run them by hand (README)"
 
 clean-venv:
 	rm -rf $(VENV)

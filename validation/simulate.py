@@ -262,12 +262,17 @@ def refute(
 
 def curate(paper: Paper, user: AbstractBaseUser) -> None:
     """Keep what the curation page proposes: everything but related work, acknowledgments,
-    references and appendix."""
+    references and appendix; and, as a person would, drop a table or chart that has no picture
+    (e.g. a TikZ chart on a machine without Chromium to rasterise it): it could not be
+    released."""
     sections = list(Section.objects.filter(paper=paper).values_list("pk", "kind"))
     kept = [pk for pk, kind in sections if not proposed_for_removal(kind)]
+    elements = Element.objects.filter(paper=paper).exclude(
+        Q(kind__in=[Element.Kind.TABLE, Element.Kind.CHART]) & Q(image="")
+    )
     annotation_services.save_curated_context(
         paper=paper, user=user, kept_section_ids=kept,
-        kept_element_ids=Element.objects.filter(paper=paper).values_list("pk", flat=True),
+        kept_element_ids=elements.values_list("pk", flat=True),
         not_chart_ids=[], latest_seen=None, note="simulated curation",
     )  # fmt: skip
 

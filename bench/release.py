@@ -1,0 +1,125 @@
+"""Benchmark: make_split, dataset_stats and export_release at SciVer's scale (3,000 items over
+about 1,100 papers), the export beside a plain copy of the same bytes (the floor) in the same run.
+
+Run by hand (PostgreSQL on 127.0.0.1; the database is created when missing and filled once by
+`simulate_annotation`, which takes a while the first time; later runs reuse it):
+
+    python bench/release.py [--database-url postgres://postgres@127.0.0.1:5432/sciver_bench_release]
+                            [--papers 1100] [--repeat 3]
+
+Targets: make_split and dataset_stats each in seconds; export ≤ 3 × the plain copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/sciver_bench_release"
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+            print(f"created database {name}")
+
+
+def timed(fn, *args, **kwargs) -> float:
+    started = time.perf_counter()
+    fn(*args, **kwargs)
+    return time.perf_counter() - started
+
+
+def tree_bytes(root: Path) -> tuple[int, int]:
+    files = [p for p in root.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
+    parser.add_argument("--papers", type=int, default=1100)
+    parser.add_argument("--pairs-per-paper", type=float, default=1.45)
+    parser.add_argument("--validation", type=int, default=1000)
+    parser.add_argument("--test", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    media = ROOT / "var" / "bench-release-media"  # kept with the database it belongs to
+    media.mkdir(parents=True, exist_ok=True)
+    os.environ.update({
+        "DATABASE_URL": args.database_url, "MEDIA_ROOT": str(media), "DEBUG": "0",
+        "SCIVER_DEV": "0", "SECRET_KEY": "bench-only-" + "x" * 40,
+        "LOG_LEVEL": "WARNING", "REDIS_URL": "", "DJANGO_SETTINGS_MODULE": "config.settings",
+    })  # fmt: skip
+    if args.database_url.startswith("postgres"):
+        ensure_database(args.database_url)
+
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    from validation import selectors
+
+    call_command("migrate", verbosity=0)
+    started = time.perf_counter()
+    call_command(
+        "simulate_annotation", "--papers", str(args.papers), "--seed", "13",
+        "--pairs-per-paper", str(args.pairs_per_paper), "--no-leftovers",
+    )  # fmt: skip
+    print(f"data ready in {time.perf_counter() - started:.1f} s")
+    stats = selectors.dataset_statistics(None)
+    print(
+        f"pool: {stats['validated']} validated claims, {stats['splittable_pairs']} pairs may "
+        f"enter a split; papers {stats['parts']['validated pool']['table2']['papers']}"
+    )
+
+    results: dict[str, list[float]] = {"make_split": [], "dataset_stats (pool)": [],
+                                       "dataset_stats (split)": [], "export_release": [],
+                                       "plain copy": []}  # fmt: skip
+    quiet = io.StringIO()
+    for n in range(args.repeat):
+        name = f"bench-{int(time.time())}-{n}"
+        split = ["--validation", str(args.validation), "--test", str(args.test)]
+        results["make_split"].append(timed(
+            call_command, "make_split", *split, "--seed", str(13 + n), "--name", name, stdout=quiet
+        ))  # fmt: skip
+        results["dataset_stats (pool)"].append(
+            timed(call_command, "dataset_stats", "--json", stdout=quiet)
+        )
+        results["dataset_stats (split)"].append(
+            timed(call_command, "dataset_stats", "--split", name, "--json", stdout=quiet)
+        )
+        with tempfile.TemporaryDirectory(prefix="sciver-bench-release-") as tmp:
+            out, copy = Path(tmp) / "export" / "SciVer", Path(tmp) / "copy" / "SciVer"
+            results["export_release"].append(timed(
+                call_command, "export_release", "--split", name, "--out", str(out), stdout=quiet
+            ))  # fmt: skip
+            results["plain copy"].append(timed(shutil.copytree, out, copy))
+            files, size = tree_bytes(out)
+    print(f"\nrelease: {files} files, {size / 1e6:.1f} MB ({args.validation} + {args.test} claims)")
+    print(f"{'step':<24}{'best s':>10}{'median s':>10}")
+    for step, values in results.items():
+        values = sorted(values)
+        print(f"{step:<24}{values[0]:>10.2f}{values[len(values) // 2]:>10.2f}")
+    ratio = min(results["export_release"]) / min(results["plain copy"])
+    print(f"\nexport / plain copy: {ratio:.1f} (target ≤ 3)")
+
+
+if __name__ == "__main__":
+    main()
