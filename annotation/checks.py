@@ -1,4 +1,5 @@
-"""Automatic warnings on a claim (shown, never blocking): pure functions, no Django."""
+"""Automatic warnings on a claim, shown to writers as they type and to validators, never
+blocking: pure functions, no Django."""
 
 from __future__ import annotations
 
@@ -28,6 +29,15 @@ MISSPELLINGS: dict[str, str] = {
 class Warning:
     code: str
     message: str
+
+
+def visual_text(caption: str, cells: Iterable[Iterable[Iterable[object]]] | None) -> str:
+    """A table's caption and cells (a chart: its caption): where a claim's numbers are sought."""
+    parts = [caption or ""]
+    for grid in cells or []:
+        for row in grid:
+            parts.extend(str(cell.get("text", "")) for cell in row if isinstance(cell, dict))
+    return " ".join(parts)
 
 
 def numbers_in(text: str) -> set[str]:

@@ -40,9 +40,7 @@ def choose_subset(
     if total_weight <= 0:
         raise ValueError("at least one subset needs a positive target")
     total = sum(counts.get(s, 0) for s in targets) + 1  # counting the task about to be made
-    deficits = {
-        s: w / total_weight * total - counts.get(s, 0) for s, w in targets.items() if w > 0
-    }
+    deficits = {s: w / total_weight * total - counts.get(s, 0) for s, w in targets.items() if w > 0}
     best = max(deficits.values())
     tied = sorted(s for s, d in deficits.items() if abs(d - best) < 1e-9)
     return random.Random(seed).choice(tied) if len(tied) > 1 else tied[0]

@@ -179,6 +179,11 @@ def check_holder(item: WorkItem, user: AbstractBaseUser, version: int | None) ->
             + (" by you" if item.done_by_id == user.pk else "")
             + ". Nothing was overwritten; your text stays in this browser's draft."
         )
+    if item.status == WorkStatus.CANCELLED:
+        raise NotHolder(
+            "This item was cancelled (its pair was dropped, or its claim replaced): nothing was "
+            "recorded."
+        )
     if version is not None and version != item.version:
         raise StaleWork(
             "This item changed since you opened the page (it was handed out again). Nothing was "
@@ -258,6 +263,21 @@ def finish_submission(
     record(item, "submitted", actor=user, from_status=previous, to_status=item.status,
            old=old, new=new, pair=pair)  # fmt: skip
     return item
+
+
+def cancel_items(items: QuerySet[WorkItem], *, actor: AbstractBaseUser | None, note: str) -> int:
+    """Cancel the open or leased ones of `items` (inside the caller's transaction), each with
+    its history row; a page opened on one is then refused. Returns how many."""
+    cancelled = 0
+    for item in items.select_for_update().filter(status__in=[WorkStatus.OPEN, WorkStatus.LEASED]):
+        previous = item.status
+        item.status, item.lease_expires_at = WorkStatus.CANCELLED, None
+        item.version += 1
+        item.save(update_fields=["status", "lease_expires_at", "version"])
+        record(item, "cancelled", actor=actor, from_status=previous, to_status=item.status,
+               note=note)  # fmt: skip
+        cancelled += 1
+    return cancelled
 
 
 def create_item(

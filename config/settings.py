@@ -142,9 +142,7 @@ ARXIV_HTML_URL = env("ARXIV_HTML_URL", default="https://arxiv.org/html/")
 ARXIV_ABS_URL = env("ARXIV_ABS_URL", default="https://arxiv.org/abs/")
 ARXIV_DELAY_SECONDS = env.float("ARXIV_DELAY_SECONDS", default=3.0)
 ARXIV_CONTACT = env("ARXIV_CONTACT", default="sciver-studio@example.org")
-ARXIV_USER_AGENT = env(
-    "ARXIV_USER_AGENT", default=f"SciVerStudio/0.1 (+mailto:{ARXIV_CONTACT})"
-)
+ARXIV_USER_AGENT = env("ARXIV_USER_AGENT", default=f"SciVerStudio/0.1 (+mailto:{ARXIV_CONTACT})")
 MIN_TABLES = env.int("MIN_TABLES", default=2)
 MIN_CHARTS = env.int("MIN_CHARTS", default=2)
 # The politeness gate: "redis" (default when REDIS_URL is set), "file" (a lock file shared by

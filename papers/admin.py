@@ -38,8 +38,9 @@ class PaperAdmin(admin.ModelAdmin):
         "paragraph_count",
         "degraded_count",
         "images_status",
+        "synthetic",
     )
-    list_filter = ("status", "acceptance", "images_status", "primary_category")
+    list_filter = ("synthetic", "status", "acceptance", "images_status", "primary_category")
     search_fields = ("arxiv_id", "title", "venue", "comment")
     readonly_fields = (
         "html_fetched_at",
@@ -72,8 +73,15 @@ class PaperAdmin(admin.ModelAdmin):
             '<li style="margin-left:{}em">{} {} <em>({})</em> — '
             '<a href="{}?section__id__exact={}">{} elements</a></li>',
             (
-                ((s.level - 1) * 1.5, s.number, s.title or s.anchor, s.get_kind_display(),
-                 elements_url, s.pk, s.n)
+                (
+                    (s.level - 1) * 1.5,
+                    s.number,
+                    s.title or s.anchor,
+                    s.get_kind_display(),
+                    elements_url,
+                    s.pk,
+                    s.n,
+                )
                 for s in sections
             ),
         )

@@ -37,9 +37,7 @@ def find_html(path: Path) -> Path:
         return preferred
     pages = sorted(p for p in path.glob("*.htm*") if p.is_file())
     if len(pages) != 1:
-        raise LocalPageError(
-            f"{path}: expected one .html page in the folder, found {len(pages)}"
-        )
+        raise LocalPageError(f"{path}: expected one .html page in the folder, found {len(pages)}")
     return pages[0]
 
 

@@ -17,9 +17,10 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     papers = visible_papers(request.user).order_by("-status", "arxiv_id").only(
         "arxiv_id", "version", "title", "primary_category", "status", "status_reason",
         "acceptance", "venue", "table_count", "chart_count", "paragraph_count", "degraded_count",
-        "images_status",
+        "images_status", "synthetic",
     )  # fmt: skip
-    return render(request, "papers/paper_list.html", {"papers": papers})
+    synthetic = papers.filter(synthetic=True).count()
+    return render(request, "papers/paper_list.html", {"papers": papers, "synthetic": synthetic})
 
 
 @login_required
@@ -29,9 +30,13 @@ def paper_detail(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
     )
     if not can_view_paper(request.user, paper.pk):
         return HttpResponse("This paper is not assigned to you.", status=403)
-    elements = Element.objects.filter(paper=paper).order_by("order").prefetch_related(
-        Prefetch("panels", queryset=ElementPanel.objects.order_by("order")),
-        Prefetch("references", queryset=Element.objects.only("anchor", "label")),
+    elements = (
+        Element.objects.filter(paper=paper)
+        .order_by("order")
+        .prefetch_related(
+            Prefetch("panels", queryset=ElementPanel.objects.order_by("order")),
+            Prefetch("references", queryset=Element.objects.only("anchor", "label")),
+        )
     )
     by_section: dict[int, list[Element]] = {}
     for element in elements:

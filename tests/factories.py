@@ -13,6 +13,7 @@ class UserFactory(factory.django.DjangoModelFactory):
         skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
+
     @factory.post_generation
     def password(user, create: bool, value: str | None, **kwargs) -> None:
         user.set_password(value or "pw-for-tests-1")

@@ -6,12 +6,21 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 from django.db.models import Prefetch
+from django.urls import reverse
 
-from annotation.models import Adjudication, Claim, ClaimPair, CuratedElement, EvidenceAnnotation
+from annotation.models import (
+    Adjudication,
+    Claim,
+    ClaimPair,
+    ClaimReview,
+    CuratedElement,
+    EvidenceAnnotation,
+)
 from annotation.models.review import ReviewState
 from papers.models import Element
 from validation import selectors, stats
@@ -26,13 +35,61 @@ from validation.release import (
     VisualElement,
     image_name,
     pseudonymise,
+    release_paperids,
 )
+from validation.release.formats import synthetic
 from validation.release.records import ELEMENTS_PER_TYPE
 
 VISUAL = ("table", "chart")
+# Columns the release never reads (deferred: the cell grids alone are a JSON decode per element).
+PAPER_UNUSED = tuple(
+    f"paper__{f}"
+    for f in ("raw_html_compressed", "abstract", "authors", "categories", "parse_warnings",
+              "comment", "journal_ref", "acceptance_phrase")
+)  # fmt: skip
+ELEMENT_FIELDS = (
+    "id", "paper_id", "kind", "anchor", "order", "label", "number", "caption", "text", "image",
+    "image_error", "section__number", "section__title", "section__anchor",
+)  # fmt: skip
 
 
-def _item(element: Element) -> str:
+@dataclass(frozen=True, slots=True)
+class ReleaseSection:
+    number: str
+    title: str
+    anchor: str
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class ReleaseElement:
+    """What the release reads of an element (in ELEMENT_FIELDS order); `image` is the file's
+    name under MEDIA_ROOT ("" when there is none)."""
+
+    pk: int
+    paper_id: int
+    kind: str
+    anchor: str
+    order: int
+    label: str
+    number: str
+    caption: str
+    text: str
+    image: str
+    image_error: str
+    section: ReleaseSection
+
+    def __init__(self, pk, paper_id, kind, anchor, order, label, number, caption, text, image,
+                 image_error, section_number, section_title, section_anchor):  # fmt: skip
+        for name, value in (
+            ("pk", pk), ("paper_id", paper_id), ("kind", kind), ("anchor", anchor),
+            ("order", order), ("label", label), ("number", number), ("caption", caption),
+            ("text", text), ("image", image or ""), ("image_error", image_error),
+            ("section", ReleaseSection(section_number, section_title, section_anchor)),
+        ):  # fmt: skip
+            object.__setattr__(self, name, value)
+
+
+def _item(element: ReleaseElement) -> str:
     """The table or figure number as a string (`3`), from the parsed number or the label."""
     if element.number:
         return element.number
@@ -41,10 +98,10 @@ def _item(element: Element) -> str:
     return str(element.pk)
 
 
-def _image(element: Element) -> Path | None:
+def _image(element: ReleaseElement) -> Path | None:
     if not element.image:
         return None
-    path = Path(settings.MEDIA_ROOT) / element.image.name
+    path = Path(settings.MEDIA_ROOT) / element.image
     return path if path.exists() else None
 
 
@@ -60,19 +117,29 @@ def build_release(
     pairs = {
         p.pk: p
         for p in ClaimPair.objects.filter(pk__in=part_of)
-        .select_related("paper", "task", "context")
+        .select_related("paper", "task")
+        # Not the stored page, abstract or task candidates: megabytes per 1,000 pairs unused.
+        .defer(*PAPER_UNUSED, "task__candidate_ids", "task__paragraph_ids")
         .prefetch_related(
             Prefetch(
                 "claims",
-                queryset=Claim.objects.select_related("review", "validation").prefetch_related(
-                    "review__final_evidence"
-                ),
+                # Superseded claims (a perturbation found true, then rewritten) never ship.
+                queryset=Claim.objects.current().select_related("review", "validation"),
             )
         )
     }
+    # Final evidence as ids (one query on the link table; the elements are read once, below).
+    final_evidence: dict[int, list[int]] = defaultdict(list)
+    for claim_id, element_id in ClaimReview.final_evidence.through.objects.filter(
+        claimreview__claim__pair_id__in=part_of
+    ).values_list("claimreview__claim_id", "element_id"):
+        final_evidence[claim_id].append(element_id)
     missing = set(part_of) - set(pairs)
     if missing:
-        raise ReleaseError(f"pairs {sorted(missing)} of split {split.name} no longer exist")
+        raise ReleaseError(
+            f"pairs {sorted(missing)} of split {split.name} no longer exist; make a new split "
+            "(python manage.py make_split …) and export that one"
+        )
     codes = _codes(pairs.values())
     seconds = dict(
         EvidenceAnnotation.objects.filter(claim__pair__in=pairs).values_list(
@@ -90,35 +157,49 @@ def build_release(
     contexts: dict[int, int] = {}
     for pair in pairs.values():
         contexts[pair.paper_id] = max(contexts.get(pair.paper_id, 0), pair.context_id)
+    # Elements as light records (tuples, not model instances: tens of thousands per release).
     in_context = (
         CuratedElement.objects.filter(context_id__in=set(contexts.values()), in_context=True)
-        .select_related("element__section")
         .order_by("element__order")
+        .values_list("context_id", "not_a_chart", *(f"element__{f}" for f in ELEMENT_FIELDS))
     )
-    elements: dict[int, Element] = {}
-    by_paper: dict[int, list[tuple[Element, bool]]] = defaultdict(list)
-    for row in in_context:
-        elements[row.element_id] = row.element
-        if contexts[row.element.paper_id] == row.context_id:
-            by_paper[row.element.paper_id].append((row.element, row.not_a_chart))
+    elements: dict[int, ReleaseElement] = {}
+    by_paper: dict[int, list[tuple[ReleaseElement, bool]]] = defaultdict(list)
+    for context_id, not_a_chart, *values in in_context:
+        element = ReleaseElement(*values)
+        elements[element.pk] = element
+        if contexts[element.paper_id] == context_id:
+            by_paper[element.paper_id].append((element, not_a_chart))
     needed = {pk for p in pairs.values() for pk in p.task.sampled_ids} | {
-        e.pk for p in pairs.values() for c in p.claims.all() for e in c.review.final_evidence.all()
+        pk for ids in final_evidence.values() for pk in ids
     }
-    for element in Element.objects.filter(pk__in=needed - set(elements)).select_related("section"):
+    for values in Element.objects.filter(pk__in=needed - set(elements)).values_list(
+        *ELEMENT_FIELDS
+    ):
+        element = ReleaseElement(*values)
         elements[element.pk] = element
     salt = settings.RELEASE_SALT or settings.SECRET_KEY
+    paper_objects = {p.paper_id: p.paper for p in pairs.values()}
+    paperids = release_paperids((p.pk, p.arxiv_id, p.version) for p in paper_objects.values())
     images: dict[str, Path] = {}
+    named: dict[str, ReleaseElement] = {}  # image path → the element it shows
 
-    def visual(element: Element, paperid: str) -> VisualElement:
-        path = image_name(paperid, element.kind, _item(element))
+    made: dict[int, VisualElement] = {}
+
+    def visual(element: ReleaseElement, paperid: str) -> VisualElement:
+        if element.pk in made:
+            return made[element.pk]
+        item = _item(element)
+        path = image_name(paperid, element.kind, item)
+        other = named.setdefault(path, element)
+        if other.pk != element.pk:
+            raise ReleaseError(_same_number(other, element, paperid))
         source = _image(element)
         if source is None:
-            raise ReleaseError(
-                f"{element.label or element.anchor} of {paperid} has no image file; "
-                "render the paper's images first"
-            )
+            raise ReleaseError(_no_image(element, paperid))
         images[path] = source
-        return VisualElement(type=element.kind, item=_item(element), image_path=path)
+        made[element.pk] = VisualElement(type=element.kind, item=item, image_path=path)
+        return made[element.pk]
 
     # request_id: a seeded permutation, so that ids do not reveal which claims form a pair.
     total = 2 * len(members)
@@ -128,14 +209,20 @@ def build_release(
     next_id = iter(ids)
     for done, (pair_id, part) in enumerate(members, start=1):
         pair = pairs[pair_id]
-        paperid = pair.paper.arxiv_id
-        claims = {c.label: c for c in pair.claims.all()}
-        entailed, refuted = claims["entailed"], claims["refuted"]
+        paperid = paperids[pair.paper_id]
+        entailed, refuted = _claims(pair, paperid, split)
         for claim in (entailed, refuted):
             evidence = sorted(
-                (elements[e.pk] for e in claim.review.final_evidence.all()),
+                (elements[pk] for pk in final_evidence[claim.pk]),
                 key=lambda e: e.order,
             )
+            gone = [pk for pk in pair.task.sampled_ids if pk not in elements]
+            if gone:
+                raise ReleaseError(
+                    f"pair {pair.pk} (paper {paperid}): its sampled element(s) {gone} no "
+                    "longer exist (the paper was re-imported after the split was frozen?); "
+                    "make a new split without this pair, or restore the paper's import"
+                )
             sampled = [elements[pk] for pk in pair.task.sampled_ids]
             ev_ids = {e.pk for e in evidence}
             chosen = [e for e in sampled if e.pk in ev_ids and e.kind in VISUAL]
@@ -188,41 +275,100 @@ def build_release(
                     venue=pair.paper.venue or None,
                     sampled=tuple(e.anchor for e in sampled),
                     revisions=claim.validation.revisions,
+                    synthetic=pair.paper.synthetic,
                 )  # fmt: skip
             )
         if progress and done % 100 == 0:
             progress(done, len(members), "building records")
     papers = []
-    paper_objects = {p.paper_id: p.paper for p in pairs.values()}
-    for paper_id, paper in sorted(paper_objects.items(), key=lambda kv: kv[1].arxiv_id):
+    for paper_id, paper in sorted(paper_objects.items(), key=lambda kv: paperids[kv[0]]):
+        paperid = paperids[paper_id]
         sections: dict[str, list[str]] = {}
         names: dict[str, str] = {}
-        charts, tables = {}, {}
+        captions: dict[str, dict[str, str]] = {"table": {}, "chart": {}}
+        numbered: dict[tuple[str, str], ReleaseElement] = {}
         for element, not_chart in by_paper[paper_id]:
             key = element.section.number or element.section.anchor
             names[key] = element.section.title
             sections.setdefault(key, [])
             if element.kind == "paragraph":
                 sections[key].append(element.text)
-            elif element.kind == "table":
-                tables[_item(element)] = element.caption
-            elif element.kind == "chart" and not not_chart:
-                charts[_item(element)] = element.caption
+            elif element.kind == "table" or (element.kind == "chart" and not not_chart):
+                # The paper file keys captions by number: a second element with the same
+                # number would silently replace the first one's caption.
+                other = numbered.setdefault((element.kind, _item(element)), element)
+                if other.pk != element.pk:
+                    raise ReleaseError(_same_number(other, element, paperid))
+                captions[element.kind][_item(element)] = element.caption
         papers.append(
             ReleasePaper(
-                paperid=paper.arxiv_id,
+                paperid=paperid,
                 sections=tuple(
                     PaperSection(section_id=k, section_name=names[k], text="\n".join(v))
                     for k, v in sections.items()
                 ),
-                chart_captions=charts,
-                table_captions=tables,
+                chart_captions=captions["chart"],
+                table_captions=captions["table"],
                 licence=paper.license_url or paper.license_name or "unknown",
+                arxiv_id=paper.arxiv_id,
+                version=paper.version,
+                synthetic=paper.synthetic,
             )  # fmt: skip
         )
     readme = dataset_card(split, parts, papers, hide_test_labels)
     return Release(name=split.name, splits=parts, papers=papers, images=images, readme=readme,
                    hide_test_labels=hide_test_labels, seed=split.seed)  # fmt: skip
+
+
+def _element_ref(element: ReleaseElement) -> str:
+    """`Table 3 (element S4.T3, admin /admin/papers/element/12/change/)`: enough to find it."""
+    admin = reverse("admin:papers_element_change", args=[element.pk])
+    return f"{element.label or element.kind} (element {element.anchor}, admin {admin})"
+
+
+def _no_image(element: ReleaseElement, paperid: str) -> str:
+    if element.image:
+        why = f"its image file {element.image} is missing from MEDIA_ROOT"
+    else:
+        error = element.image_error.strip()
+        why = "it has no image" + (f" (render error: {error[:300]})" if error else "")
+    return (
+        f"paper {paperid}: {_element_ref(element)}: {why}. Render the paper's images "
+        "(re-import its page with `python manage.py import_arxiv_html PAGE --images now`, "
+        "or wait for its render job), then export again."
+    )
+
+
+def _same_number(first: ReleaseElement, second: ReleaseElement, paperid: str) -> str:
+    item = _item(second)
+    return (
+        f"paper {paperid}: {_element_ref(first)} and {_element_ref(second)} are both "
+        f"{second.kind} {item}, so they would share one image "
+        f"({image_name(paperid, second.kind, item)}) and one caption entry. Give one of them "
+        "a distinct number in the admin (e.g. the appendix's A1), then export again."
+    )
+
+
+def _claims(pair: ClaimPair, paperid: str, split: SplitVersion) -> tuple[Claim, Claim]:
+    """The pair's entailed and refuted claims, each with its review and validation."""
+    claims = {c.label: c for c in pair.claims.all()}
+    for label in ("entailed", "refuted"):
+        claim = claims.get(label)
+        problem = (
+            "is missing"
+            if claim is None
+            else "has no final review"
+            if not hasattr(claim, "review")
+            else "has no validation"
+            if not hasattr(claim, "validation")
+            else ""
+        )
+        if problem:
+            raise ReleaseError(
+                f"pair {pair.pk} (paper {paperid}) of split {split.name}: its {label} claim "
+                f"{problem} (changed after the split was frozen); make a new split and export it"
+            )
+    return claims["entailed"], claims["refuted"]
 
 
 def _codes(pairs) -> dict[int, str]:
@@ -237,10 +383,26 @@ def dataset_card(
     papers: list[ReleasePaper],
     hide_test_labels: bool,
 ) -> str:
-    """The release's README: licence, each paper's licence, how it was built, statistics."""
-    lines = [
-        f"# SciVer-style dataset, split {split.name}",
-        "",
+    """The release's README: licence, each paper's licence, how it was built, statistics,
+    which papers are synthetic demo data (warned about first), and how paperids are made."""
+    by_id = {p.paperid: p for p in papers}
+    fake_papers = [p for p in papers if p.synthetic]
+    fake_claims = {
+        name: sum(synthetic(c, by_id[c.paperid]) for c in claims) for name, claims in parts.items()
+    }
+    total_claims = sum(len(claims) for claims in parts.values())
+    lines = [f"# SciVer-style dataset, split {split.name}", ""]
+    if fake_papers or any(fake_claims.values()):
+        lines += [
+            f"> **Warning: synthetic data.** {len(fake_papers)} of {len(papers)} papers and "
+            f"{sum(fake_claims.values())} of {total_claims} claims are synthetic: copies of "
+            "fixture papers with simulated annotations, made by SciVer Studio's "
+            "`simulate_annotation` for demos and benchmarks. They are not real arXiv papers "
+            "nor expert annotations; do not publish or evaluate on them. Our records mark them "
+            "with `synthetic: true` (data/*.jsonl, data/*.csv).",
+            "",
+        ]
+    lines += [
         "Expert-annotated multimodal scientific claim verification, built with SciVer Studio "
         "following the SciVer protocol (ACL 2025): papers from arXiv, curated contexts, claims "
         "written on three sampled tables/charts, blind second annotation, adjudication of "
@@ -255,9 +417,34 @@ def dataset_card(
         f"Split seed {split.seed}; licence filter: {', '.join(split.licences) or 'none'}; "
         f"test labels {'hidden' if hide_test_labels else 'included'}.",
         "",
-        "## Statistics",
+        "## Synthetic content",
         "",
     ]
+    if fake_papers or any(fake_claims.values()):
+        lines.append(
+            f"{len(fake_papers)} synthetic paper(s); synthetic claims: "
+            + ", ".join(f"{name} {n} of {len(parts[name])}" for name, n in fake_claims.items())
+            + "."
+        )
+    else:
+        lines.append("None: every paper is a real arXiv paper, every claim an expert's.")
+    versioned = [p for p in papers if p.arxiv_id and p.paperid != p.arxiv_id]
+    lines += [
+        "",
+        "## Paper ids",
+        "",
+        "`paperid` is the arXiv id without version, as in SciVer's release. Where this release "
+        "holds two or more versions of one arXiv id, each of those papers keeps its version "
+        "(`<id>v<version>`), so that no two papers share a paper file or an image name; our "
+        "records give `arxiv_id` and `arxiv_version` for every claim.",
+        "",
+    ]
+    if versioned:
+        lines += [
+            "Versioned here: " + ", ".join(f"`{p.paperid}`" for p in versioned) + ".",
+            "",
+        ]
+    lines += ["## Statistics", ""]
     for name, claims in parts.items():
         table = stats.release_table(claims)
         lines.append(f"### {name} ({len(claims)} claims)")
@@ -267,8 +454,18 @@ def dataset_card(
         for key, value in table.items():
             lines.append(f"| {key} | {value} |")
         lines.append("")
-    lines += ["## Papers and their licences", "", "| paper | licence |", "|---|---|"]
-    lines += [f"| {p.paperid} | {p.licence} |" for p in papers]
+    lines += [
+        "## Papers and their licences",
+        "",
+        "| paper | arXiv | licence | synthetic |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {p.paperid} | {p.arxiv_id or p.paperid}"
+        f"{f'v{p.version}' if p.version is not None else ''} | {p.licence} | "
+        f"{'yes' if p.synthetic else 'no'} |"
+        for p in papers
+    ]
     lines.append("")
     return "\n".join(lines)
 

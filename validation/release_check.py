@@ -1,16 +1,26 @@
-"""Verifies a release folder (pure: files in, problems out): schema of every record, paths,
-checksums and sizes, pair integrity, and no test labels when they are hidden."""
+"""Verifies a release folder (pure: files in, problems and warnings out): schema of every
+record, paths, checksums and sizes, unique paperids and image names, pair integrity, no test
+labels when they are hidden; and warns about synthetic (demo) content."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from validation.release.formats import HIDDEN_FIELDS, HIDDEN_JSONL_FIELDS, SCIVER_ROOT
+from validation.release.formats import (
+    HIDDEN_FIELDS,
+    HIDDEN_JSONL_FIELDS,
+    SCIVER_ROOT,
+    sciver_path,
+)
+from validation.release.records import image_name
 from validation.release.writer import SPLIT_FILES
+
+__all__ = ["ReleaseReport", "check_release", "inspect_release"]
 
 COMMON = {
     "request_id": int, "paperid": str, "paper_path": str, "claim_type": str, "claim": str,
@@ -20,6 +30,21 @@ COMMON = {
 ONE = {"type": str, "item": str, "image_path": str}
 TWO = {f"item{n}{s}": str for n in (1, 2) for s in ("_type", "", "_path")}
 GROUPS = {"direct": ONE, "analytical": ONE, "parallel": TWO, "sequential": TWO}
+# (type, item, path) field names of the tables/charts a record names.
+ELEMENT_FIELDS = {
+    "direct": [("type", "item", "image_path")],
+    "analytical": [("type", "item", "image_path")],
+    "parallel": [(f"item{n}_type", f"item{n}", f"item{n}_path") for n in (1, 2)],
+    "sequential": [(f"item{n}_type", f"item{n}", f"item{n}_path") for n in (1, 2)],
+}
+
+
+@dataclass
+class ReleaseReport:
+    """`problems` make a release unsound; `warnings` (synthetic content) do not."""
+
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _local(root: Path, path: str) -> Path:
@@ -63,14 +88,47 @@ def _record_problems(where: str, record: Any, hidden: bool, root: Path) -> list[
         expected = record["origin_statement"] if record["label"] else record["perturbed_statement"]
         if record.get("claim") != expected:
             problems.append(f"{where}: claim does not match its label's statement")
+    return problems + _naming_problems(where, record)
+
+
+def _naming_problems(where: str, record: dict) -> list[str]:
+    """The paper file and image names follow from paperid, type and item: a record whose
+    paths say otherwise points at another paper's (or element's) files."""
+    paperid = record.get("paperid")
+    if not isinstance(paperid, str):
+        return []
+    problems = []
+    paper_path = record.get("paper_path")
+    if isinstance(paper_path, str) and paper_path != sciver_path(f"papers/{paperid}.json"):
+        problems.append(f"{where}: paper_path {paper_path} is not the file of paper {paperid}")
+    for type_field, item_field, path_field in ELEMENT_FIELDS.get(record.get("claim_type"), []):
+        kind, item, path = (record.get(n) for n in (type_field, item_field, path_field))
+        if not all(isinstance(v, str) for v in (kind, item, path)):
+            continue
+        try:
+            expected = sciver_path(image_name(paperid, kind, item))
+        except ValueError:
+            problems.append(f"{where}: {type_field} {kind!r} is neither table nor chart")
+            continue
+        if path != expected:
+            problems.append(f"{where}: {path_field} {path} should be {expected}")
     return problems
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json.loads hook: a repeated key would silently keep only its last value."""
+    counts = Counter(k for k, _ in pairs)
+    repeated = sorted(k for k, n in counts.items() if n > 1)
+    if repeated:
+        raise ValueError(f"repeated key(s) {', '.join(map(repr, repeated))}")
+    return dict(pairs)
 
 
 def _paper_problems(path: Path) -> list[str]:
     try:
-        paper = json.loads(path.read_text("utf-8"))
+        paper = json.loads(path.read_text("utf-8"), object_pairs_hook=_unique_keys)
     except (OSError, ValueError) as exc:
-        return [f"{path.name}: unreadable ({exc})"]
+        return [f"papers/{path.name}: unreadable ({exc})"]
     problems = []
     if not isinstance(paper.get("sections"), list) or any(
         set(s) != {"section_id", "section_name", "text"} for s in paper.get("sections", [])
@@ -85,12 +143,21 @@ def _paper_problems(path: Path) -> list[str]:
 
 def check_release(root: Path) -> list[str]:
     """Every problem found in the release folder `root` (empty: the release is sound)."""
+    return inspect_release(root).problems
+
+
+def inspect_release(root: Path) -> ReleaseReport:
+    """The problems of the release folder `root`, and warnings that do not make it unsound."""
     root = Path(root)
     manifest_path = root / "manifest.json"
     if not manifest_path.is_file():
-        return [f"{root}: no manifest.json"]
-    manifest = json.loads(manifest_path.read_text("utf-8"))
+        return ReleaseReport([f"{root}: no manifest.json"])
+    try:
+        manifest = json.loads(manifest_path.read_text("utf-8"))
+    except ValueError as exc:
+        return ReleaseReport([f"manifest.json: unreadable ({exc})"])
     problems: list[str] = []
+    report = ReleaseReport(problems)
     listed = manifest.get("files", {})
     for name, entry in sorted(listed.items()):
         path = root / name
@@ -105,7 +172,14 @@ def check_release(root: Path) -> list[str]:
     on_disk = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
     for name in sorted(on_disk - set(listed) - {"manifest.json"}):
         problems.append(f"{name}: not in the manifest")
+    folded: dict[str, str] = {}
+    for name in sorted(set(listed) | on_disk):
+        # One file on macOS and Windows: unzipping there would lose one of them.
+        if name.casefold() in folded and folded[name.casefold()] != name:
+            problems.append(f"{name}: same name as {folded[name.casefold()]} but for case")
+        folded.setdefault(name.casefold(), name)
     hide = bool(manifest.get("hide_test_labels"))
+    ours: list[tuple[str, str, dict]] = []  # (where, split, row) of our JSON Lines
     ids: dict[int, str] = {}
     pairs: dict[object, list[tuple[str, dict]]] = defaultdict(list)
     for split, (sciver_file, jsonl_file, _) in SPLIT_FILES.items():
@@ -133,6 +207,7 @@ def check_release(root: Path) -> list[str]:
                         problems.append(f"{jsonl_file}:{line_no}: hidden fields present {leaked}")
                 if row.get("pair_id") is not None:
                     pairs[row["pair_id"]].append((split, row))
+                ours.append((f"{jsonl_file}:{line_no}", split, row))
     for pair_id, rows in sorted(pairs.items(), key=lambda kv: str(kv[0])):
         splits = {s for s, _ in rows}
         if len(rows) != 2:
@@ -147,4 +222,74 @@ def check_release(root: Path) -> list[str]:
             problems.append(f"pair {pair_id}: the two claims disagree on origin_statement")
     for path in sorted((root / "papers").glob("*.json")):
         problems += _paper_problems(path)
+    problems += _identity_problems(ours)
+    report.warnings += _synthetic(ours, manifest, problems)
+    return report
+
+
+def _identity_problems(rows: list[tuple[str, str, dict]]) -> list[str]:
+    """One paperid per paper, one image per element (from our records, which say which arXiv
+    version each paperid stands for and which element each image shows)."""
+    problems = []
+    papers: dict[str, set[tuple[str, object]]] = defaultdict(set)
+    shown: dict[str, set[str]] = defaultdict(set)
+    for _, _, row in rows:
+        paperid = row.get("paperid")
+        if isinstance(paperid, str) and row.get("arxiv_id"):
+            papers[paperid].add((row["arxiv_id"], row.get("arxiv_version")))
+        for piece in row.get("evidence") or []:
+            if isinstance(piece, dict) and piece.get("image_path"):
+                shown[piece["image_path"]].add(str(piece.get("anchor")))
+    for paperid, versions in sorted(papers.items()):
+        if len(versions) > 1:
+            named = ", ".join(f"{a}v{v}" for a, v in sorted(versions, key=str))
+            problems.append(
+                f"paperid {paperid} stands for {len(versions)} papers ({named}): they share "
+                "one paper file and one set of image names"
+            )
+    by_arxiv: dict[str, set[tuple[str, object]]] = defaultdict(set)
+    for paperid, versions in papers.items():
+        for arxiv_id, version in versions:
+            by_arxiv[arxiv_id].add((paperid, version))
+    for arxiv_id, ids in sorted(by_arxiv.items()):
+        if len({v for _, v in ids}) > 1:
+            for paperid, version in sorted(ids, key=str):
+                if paperid != f"{arxiv_id}v{version}":
+                    problems.append(
+                        f"paperid {paperid}: the release holds several versions of arXiv "
+                        f"{arxiv_id}, so each paperid must carry its version ({arxiv_id}v{version})"
+                    )
+    for path, anchors in sorted(shown.items()):
+        if len(anchors) > 1:
+            problems.append(
+                f"{path} stands for {len(anchors)} elements ({', '.join(sorted(anchors))})"
+            )
     return problems
+
+
+def _synthetic(rows: list[tuple[str, str, dict]], manifest: dict, problems: list[str]) -> list[str]:
+    """A warning when any claim is synthetic demo data; a problem when the manifest's counts
+    disagree with the records (a release must never understate its synthetic content)."""
+    fake = [(split, row) for _, split, row in rows if row.get("synthetic") is True]
+    fake_papers = {row.get("paperid") for _, row in fake}
+    all_papers = {row.get("paperid") for _, _, row in rows}
+    said = manifest.get("synthetic_papers")
+    if isinstance(said, int) and said != len(fake_papers):
+        problems.append(
+            f"manifest.json: synthetic_papers is {said}, the records hold {len(fake_papers)}"
+        )
+    for split, counts in sorted((manifest.get("counts") or {}).items()):
+        n = sum(s == split for s, _ in fake)
+        if isinstance(counts, dict) and isinstance(counts.get("synthetic"), int):
+            if counts["synthetic"] != n and any(s == split for _, s, _ in rows):
+                problems.append(
+                    f"manifest.json: {split} has {counts['synthetic']} synthetic claims, "
+                    f"the records {n}"
+                )
+    if not fake and not said:
+        return []
+    return [
+        f"synthetic content: {len(fake_papers)} of {len(all_papers)} papers and {len(fake)} of "
+        f"{len(rows)} claims are simulate_annotation's demo data (copies of fixture papers), "
+        "not real arXiv papers nor expert annotations; do not publish this release"
+    ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, Prefetch, QuerySet
 
+from annotation import checks
 from annotation.models import (
     Claim,
     ClaimPair,
@@ -28,34 +29,79 @@ FINAL = [s.value for s in FINAL_STATES]
 
 def final_claims() -> QuerySet[Claim]:
     """Claims with a final outcome (unanimous or adjudicated) and a final label, whose pair was
-    not dropped. Unresolved claims are never final."""
+    not dropped, and that no new perturbation replaced. Unresolved claims are never final."""
     return (
-        Claim.objects.filter(review__state__in=FINAL, review__final_label__in=LABELS)
+        Claim.objects.current()
+        .filter(review__state__in=FINAL, review__final_label__in=LABELS)
         .exclude(pair__review__dropped=True)
         .order_by("pair_id", "label")
     )
+
+
+def perturbations_found_true() -> QuerySet[Claim]:
+    """Final refuted claims whose final label is entailed: each goes back to its pair's writer
+    for a new perturbation (and is never validated: its replacement will be)."""
+    return final_claims().filter(label="refuted", review__final_label="entailed")
+
+
+def claims_to_validate() -> QuerySet[Claim]:
+    """Final claims that take part in validation: all but perturbations found true."""
+    return final_claims().exclude(label="refuted", review__final_label="entailed")
 
 
 def validated_claims() -> QuerySet[Claim]:
     return final_claims().filter(validation__status=ValidationStatus.VALIDATED)
 
 
+def live_validations() -> QuerySet[Validation]:
+    """Validations that still count: of current claims in pairs not dropped (a dropped pair's
+    pending validations are not waiting for anyone: their items were cancelled)."""
+    return Validation.objects.filter(claim__superseded_at__isnull=True).exclude(
+        claim__pair__review__dropped=True
+    )
+
+
 def complete_pair_ids() -> tuple[list[int], list[int]]:
-    """(pairs that may enter a split, pairs whose perturbation turned out true): both claims
-    validated; the first need the entailed claim final-entailed and the refuted final-refuted."""
+    """(pairs that may enter a split, pairs waiting for a new perturbation). A pair may enter a
+    split when both its claims are validated, the entailed one final-entailed and the refuted
+    one final-refuted; it waits when its refuted claim's final label is entailed (the
+    perturbation turned out true, after adjudication or a validator's revision)."""
     rows = validated_claims().values_list("pair_id", "label", "review__final_label")
     by_pair: dict[int, dict[str, str]] = {}
     for pair_id, label, final in rows:
         by_pair.setdefault(pair_id, {})[label] = final
-    ok, back = [], []
-    for pair_id, labels in sorted(by_pair.items()):
-        if len(labels) != 2:
-            continue
-        if labels == {"entailed": "entailed", "refuted": "refuted"}:
-            ok.append(pair_id)
-        elif labels["refuted"] == "entailed":
-            back.append(pair_id)
+    ok = [
+        pair_id
+        for pair_id, labels in sorted(by_pair.items())
+        if labels == {"entailed": "entailed", "refuted": "refuted"}
+    ]
+    back = sorted(set(perturbations_found_true().values_list("pair_id", flat=True)))
     return ok, back
+
+
+@dataclass
+class BackToWriter:
+    """A pair whose perturbation turned out true, and its new-perturbation item (if open)."""
+
+    claim: Claim
+    item: WorkItem | None
+
+
+def back_to_writer() -> list[BackToWriter]:
+    """For admins: perturbations found true, each with the item asking its writer for a new one
+    (open, in progress, or missing: none is opened for claims judged so before this existed)."""
+    claims = list(
+        perturbations_found_true().select_related("pair__writer", "review").order_by("pair_id")
+    )
+    items = {
+        i.claim_id: i
+        for i in WorkItem.objects.filter(
+            kind=WorkKind.REPERTURB,
+            claim__in=claims,
+            status__in=[WorkStatus.OPEN, WorkStatus.LEASED],
+        ).select_related("assignee", "holder")
+    }
+    return [BackToWriter(c, items.get(c.pk)) for c in claims]
 
 
 LICENCE_CODES = [
@@ -111,11 +157,7 @@ class ValidationPage:
 
 def visual_text(element: Element) -> str:
     """A table's cells and caption, or a chart's caption: what a claim's numbers are sought in."""
-    parts = [element.caption]
-    for grid in element.cells or []:
-        for row in grid:
-            parts.extend(str(cell.get("text", "")) for cell in row if isinstance(cell, dict))
-    return " ".join(parts)
+    return checks.visual_text(element.caption, element.cells)
 
 
 def validation_page(item_id: int) -> ValidationPage:
@@ -125,7 +167,7 @@ def validation_page(item_id: int) -> ValidationPage:
     ).get(pk=item_id, kind=WorkKind.VALIDATE)
     claim = item.claim
     pair = claim.pair
-    sibling = Claim.objects.filter(pair=pair).exclude(pk=claim.pk).first()
+    sibling = Claim.objects.current().filter(pair=pair).exclude(label=claim.label).first()
     review = claim.review
     validation = Validation.objects.get(claim=claim)
     evidence_ids = set(review.final_evidence.values_list("pk", flat=True))
@@ -169,7 +211,7 @@ def validation_queue(user: AbstractBaseUser) -> dict[str, int | WorkItem | None]
         "held": held[WorkKind.VALIDATE],
         "available": available_to(user, WorkKind.VALIDATE, now).count(),
         # Final claims not yet handed out become items when someone presses Next.
-        "unopened": final_claims().filter(validation__isnull=True).exists(),
+        "unopened": claims_to_validate().filter(validation__isnull=True).exists(),
         "done": WorkItem.objects.filter(kind=WorkKind.VALIDATE, done_by_id=user.pk).count(),
         "baseline_held": held[WorkKind.BASELINE],
         "baseline": available_to(user, WorkKind.BASELINE, now).count(),
@@ -257,7 +299,7 @@ def stage_progress() -> list[tuple[str, int]]:
         ("papers crawled", Paper.objects.count()),
         ("papers parsed", Paper.objects.filter(status=Paper.Status.PARSED).count()),
         ("papers curated", CuratedContext.objects.values("paper_id").distinct().count()),
-        ("claims written", Claim.objects.count()),
+        ("claims written", Claim.objects.current().count()),
         ("claims final", final_claims().count()),
         ("claims validated", validated_claims().count()),
     ]
@@ -274,7 +316,7 @@ def dataset_statistics(split_name: str | None = None) -> dict:
         split = SplitVersion.objects.get(name=split_name)
         for part in ("validation", "test"):
             ids = SplitMember.objects.filter(split=split, part=part).values("pair_id")
-            parts[part] = Claim.objects.filter(pair_id__in=ids).order_by("pk")
+            parts[part] = Claim.objects.current().filter(pair_id__in=ids).order_by("pk")
     else:
         parts["validated pool"] = validated_claims()
     result = {"split": split_name, "parts": {}, "progress": stage_progress()}
@@ -287,8 +329,8 @@ def dataset_statistics(split_name: str | None = None) -> dict:
             "subfields": stats.count_by(records, "subfield"),
         }
     ok, back = complete_pair_ids()
-    result["revised"] = Validation.objects.filter(revisions__gt=0).count()
-    result["validated"] = Validation.objects.filter(status=ValidationStatus.VALIDATED).count()
+    result["revised"] = live_validations().filter(revisions__gt=0).count()
+    result["validated"] = live_validations().filter(status=ValidationStatus.VALIDATED).count()
     result["splittable_pairs"] = len(ok)
     result["back_to_writer"] = len(back)
     return result

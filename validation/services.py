@@ -23,6 +23,7 @@ from annotation.models import (
     Claim,
     ClaimPair,
     ClaimReview,
+    PairReview,
     PairRole,
     Role,
     Subset,
@@ -31,6 +32,7 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.models.review import LABELS
+from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
 from validation import selectors
 from validation.models import (
@@ -94,9 +96,10 @@ def validator_choice(
 
 @transaction.atomic
 def open_validations(*, actor: AbstractBaseUser | None = None) -> list[Validation]:
-    """Every final claim without a validation becomes a validation item (idempotent)."""
+    """Every final claim without a validation becomes a validation item (idempotent). A
+    perturbation found true is not validated: its writer replaces it, and the new claim is."""
     claims = list(
-        selectors.final_claims()
+        selectors.claims_to_validate()
         .filter(validation__isnull=True)
         .select_related("pair")
         .select_for_update(of=("self",))
@@ -122,11 +125,23 @@ def open_validations(*, actor: AbstractBaseUser | None = None) -> list[Validatio
         free, fallback = validator_choice(
             eligible[code], roles.get(pair.pk, {}), adjudicators.get(claim.pk, [])
         )
+        # A claim joining a pair whose validator is known (a new perturbation, or a claim
+        # final later than its sibling) goes to that validator: one validator per pair.
+        validator = next(
+            (e for e, r in roles.get(pair.pk, {}).items()
+             if r == Role.VALIDATOR and e in eligible[code]),
+            None,
+        )  # fmt: skip
+        if validator is not None:
+            fallback = validator
         item = work.create_item(
             kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=code, actor=actor,
             pair=pair, claim=claim, assignee_id=fallback,
         )  # fmt: skip
-        if fallback is not None:
+        if validator is not None:
+            work.record(item, "assigned", actor=actor, new={"assignee": validator},
+                        note="the pair's validator validates all its claims")  # fmt: skip
+        elif fallback is not None:
             work.record(item, "assigned to adjudicator", actor=actor, new={"assignee": fallback},
                         note="nobody else eligible is free of a role on the pair")  # fmt: skip
         created.append(Validation.objects.create(claim=claim, item=item))
@@ -265,6 +280,18 @@ def submit_validation(
     if "label" in changed:
         review.final_label = label
         review.save(update_fields=["final_label", "updated_at"])
+        if claim.label == "refuted" and label == "entailed":
+            reperturbation.open_reperturbation(
+                claim=claim,
+                actor=user,
+                why=f"revised to entailed by its validator ({', '.join(failed)})",
+            )
+        elif claim.label == "refuted":  # false again: no new perturbation needed any more
+            reperturbation.cancel_reperturbation(
+                pair=pair,
+                actor=user,
+                note="its validator revised the refuted claim back to refuted",
+            )
     if "evidence" in changed:
         review.final_evidence.set(after["evidence"])
     validation.status = ValidationStatus.VALIDATED
@@ -296,6 +323,10 @@ def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Val
     )
     if validation.status != ValidationStatus.VALIDATED:
         raise InvalidTransition("Only validated items can be re-opened.")
+    if validation.claim.superseded:
+        raise InvalidTransition("A new perturbation replaced this claim: it is no longer released.")
+    if PairReview.objects.filter(pair_id=validation.claim.pair_id, dropped=True).exists():
+        raise InvalidTransition("This claim's pair was dropped.")
     pair = validation.claim.pair
     item = work.create_item(
         kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=_subfield_codes([pair])[pair.pk],

@@ -8,17 +8,18 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import work
+from annotation import checks, work
 from annotation.errors import AnnotationError
 from annotation.models import Claim, Subset, WorkItem, WorkKind, WorkStatus
 from annotation.views.common import element_image as serve_element_image
 from annotation.views.common import forbidden, staff_required
-from validation import checks, selectors, services, stats
+from validation import selectors, services, stats
 from validation.models import (
     CRITERIA,
     BaselineItem,
@@ -133,16 +134,22 @@ def overview(request: HttpRequest) -> HttpResponse:
     if created:
         messages.info(request, f"{len(created)} final claim(s) entered validation.")
     total, waiting = work.waiting_items(kind=WorkKind.VALIDATE)
-    ok, back = selectors.complete_pair_ids()
+    back_total, back_waiting = work.waiting_items(kind=WorkKind.REPERTURB)
+    ok, _ = selectors.complete_pair_ids()
+    live = selectors.live_validations()
     context = {
         "counts": work.status_counts(WorkKind.VALIDATE),
-        "waiting_total": total,
-        "waiting": waiting,
-        "validated": Validation.objects.filter(status="validated").count(),
-        "revised": Validation.objects.filter(revisions__gt=0).count(),
-        "pending": Validation.objects.filter(status="pending").count(),
+        "waiting_total": total + back_total,
+        "waiting": waiting + back_waiting,
+        "validated": live.filter(status="validated").count(),
+        "revised": live.filter(revisions__gt=0).count(),
+        "pending": live.filter(status="pending").count(),
         "splittable": len(ok),
-        "back": Claim.objects.filter(pair_id__in=back, label="refuted").select_related("pair"),
+        "back": selectors.back_to_writer(),
+        "experts": get_user_model()
+        .objects.filter(is_active=True, expert__active=True)
+        .order_by("username")
+        .only("id", "username"),
         "recent": Validation.objects.select_related("claim__pair", "validator")
         .filter(status="validated")
         .order_by("-validated_at", "-id")[:100],

@@ -88,8 +88,18 @@ class ClaimPair(models.Model):
         return f"pair {self.pk} ({self.subset})"
 
 
+class ClaimQuerySet(models.QuerySet):
+    def current(self) -> ClaimQuerySet:
+        """The claims a pair is made of now: without those a new perturbation replaced."""
+        return self.filter(superseded_at__isnull=True)
+
+
 class Claim(models.Model):
-    """One claim of a pair; from here on each claim is annotated as its own item."""
+    """One claim of a pair; from here on each claim is annotated as its own item.
+
+    A refuted claim whose perturbation turned out true is replaced by a new one its writer
+    writes: the old claim stays (with its reviews and history), marked superseded, and never
+    reaches a split, an export or the statistics."""
 
     pair = models.ForeignKey(ClaimPair, on_delete=models.PROTECT, related_name="claims")
     label = models.CharField(max_length=16, choices=ClaimLabel.choices)
@@ -104,11 +114,32 @@ class Claim(models.Model):
         blank=True, help_text="The suggested perturbation the writer started from, if any"
     )
     explanation = models.TextField(blank=True, help_text="Refuted claims: why it is false")
+    replaces = models.OneToOneField(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="replaced_by",
+        help_text="The refuted claim whose perturbation turned out true, which this one replaces",
+    )
+    superseded_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a new perturbation replaced this claim"
+    )
+
+    objects = ClaimQuerySet.as_manager()
 
     class Meta:
-        ordering = ["pair", "label"]
+        ordering = ["pair", "label", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["pair", "label"], name="claim_one_per_label"),
+            models.UniqueConstraint(
+                fields=["pair", "label"],
+                condition=Q(superseded_at__isnull=True),
+                name="claim_one_current_per_label",
+            ),
+            models.CheckConstraint(
+                condition=Q(replaces__isnull=True) | Q(label="refuted"),
+                name="claim_only_refuted_replaces",
+            ),
             models.CheckConstraint(condition=Q(label__in=ClaimLabel.values), name="claim_label"),
             models.CheckConstraint(
                 condition=Q(perturbation_kind__in=[*PerturbationKind.values, ""]),
@@ -125,6 +156,10 @@ class Claim(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label}: {self.text[:60]}"
+
+    @property
+    def superseded(self) -> bool:
+        return self.superseded_at is not None
 
 
 class PairRole(models.Model):
@@ -152,6 +187,7 @@ class WorkKind(models.TextChoices):
     ADJUDICATE = "adjudicate", "adjudicate a disagreement"
     VALIDATE = "validate", "validate a final claim"
     BASELINE = "baseline", "answer a claim blind (human baseline)"
+    REPERTURB = "reperturb", "write a new perturbation (the last one turned out true)"
 
 
 class WorkStatus(models.TextChoices):
@@ -226,6 +262,11 @@ class WorkItem(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["task"], condition=Q(kind="write"), name="workitem_one_write_per_task"
+            ),
+            models.UniqueConstraint(
+                fields=["pair"],
+                condition=Q(kind="reperturb", status__in=["open", "leased"]),
+                name="workitem_one_open_reperturb_per_pair",
             ),
         ]
         indexes = [models.Index(fields=["kind", "status", "created_at"])]

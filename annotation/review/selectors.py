@@ -218,6 +218,6 @@ def review_overview() -> ReviewOverview:
 def releasable_claims() -> QuerySet[Claim]:
     """Claims whose label and evidence are final (unanimous or adjudicated) in a pair that was
     not dropped: unresolved, pending and dropped claims never reach a release."""
-    return Claim.objects.filter(
+    return Claim.objects.current().filter(
         review__state__in=[s.value for s in FINAL_STATES], pair__review__dropped=False
     )

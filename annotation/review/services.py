@@ -37,10 +37,13 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
 
 LABELS = ("entailed", "refuted")
 REVIEW_KINDS = (WorkKind.EVIDENCE, WorkKind.ADJUDICATE)
+# What dropping a pair cancels: its unfinished work of every later stage.
+DROPPED_PAIR_KINDS = (*REVIEW_KINDS, WorkKind.VALIDATE, WorkKind.REPERTURB)
 # A per-expert shuffle that stays put between requests: (id·A + expert·B) mod P.
 SHUFFLE_A, SHUFFLE_B, SHUFFLE_P = 7919, 104729, 10007
 
@@ -126,7 +129,7 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
             f"would leave nobody to adjudicate, so {', '.join(others)} stays free for it"
         )
     items = []
-    for claim in Claim.objects.filter(pair=pair).order_by("label"):
+    for claim in Claim.objects.current().filter(pair=pair).order_by("label"):
         ClaimReview.objects.create(claim=claim)
         item = work.create_item(
             kind=WorkKind.EVIDENCE, paper_id=pair.paper_id, subfield_code=code, actor=actor,
@@ -138,6 +141,17 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
                         "who may tell which one was perturbed")  # fmt: skip
         items.append(item)
     return items
+
+
+def open_replacement_review(*, claim: Claim, actor: AbstractBaseUser | None) -> WorkItem:
+    """A new perturbation replacing one that turned out true is annotated blind like any claim:
+    any eligible expert without a role on the pair may take it (someone who saw the pair's
+    claims would know which one is perturbed). With nobody free it waits, visibly, for an
+    admin, who may allow a former second annotator (the pair is then flagged)."""
+    pair = claim.pair
+    ClaimReview.objects.create(claim=claim)
+    return work.create_item(kind=WorkKind.EVIDENCE, paper_id=pair.paper_id,
+                            subfield_code=_subfield_of(pair), actor=actor, pair=pair, claim=claim)  # fmt: skip
 
 
 @transaction.atomic
@@ -311,6 +325,12 @@ def submit_adjudication(
              "confidence": confidence, "reason": reason, "notes": notes,
              "overrides_both": overrides_both, "state": review.state},
     )  # fmt: skip
+    if decided and claim.label == "refuted" and label == "entailed":
+        reperturbation.open_reperturbation(
+            claim=claim, actor=user,
+            why=f"adjudicated entailed ({adjudication.get_reason_display()})"
+            + (f": {notes}" if notes else ""),
+        )  # fmt: skip
     return adjudication
 
 
@@ -341,8 +361,9 @@ def reopen_unresolved(*, claim: Claim, by: AbstractBaseUser, note: str = "") -> 
 
 @transaction.atomic
 def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairReview:
-    """Take a pair out of the dataset, with the reason: its open review items are cancelled and
-    its claims never reach a release."""
+    """Take a pair out of the dataset, with the reason, at any stage: its open work items
+    (second annotation, adjudication, validation, a new perturbation) are cancelled and its
+    claims never reach a release (their validations no longer count as waiting)."""
     _staff(by)
     reason = reason.strip()
     if not reason:
@@ -353,18 +374,10 @@ def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairRevi
     review.dropped, review.drop_reason = True, reason
     review.dropped_by, review.dropped_at = by, timezone.now()
     review.save()
-    for item in WorkItem.objects.select_for_update().filter(
-        pair=pair, kind__in=REVIEW_KINDS, status__in=[WorkStatus.OPEN, WorkStatus.LEASED]
-    ):
-        previous = item.status
-        item.status, item.lease_expires_at, item.version = (
-            WorkStatus.CANCELLED,
-            None,
-            item.version + 1,
-        )
-        item.save(update_fields=["status", "lease_expires_at", "version"])
-        work.record(item, "cancelled", actor=by, from_status=previous, to_status=item.status,
-                    note=f"pair dropped: {reason}")  # fmt: skip
+    work.cancel_items(
+        WorkItem.objects.filter(pair=pair, kind__in=DROPPED_PAIR_KINDS),
+        actor=by, note=f"pair dropped: {reason}",
+    )  # fmt: skip
     states = dict(ClaimReview.objects.filter(claim__pair=pair).values_list("claim_id", "state"))
     ClaimReview.objects.filter(claim__pair=pair).update(state=ReviewState.DROPPED)
     anchor = WorkItem.objects.filter(pair=pair).order_by("created_at", "id").first()

@@ -32,7 +32,8 @@ def agreement_items() -> list[AgreementItem]:
     """One item per written claim of a pair not dropped: rater A is the writer, rater B the
     second annotator (None until they have annotated: an incomplete item)."""
     claims = list(
-        Claim.objects.exclude(review__state=ReviewState.DROPPED)
+        Claim.objects.current()
+        .exclude(review__state=ReviewState.DROPPED)
         .values_list("id", "label", "pair__subset", "pair__paper_id", "pair__writer__username")
         .order_by("id")
     )

@@ -1,5 +1,6 @@
-"""Claim writing pages: next task, the writing page (submit, autosave, suggestions, context),
-a pair with its history, task creation, and the admins' overview."""
+"""Claim writing pages: next task, the writing page (submit, autosave, suggestions, warnings,
+context), a new perturbation when the last one turned out true, a pair with its history, task
+creation, and the admins' overview."""
 
 from __future__ import annotations
 
@@ -8,16 +9,24 @@ import uuid
 from dataclasses import dataclass, field
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import selectors, work
 from annotation.errors import AnnotationError
-from annotation.models import ClaimPair, PerturbationKind, WorkItem, WorkKind, WorkStatus
-from annotation.views.common import autosave_draft, forbidden, staff_required
+from annotation.models import (
+    ClaimPair,
+    CuratedElement,
+    PerturbationKind,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+from annotation.views.common import autosave_draft, element_image, forbidden, staff_required
 from annotation.writing import selectors as writing
 from annotation.writing import services
 from annotation.writing.rules import MIN_VISUALS, SUBSET_GUIDE
@@ -131,6 +140,9 @@ def _render_write(
         {
             "page": page,
             "form": form,
+            "warnings": writing.warnings_for(
+                page.task, entailed=form.entailed, refuted=form.refuted
+            ),  # fmt: skip
             "errors": errors or {},
             "error": error,
             "token": token or uuid.uuid4(),
@@ -176,7 +188,15 @@ def write(request: HttpRequest, item_id: int) -> HttpResponse:
     except work.NotHolder as exc:
         return forbidden(request, exc.message)
     messages.success(request, f"Claim pair {pair.pk} recorded ({pair.subset}).")
+    _warn(request, writing.warnings_for(pair.task, entailed=form.entailed, refuted=form.refuted))
     return redirect("annotation:pair", pair_id=pair.pk)
+
+
+def _warn(request: HttpRequest, found: dict) -> None:
+    """The automatic warnings on what was just recorded: shown, never blocking."""
+    for name, warnings in found.items():
+        for warning in warnings:
+            messages.warning(request, f"Warning on the {name} claim: {warning.message}")
 
 
 @login_required
@@ -221,6 +241,18 @@ def suggest(request: HttpRequest, item_id: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def warnings(request: HttpRequest, item_id: int) -> HttpResponse:
+    """The automatic warnings on what the writer is typing (htmx, as they type)."""
+    item = _item(item_id)
+    if not (_may_write(request, item) or request.user.is_staff):
+        return forbidden(request, "This claim task is not yours right now.")
+    form = PairForm.from_data(request.POST)
+    found = writing.warnings_for(item.task, entailed=form.entailed, refuted=form.refuted)
+    return render(request, "annotation/claims/_warnings.html", {"warnings": found})
+
+
+@login_required
 @require_GET
 def context(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _item(item_id)
@@ -243,14 +275,16 @@ def pair(request: HttpRequest, pair_id: int) -> HttpResponse:
     if not (request.user.is_staff or found.writer_id == request.user.pk):
         return forbidden(request, "Only its writer and admins can open this claim pair.")
     detail = writing.pair_detail(pair_id)
-    claims = {c.label: c for c in detail.claims.all()}
+    claims = sorted(detail.claims.all(), key=lambda c: (c.superseded, c.label, c.pk))
+    current = {c.label: c for c in claims if not c.superseded}
     return render(
         request,
         "annotation/claims/pair.html",
         {
             "pair": detail,
-            "entailed": claims.get("entailed"),
-            "refuted": claims.get("refuted"),
+            "claims": claims,
+            "entailed": current.get("entailed"),
+            "refuted": current.get("refuted"),
             "history": [
                 (event, _as_json(event.old), _as_json(event.new))
                 for event in writing.pair_history(detail)
@@ -275,3 +309,191 @@ def overview(request: HttpRequest) -> HttpResponse:
         {"ov": writing.writing_overview(),
          "pairs": Paginator(pairs, 100).get_page(request.GET.get("page"))},
     )  # fmt: skip
+
+
+# --- A new perturbation (the last one turned out true) -----------------------------------------
+
+
+@dataclass
+class ReperturbForm:
+    """The new refuted claim: from the draft, or from a refused submission."""
+
+    refuted: str = ""
+    explanation: str = ""
+    perturbation_kind: str = ""
+    suggestion: str = ""
+
+    @classmethod
+    def from_data(cls, data) -> ReperturbForm:
+        get = data.get
+        return cls(
+            refuted=str(get("refuted", ""))[:MAX_TEXT],
+            explanation=str(get("explanation", ""))[:MAX_TEXT],
+            perturbation_kind=str(get("perturbation_kind", ""))[:16],
+            suggestion=str(get("suggestion", ""))[:MAX_TEXT],
+        )
+
+    def as_draft(self) -> dict:
+        return {"refuted": self.refuted, "explanation": self.explanation,
+                "perturbation_kind": self.perturbation_kind, "suggestion": self.suggestion}  # fmt: skip
+
+
+def _reperturb_item(item_id: int) -> WorkItem:
+    return get_object_or_404(WorkItem.objects.only("id", "kind", "status", "holder_id",
+                             "assignee_id", "done_by_id", "pair_id", "claim_id", "version",
+                             "paper_id", "draft"), pk=item_id, kind=WorkKind.REPERTURB)  # fmt: skip
+
+
+def _may_see_reperturb(request: HttpRequest, item: WorkItem) -> bool:
+    return _may_write(request, item) or request.user.is_staff
+
+
+@login_required
+@require_POST
+def next_reperturbation(request: HttpRequest) -> HttpResponse:
+    try:
+        item = work.next_item(user=request.user, kind=WorkKind.REPERTURB)
+    except work.NothingToDo:
+        messages.info(request, "No new perturbation is asked of you right now.")
+        return redirect("annotation:home")
+    return redirect("annotation:reperturb", item_id=item.pk)
+
+
+def _render_reperturb(
+    request: HttpRequest, item_id: int, form: ReperturbForm | None = None, *, status: int = 200,
+    errors: dict[str, str] | None = None, error: str = "", token: str = "",
+) -> HttpResponse:  # fmt: skip
+    page = writing.reperturbation_page(item_id)
+    form = form or ReperturbForm.from_data(page.item.draft or {})
+    return render(
+        request,
+        "annotation/claims/reperturb.html",
+        {
+            "page": page,
+            "form": form,
+            "warnings": writing.warnings_for(
+                page.pair.task, entailed=page.entailed.text, refuted=form.refuted
+            ),  # fmt: skip
+            "errors": errors or {},
+            "error": error,
+            "token": token or uuid.uuid4(),
+            "editable": _may_write(request, page.item),
+            "kinds": PerturbationKind.choices,
+            "draft_saved_at": page.item.draft_saved_at,
+        },
+        status=status,
+    )
+
+
+@login_required
+def reperturb(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Write a new perturbation of the pair's entailed claim: only the expert holding the item
+    (its pair's writer, unless an admin handed it to someone else) may submit; admins look."""
+    item = _reperturb_item(item_id)
+    if item.status == WorkStatus.DONE and (
+        request.user.is_staff or item.done_by_id == request.user.pk
+    ):
+        return redirect("annotation:pair", pair_id=item.pair_id)
+    if not _may_see_reperturb(request, item):
+        return forbidden(request, "This new perturbation is not yours to write; press Next in "
+                         "your workspace to take the one asked of you.")  # fmt: skip
+    if request.method != "POST":
+        return _render_reperturb(request, item.pk)
+    form = ReperturbForm.from_data(request.POST)
+    token_text = request.POST.get("token", "")
+    try:
+        token = uuid.UUID(token_text)
+    except ValueError:
+        return _render_reperturb(request, item.pk, form, status=400,
+                                 error="The form lost its submission token; submit again.")  # fmt: skip
+    try:
+        claim = services.submit_reperturbation(
+            item=item, user=request.user, version=_int(request.POST.get("version")), token=token,
+            refuted=form.refuted, explanation=form.explanation,
+            perturbation_kind=form.perturbation_kind, suggestion=form.suggestion,
+        )  # fmt: skip
+    except services.InvalidClaim as exc:
+        return _render_reperturb(request, item.pk, form, status=400, errors=exc.errors,
+                                 error=exc.message, token=token_text)  # fmt: skip
+    except work.StaleWork as exc:
+        return _render_reperturb(request, item.pk, form, status=409, error=exc.message)
+    except work.NotHolder as exc:
+        return forbidden(request, exc.message)
+    except AnnotationError as exc:
+        messages.error(request, exc.message)
+        return redirect("annotation:home")
+    messages.success(request, f"New perturbation recorded for pair {claim.pair_id}: it goes to "
+                     "a blind second annotation.")  # fmt: skip
+    entailed = writing.current_claim(claim.pair, "entailed").text
+    _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed, refuted=claim.text))
+    return redirect("annotation:pair", pair_id=claim.pair_id)
+
+
+@login_required
+@require_POST
+def reperturb_draft(request: HttpRequest, item_id: int) -> HttpResponse:
+    return autosave_draft(request, _reperturb_item(item_id), ReperturbForm)
+
+
+@login_required
+@require_POST
+def reperturb_suggest(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Perturbation suggestions computed from the entailed claim and its final evidence."""
+    item = _reperturb_item(item_id)
+    if not _may_see_reperturb(request, item):
+        return forbidden(request, "This new perturbation is not yours right now.")
+    page = writing.reperturbation_page(item.pk)
+    return render(
+        request,
+        "annotation/claims/_suggestions.html",
+        {"suggestions": writing.reperturbation_suggestions(page), "claim": page.entailed.text},
+    )
+
+
+@login_required
+@require_POST
+def reperturb_warnings(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = _reperturb_item(item_id)
+    if not _may_see_reperturb(request, item):
+        return forbidden(request, "This new perturbation is not yours right now.")
+    pair = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id)
+    found = writing.warnings_for(
+        pair.task, entailed=writing.current_claim(pair, "entailed").text,
+        refuted=ReperturbForm.from_data(request.POST).refuted,
+    )  # fmt: skip
+    return render(request, "annotation/claims/_warnings.html", {"warnings": found})
+
+
+@login_required
+def reperturb_image(request: HttpRequest, item_id: int, element_id: int) -> HttpResponse:
+    """An image of the entailed claim's evidence, for whoever may see the item (an expert an
+    admin handed it to holds no assignment of the paper, so /media/ would refuse them)."""
+    item = _reperturb_item(item_id)
+    if not (_may_see_reperturb(request, item) or item.done_by_id == request.user.pk):
+        return forbidden(request, "This new perturbation is not yours right now.")
+    in_context = CuratedElement.objects.filter(
+        context__claim_pairs=item.pair_id, element_id=element_id, in_context=True
+    ).exists()
+    if not in_context:
+        raise Http404
+    return element_image(paper_id=item.paper_id, element_id=element_id)
+
+
+@staff_required
+@require_POST
+def reassign_reperturbation(request: HttpRequest, item_id: int) -> HttpResponse:
+    """An admin hands a waiting new perturbation to another expert (e.g. the writer left)."""
+    item = _reperturb_item(item_id)
+    expert = get_user_model().objects.filter(pk=_int(request.POST.get("expert"))).first()
+    if expert is None:
+        messages.error(request, "Choose the expert who writes the new perturbation.")
+        return redirect("validation:overview")
+    try:
+        services.reassign_reperturbation(item=item, expert=expert, by=request.user,
+                                         note=request.POST.get("note", "")[:MAX_TEXT])  # fmt: skip
+    except AnnotationError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"The new perturbation of pair {item.pair_id} goes to "
+                         f"{expert.get_username()}.")  # fmt: skip
+    return redirect("validation:overview")

@@ -1,27 +1,35 @@
-"""Queries of claim writing: a task's context, the writing page, suggestions, queues, history."""
+"""Queries of claim writing: a task's context, the writing page, suggestions, warnings,
+the new-perturbation page, queues, history."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from annotation import work
+from annotation import checks, work
 from annotation.models import (
+    Adjudication,
+    Claim,
+    ClaimLabel,
     ClaimPair,
+    ClaimReview,
     ClaimTask,
     CuratedContext,
     CuratedElement,
+    EvidenceAnnotation,
     WorkEvent,
     WorkItem,
     WorkKind,
     WorkStatus,
 )
+from annotation.models.review import FINAL_STATES
 from annotation.perturbation import EvidenceTable, Suggestion, perturbation_suggestions
-from annotation.writing.rules import SUBSET_GUIDE, ContextElement
+from annotation.writing.rules import SUBSET_GUIDE, ContextElement, normalise
 from papers.models import Element, Paper, Section
 
 ELEMENT_FIELDS = (
@@ -176,6 +184,124 @@ def suggestions(task: ClaimTask, claim: str, evidence_ids: set[int]) -> list[Sug
     return perturbation_suggestions(claim, tables=evidence_tables(task, evidence_ids))
 
 
+def warnings_for(
+    task: ClaimTask, *, entailed: str, refuted: str
+) -> dict[str, list[checks.Warning]]:
+    """The automatic warnings (never blocking) on what the writer typed, per claim, with the
+    context's paragraphs and the task's sampled tables/charts (two queries)."""
+    _, paragraphs = evidence_kinds_and_texts(task.context)
+    visuals = [
+        checks.visual_text(caption, cells)
+        for caption, cells in Element.objects.filter(pk__in=task.sampled_ids).values_list(
+            "caption", "cells"
+        )
+    ]
+    bounds = {"low": settings.CLAIM_MIN_WORDS, "high": settings.CLAIM_MAX_WORDS}
+    found: dict[str, list[checks.Warning]] = {}
+    if entailed.strip():
+        found["entailed"] = checks.claim_warnings(
+            text=entailed, paragraphs=paragraphs, visuals=visuals, **bounds
+        )
+    if refuted.strip():
+        found["refuted"] = checks.claim_warnings(
+            text=refuted, entailed=entailed, refuted=refuted, paragraphs=paragraphs,
+            visuals=visuals, **bounds,
+        )  # fmt: skip
+    return {name: ws for name, ws in found.items() if ws}
+
+
+# --- A new perturbation ------------------------------------------------------------------------
+
+
+def current_claim(pair: ClaimPair, label: str) -> Claim:
+    return Claim.objects.current().select_related("review").get(pair=pair, label=label)
+
+
+def final_or_written_evidence(claim: Claim) -> set[int]:
+    """The claim's final evidence once it has one, else what its writer marked."""
+    review = ClaimReview.objects.filter(claim=claim).first()
+    if review is not None and review.state in [s.value for s in FINAL_STATES]:
+        return set(review.final_evidence.values_list("pk", flat=True))
+    return set(claim.evidence.values_list("pk", flat=True))
+
+
+@dataclass
+class FailedPerturbation:
+    """A refuted claim that turned out true, and why: who said entailed, with their notes."""
+
+    claim: Claim
+    review: ClaimReview | None
+    second: EvidenceAnnotation | None
+    adjudications: list[Adjudication]
+    revisions: list  # validation.ValidationRevision rows of its label, text or explanation
+    reopen_reason: str = ""
+
+
+@dataclass
+class ReperturbationPage:
+    item: WorkItem
+    pair: ClaimPair
+    entailed: Claim
+    evidence: list[Element]
+    failed: FailedPerturbation
+    earlier: list[Claim]  # perturbations of this pair replaced before the failed one
+    definition: str = ""
+
+
+def _failed(claim: Claim) -> FailedPerturbation:
+    from validation.models import Validation, ValidationRevision  # the later stage's rows
+
+    validation = Validation.objects.filter(claim=claim).first()
+    return FailedPerturbation(
+        claim=claim,
+        review=ClaimReview.objects.filter(claim=claim).first(),
+        second=EvidenceAnnotation.objects.filter(claim=claim).select_related("annotator").first(),
+        adjudications=list(Adjudication.objects.filter(claim=claim).select_related("adjudicator")),
+        revisions=list(
+            ValidationRevision.objects.filter(validation__claim=claim).select_related("by")
+        ),
+        reopen_reason=validation.reopen_reason if validation else "",
+    )
+
+
+def reperturbation_suggestions(page: ReperturbationPage) -> list[Suggestion]:
+    """The suggester's perturbations of the entailed claim, without those already found true."""
+    tried = {normalise(c.text) for c in [page.failed.claim, *page.earlier]}
+    evidence = {e.pk for e in page.evidence}
+    return [
+        s
+        for s in suggestions(page.pair.task, page.entailed.text, evidence)
+        if normalise(s.text) not in tried
+    ]
+
+
+def reperturbation_page(item_id: int) -> ReperturbationPage:
+    """Everything the new-perturbation page shows: the entailed claim with its evidence (in
+    reading order, with sections), the perturbation that turned out true and why."""
+    item = WorkItem.objects.select_related("pair__task", "pair__context", "paper", "holder",
+                                           "claim").get(pk=item_id, kind=WorkKind.REPERTURB)  # fmt: skip
+    pair = item.pair
+    entailed = current_claim(pair, ClaimLabel.ENTAILED)
+    evidence_ids = final_or_written_evidence(entailed)
+    elements = list(
+        Element.objects.filter(pk__in=evidence_ids)
+        .select_related("section")
+        .only(*ELEMENT_FIELDS, "section__number", "section__title")
+        .order_by("order")
+    )
+    for element in elements:
+        element.section_title = f"{element.section.number} {element.section.title}".strip()
+    earlier = list(
+        Claim.objects.filter(pair=pair, label=ClaimLabel.REFUTED, superseded_at__isnull=False)
+        .exclude(pk=item.claim_id)
+        .order_by("superseded_at", "id")
+    )
+    return ReperturbationPage(
+        item=item, pair=pair, entailed=entailed, evidence=elements, failed=_failed(item.claim),
+        earlier=earlier, definition=SUBSET_GUIDE[pair.subset][0],
+    )  # fmt: skip
+
+
 def pair_history(pair: ClaimPair) -> list[WorkEvent]:
     """Every history row of the pair: its writing item's from creation on, and the pair's own."""
     return list(
@@ -200,10 +326,17 @@ class WritingQueue:
     written: int
     recent: list[ClaimPair]
     papers_without_tasks: list[Paper]
+    # New perturbations asked of this writer (their pair's last one turned out true).
+    reperturb_held: WorkItem | None = None
+    reperturb_available: int = 0
 
     @property
     def to_write(self) -> int:
         return self.available + (1 if self.held else 0)
+
+    @property
+    def reperturb_to_write(self) -> int:
+        return self.reperturb_available + (1 if self.reperturb_held else 0)
 
 
 def writing_queue(user: AbstractBaseUser, ready_paper_ids: list[int]) -> WritingQueue:
@@ -233,6 +366,12 @@ def writing_queue(user: AbstractBaseUser, ready_paper_ids: list[int]) -> Writing
                 "id", "arxiv_id", "version", "title"
             )
         ),
+        reperturb_held=WorkItem.objects.filter(
+            kind=WorkKind.REPERTURB, status=WorkStatus.LEASED, holder_id=user.pk
+        )
+        .only("id", "pair_id")
+        .first(),
+        reperturb_available=work.available_to(user, WorkKind.REPERTURB, now).count(),
     )
 
 

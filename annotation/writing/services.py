@@ -1,5 +1,6 @@
-"""Writes of claim writing: creating claim tasks from a curated context, and recording a pair
-(one transaction each, keyword-only arguments, domain errors)."""
+"""Writes of claim writing: creating claim tasks from a curated context, recording a pair, and
+a new perturbation when the last one turned out true (one transaction each, keyword-only
+arguments, domain errors)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count
+from django.utils import timezone
 
 from annotation import selectors, work
-from annotation.errors import AnnotationError, NotAssigned
+from annotation.errors import AnnotationError, InvalidTransition, NotAssigned
 from annotation.models import (
     Assignment,
     Claim,
@@ -22,16 +24,19 @@ from annotation.models import (
     ClaimPair,
     ClaimTask,
     CuratedContext,
+    ExpertProfile,
+    PairReview,
     PairRole,
     PerturbationKind,
     Role,
     WorkItem,
     WorkKind,
+    WorkStatus,
 )
 from annotation.review import services as review_services
 from annotation.sampling import choose_subset, sample_elements
 from annotation.writing import selectors as writing_selectors
-from annotation.writing.rules import PairDraft, check_pair, surrounding_paragraphs
+from annotation.writing.rules import PairDraft, check_pair, normalise, surrounding_paragraphs
 from papers.models import Paper
 
 
@@ -172,3 +177,131 @@ def submit_claim_pair(
     )  # fmt: skip
     review_services.open_second_annotation(pair=pair, actor=user)
     return pair
+
+
+# --- A new perturbation ------------------------------------------------------------------------
+
+# What the writer of a new perturbation controls (the entailed claim and its evidence are final).
+REPERTURB_FIELDS = ("refuted", "refuted_evidence", "explanation", "perturbation_kind")
+
+
+@transaction.atomic
+def submit_reperturbation(
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    version: int | None,
+    token: uuid.UUID,
+    refuted: str,
+    explanation: str,
+    perturbation_kind: str,
+    suggestion: str = "",
+    refuted_evidence_ids: Iterable[int] | None = None,
+) -> Claim:
+    """Replace the pair's refuted claim, whose perturbation turned out true, by a new one: the
+    old claim is kept, marked superseded (with its reviews, validation and history), and the
+    new one goes through blind second annotation, adjudication if needed and validation like
+    any claim. By default it cites the entailed claim's final evidence. The same token again
+    returns the claim recorded the first time."""
+    item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
+    if replay:
+        return Claim.objects.get(replaces_id=item.claim_id)
+    if item.kind != WorkKind.REPERTURB:
+        raise AnnotationError("This is not a new-perturbation item.")
+    pair = (
+        ClaimPair.objects.select_for_update(of=("self",))
+        .select_related("task", "context")
+        .get(pk=item.pair_id)
+    )
+    if PairReview.objects.filter(pair=pair, dropped=True).exists():
+        raise InvalidTransition(f"Pair {pair.pk} was dropped.")
+    old = Claim.objects.select_for_update().get(pk=item.claim_id)
+    if old.superseded:
+        raise InvalidTransition("A new perturbation already replaced this claim.")
+    entailed = writing_selectors.current_claim(pair, ClaimLabel.ENTAILED)
+    entailed_evidence = frozenset(writing_selectors.final_or_written_evidence(entailed))
+    refuted_evidence = (
+        entailed_evidence if refuted_evidence_ids is None else _ids(refuted_evidence_ids)
+    )
+    draft = PairDraft(
+        subset=pair.subset, entailed=entailed.text, evidence=entailed_evidence,
+        refuted=refuted.strip(), refuted_evidence=refuted_evidence,
+        explanation=explanation.strip(), perturbation_kind=perturbation_kind,
+    )  # fmt: skip
+    kinds, texts = writing_selectors.evidence_kinds_and_texts(pair.context)
+    errors = check_pair(
+        draft, sampled=pair.task.sampled_ids, kinds=kinds, paragraph_texts=texts,
+        min_words=settings.CLAIM_MIN_WORDS, max_words=settings.CLAIM_MAX_WORDS,
+        perturbation_kinds=PerturbationKind.values,
+    )  # fmt: skip
+    errors = {name: message for name, message in errors.items() if name in REPERTURB_FIELDS}
+    if "refuted" not in errors and draft.refuted:
+        if normalise(draft.refuted) == normalise(entailed.text):
+            errors["refuted"] = (
+                "The refuted claim must differ from the entailed one (not only in case or spaces)."
+            )
+        elif normalise(draft.refuted) == normalise(old.text):
+            errors["refuted"] = "This is the perturbation that turned out true: write a new one."
+    if errors:
+        raise InvalidClaim(errors)
+    old.superseded_at = timezone.now()
+    old.save(update_fields=["superseded_at"])
+    new = Claim.objects.create(
+        pair=pair, label=ClaimLabel.REFUTED, text=draft.refuted,
+        perturbation_kind=draft.perturbation_kind, suggestion=suggestion.strip(),
+        explanation=draft.explanation, replaces=old,
+    )  # fmt: skip
+    new.evidence.set(sorted(draft.refuted_evidence))
+    # Work still open on the old claim (e.g. a re-opened validation) has nothing left to judge.
+    work.cancel_items(
+        WorkItem.objects.filter(claim=old).exclude(pk=item.pk), actor=user,
+        note=f"claim {old.pk} superseded by claim {new.pk}",
+    )  # fmt: skip
+    submitted = {
+        "claim": new.pk, "text": draft.refuted, "evidence": sorted(draft.refuted_evidence),
+        "perturbation_kind": draft.perturbation_kind, "suggestion": suggestion.strip(),
+        "explanation": draft.explanation,
+    }  # fmt: skip
+    replaced = {"claim": old.pk, "text": old.text, "perturbation_kind": old.perturbation_kind,
+                "explanation": old.explanation}  # fmt: skip
+    work.finish_submission(item, user=user, token=token, pair=None,
+                           old={"draft": item.draft, "refuted": replaced}, new=submitted)  # fmt: skip
+    work.record(item, "perturbation replaced", actor=user, pair=pair, old=replaced,
+                new=submitted, note=f"claim {old.pk} superseded; claim {new.pk} goes to blind "
+                "second annotation")  # fmt: skip
+    review_services.open_replacement_review(claim=new, actor=user)
+    return new
+
+
+@transaction.atomic
+def reassign_reperturbation(
+    *, item: WorkItem, expert: AbstractBaseUser, by: AbstractBaseUser, note: str = ""
+) -> WorkItem:
+    """An admin hands a waiting new-perturbation item to another expert (e.g. the writer left):
+    someone with no role on the pair, who becomes one of its writers. Recorded as an override."""
+    if not by.is_staff:
+        raise AnnotationError("Only admins can do this.")
+    item = WorkItem.objects.select_for_update().get(pk=item.pk)
+    if item.kind != WorkKind.REPERTURB:
+        raise AnnotationError("This is not a new-perturbation item.")
+    if item.status not in (WorkStatus.OPEN, WorkStatus.LEASED) or (
+        item.status == WorkStatus.LEASED and item.lease_live(timezone.now())
+    ):
+        raise InvalidTransition("This item is not waiting (it is taken, done or cancelled).")
+    if not ExpertProfile.objects.filter(user_id=expert.pk, active=True, user__is_active=True):
+        raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
+    role = PairRole.objects.filter(pair_id=item.pair_id, expert_id=expert.pk).first()
+    if role is not None and role.role != Role.WRITER:
+        raise AnnotationError(
+            f"{expert.get_username()} already holds a role ({role.role}) on this pair: the new "
+            "perturbation must be annotated blind by people who did not write it."
+        )
+    if role is None:
+        PairRole.objects.create(pair_id=item.pair_id, expert=expert, role=Role.WRITER)
+    old = {"assignee": item.assignee_id}
+    item.assignee_id = expert.pk
+    item.version += 1
+    item.save(update_fields=["assignee", "version"])
+    work.record(item, work.OVERRIDE_ACTION, actor=by, old=old, new={"assignee": expert.pk},
+                note=note.strip())  # fmt: skip
+    return item

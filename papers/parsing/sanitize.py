@@ -44,8 +44,9 @@ def sanitize_fragment(node: lxml.etree._Element) -> str:
         placeholder.text = "[image]"
         placeholder.tail = img.tail
         img.getparent().replace(img, placeholder) if img.getparent() is not None else None
-    lxml.etree.strip_elements(root, lxml.etree.Comment, lxml.etree.ProcessingInstruction,
-                              *_DROP_TAGS, with_tail=False)
+    lxml.etree.strip_elements(
+        root, lxml.etree.Comment, lxml.etree.ProcessingInstruction, *_DROP_TAGS, with_tail=False
+    )
     unknown = set()
     for el in root.iter():
         tag = el.tag

@@ -158,6 +158,7 @@
     const same = JSON.stringify(saved.draft) === JSON.stringify(collect());
     if (same || saved.at <= serverAt) return;
     apply(saved.draft);
+    refreshWarnings();
     say("Restored text typed in this browser that had not reached the server; saving it now.", true);
     saveToServer();
   }
@@ -220,6 +221,19 @@
     refuted.focus();
     refuted.setSelectionRange(refuted.value.length, refuted.value.length);
     changed();
+    refreshWarnings();
+  }
+
+  // The automatic warnings follow the text (htmx recomputes them on "input"; a suggestion
+  // taken or a draft restored sets the text without one).
+  function refreshWarnings() {
+    const box = document.getElementById("warnings");
+    if (!box || !editable) return;
+    if (document.readyState === "loading") {  // htmx binds its triggers when the page is parsed
+      document.addEventListener("DOMContentLoaded", refreshWarnings, { once: true });
+    } else {
+      box.dispatchEvent(new Event("refresh"));
+    }
   }
 
   document.addEventListener("click", (event) => {

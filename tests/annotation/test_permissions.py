@@ -40,6 +40,7 @@ class World:
     pair: int = 0  # a claim pair she wrote
     evidence_item: int = 0  # a second-annotation item of that pair
     claim: int = 0  # a claim of that pair
+    reperturb_item: int = 0  # a new perturbation asked of her (that pair's refuted claim)
 
     @property
     def vid(self) -> str:
@@ -79,8 +80,14 @@ def world() -> World:
     writing.create_claim_tasks(paper=written, by=alice, count=2, seed=5)
     pair = submit(work.next_item(user=alice, kind="write"), alice)
     item = work.next_item(user=alice, kind="write")
+    from annotation.writing import reperturbation
+
+    reperturb = reperturbation.open_reperturbation(
+        claim=pair.claims.get(label="refuted"), actor=admin, why="for the permission table"
+    )
     return World(
         item=item.pk,
+        reperturb_item=reperturb.pk,
         pair=pair.pk,
         evidence_item=pair.work_items.filter(kind="evidence").first().pk,
         claim=pair.claims.first().pk,
@@ -153,7 +160,17 @@ CASES = [
     Case("annotation:release_task", lambda w: f"/claims/write/{w.item}/release/", signed_in(own=302, other=403, admin=403), method="post"),
     Case("annotation:suggest", lambda w: f"/claims/write/{w.item}/suggest/", signed_in(own=200, other=403, admin=200), method="post", data=lambda w: {"entailed": "It is higher."}),
     Case("annotation:write_context", lambda w: f"/claims/write/{w.item}/context/", signed_in(own=200, other=403, admin=200)),
+    Case("annotation:write_warnings", lambda w: f"/claims/write/{w.item}/warnings/", signed_in(own=200, other=403, admin=200), method="post", data=lambda w: {"entailed": "The the claim."}),
     Case("annotation:pair", lambda w: f"/claims/pairs/{w.pair}/", signed_in(own=200, other=403, admin=200)),
+    # A new perturbation asked of alice: she takes it with Next (then it is hers to write).
+    Case("annotation:next_reperturbation", lambda w: "/claims/reperturb/next/", signed_in(own=302, other=302, admin=302), method="post"),
+    Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=403, admin=200)),
+    Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=403, admin=403), method="post", data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "refuted": "x"}),
+    Case("annotation:reperturb_draft", lambda w: f"/claims/reperturb/{w.reperturb_item}/draft/", signed_in(own=403, other=403, admin=403), method="post", data=lambda w: '{"draft": {"refuted": "x"}}', content_type="application/json"),
+    Case("annotation:reperturb_suggest", lambda w: f"/claims/reperturb/{w.reperturb_item}/suggest/", signed_in(own=403, other=403, admin=200), method="post"),
+    Case("annotation:reperturb_warnings", lambda w: f"/claims/reperturb/{w.reperturb_item}/warnings/", signed_in(own=403, other=403, admin=200), method="post", data=lambda w: {"refuted": "x"}),
+    Case("annotation:reperturb_image", lambda w: f"/claims/reperturb/{w.reperturb_item}/images/{w.table.pk}/", signed_in(own=403, other=403, admin=404)),
+    Case("annotation:reassign_reperturbation", lambda w: f"/manage/claims/reperturb/{w.reperturb_item}/reassign/", STAFF_POST, method="post", data=lambda w: {"expert": w.users["other"].pk}),
     Case("annotation:claims_overview", lambda w: "/manage/claims/", STAFF_ONLY),
     # Review (roles in depth: tests/annotation/test_review_views.py). bob, the only other
     # cs.CL expert, is assigned both claims of alice's pair; nobody holds them yet.

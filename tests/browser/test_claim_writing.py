@@ -140,3 +140,19 @@ def test_the_refuted_claim_gets_its_own_evidence_and_the_task_goes_back(page, ta
     item = WorkItem.objects.get(task=task)
     assert item.status == "open" and item.holder is None
     assert item.draft["split_evidence"] is True and len(item.draft["refuted_evidence"]) == 3
+
+
+def test_the_warnings_follow_what_the_writer_types(page, task):
+    sign_in(page, "alice")
+    page.keyboard.press("n")
+    page.wait_for_url("**/claims/write/*/")
+    page.keyboard.press("e")
+    page.keyboard.type(
+        "The the approach acheives a higher score than every baseline in the tables."
+    )
+    page.locator('#warnings [data-code="misspelling"]').wait_for()
+    assert page.locator('#warnings [data-code="repeated_word"]').count() == 1
+    page.locator("#id_entailed").fill(
+        "The approach achieves a higher score than every baseline in the tables."
+    )
+    page.locator("#warnings #no-warnings").wait_for()

@@ -47,9 +47,7 @@ def test_admin_reads_a_paper_with_screenshots_and_charts(page, settings, chromiu
     figures = page.locator("figure.ctx-table, figure.ctx-chart")
     assert figures.count() == paper.table_count + paper.chart_count
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # lazy images load
-    page.wait_for_function(
-        "Array.from(document.images).every(i => i.complete)", timeout=10_000
-    )
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=10_000)
     assert broken_images(page) == []
     page.locator("figure.ctx-table details summary").first.click()
     assert page.locator("figure.ctx-table details .ltx-table table").first.is_visible()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from validation import checks
+from annotation import checks
 
 
 def codes(**kw) -> list[str]:

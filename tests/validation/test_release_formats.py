@@ -20,8 +20,10 @@ from validation.release import (
     VisualElement,
     image_name,
     pseudonymise,
+    release_paperids,
     write_release,
 )
+from validation.release_check import check_release, inspect_release
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16  # bytes are all the writer cares about
 
@@ -285,12 +287,14 @@ def test_manifest_hashes_and_counts_match_the_files(tmp_path):
         "entailed": 2,
         "refuted": 2,
         "papers": 1,
+        "synthetic": 0,
         "by_subset": {
             "direct": {"entailed": 1, "refuted": 1},
             "parallel": {"entailed": 1, "refuted": 1},
         },
     }
     assert manifest["counts"]["test"]["claims"] == 6
+    assert manifest["synthetic_papers"] == 0
     assert manifest["licences"] == {"cc-by-4.0": 1, "cc0-1.0": 1}
     assert manifest["papers"] == 2
 
@@ -400,3 +404,160 @@ def test_records_check_their_shape():
         VisualElement("figure", "3", "images/x.png")
     with pytest.raises(ValueError, match="salt"):
         pseudonymise(7, salt="")
+
+
+# --- Paper ids, image names and synthetic content ---------------------------------------------
+
+
+def _rewrite(out: Path, relative: str, data: bytes) -> None:
+    """Change a file and its manifest entry, so that only the change itself is wrong."""
+    (out / relative).parent.mkdir(parents=True, exist_ok=True)
+    (out / relative).write_bytes(data)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["files"][relative] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    (out / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _jsonl(out: Path, name: str) -> list[dict]:
+    return [json.loads(x) for x in (out / "data" / f"{name}.jsonl").read_text().splitlines()]
+
+
+def _write_jsonl(out: Path, name: str, rows: list[dict]) -> None:
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    _rewrite(out, f"data/{name}.jsonl", data)
+
+
+def test_paperids_carry_a_version_only_when_a_release_holds_two_versions():
+    ids = release_paperids(
+        [(1, "2409.00001", 1), (2, "2410.00002", 1), (3, "2410.00002", 3), (4, "2411.00003", 2)]
+    )
+    assert ids == {1: "2409.00001", 2: "2410.00002v1", 3: "2410.00002v3", 4: "2411.00003"}
+    assert release_paperids([]) == {}
+
+
+def test_papers_that_differ_only_in_case_are_refused(tmp_path):
+    release = _release()
+    upper = ReleasePaper(**{**release.papers[0].__dict__, "paperid": "2409.0000A"})
+    lower = ReleasePaper(**{**release.papers[0].__dict__, "paperid": "2409.0000a"})
+    with pytest.raises(ReleaseError, match=r"2409.0000a appears twice \(as 2409.0000A too\)"):
+        write_release(_release(papers=[*release.papers, upper, lower]), tmp_path / "SciVer")
+    images = dict(release.images) | {"images/2409.00001_TABLE_2.png": PNG}
+    with pytest.raises(ReleaseError, match="differ only in case"):
+        write_release(_release(images=images), tmp_path / "SciVer")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_our_records_say_which_arxiv_version_and_whether_synthetic(tmp_path):
+    release = _release()
+    versioned = ReleasePaper(
+        **{**release.papers[1].__dict__, "arxiv_id": "2410.00002", "version": 2, "synthetic": True}
+    )
+    out = tmp_path / "SciVer"
+    manifest = write_release(_release(papers=[release.papers[0], versioned]), out)
+    validation, test = _jsonl(out, "validation"), _jsonl(out, "test")
+    # Without arxiv_id the paperid is taken as the arXiv id.
+    assert validation[0]["arxiv_id"] == "2409.00001" and validation[0]["arxiv_version"] is None
+    assert {(r["arxiv_id"], r["arxiv_version"], r["synthetic"]) for r in test} == {
+        ("2410.00002", 2, True)
+    }
+    assert not any(r["synthetic"] for r in validation)
+    rows = list(csv.DictReader(io.StringIO((out / "data" / "test.csv").read_text())))
+    assert {r["synthetic"] for r in rows} == {"true"}
+    # The SciVer files keep exactly the public release's keys.
+    for record in json.loads((out / "testset.json").read_text()):
+        assert "synthetic" not in record and "arxiv_id" not in record
+    assert set(json.loads((out / "papers" / "2410.00002.json").read_text())) == {
+        "sections", "image_paths", "tables",
+    }  # fmt: skip
+    assert manifest["synthetic_papers"] == 1
+    assert manifest["counts"]["test"]["synthetic"] == 6
+    assert manifest["counts"]["validation"]["synthetic"] == 0
+
+
+def test_check_release_accepts_a_sound_release_without_warnings(tmp_path):
+    write_release(_release(hide_test_labels=True, seed=3), tmp_path / "SciVer")
+    report = inspect_release(tmp_path / "SciVer")
+    assert report.problems == [] and report.warnings == []
+
+
+def test_check_release_warns_about_synthetic_content_without_failing(tmp_path):
+    release = _release()
+    fake = ReleasePaper(**{**release.papers[1].__dict__, "synthetic": True})
+    out = tmp_path / "SciVer"
+    write_release(_release(papers=[release.papers[0], fake]), out)
+    report = inspect_release(out)
+    assert report.problems == []
+    assert report.warnings == [
+        "synthetic content: 1 of 2 papers and 6 of 10 claims are simulate_annotation's demo "
+        "data (copies of fixture papers), not real arXiv papers nor expert annotations; do not "
+        "publish this release"
+    ]
+    # A manifest that understates the synthetic content is a problem, not a warning.
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["synthetic_papers"] = 0
+    manifest["counts"]["test"]["synthetic"] = 0
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    problems = check_release(out)
+    assert "manifest.json: synthetic_papers is 0, the records hold 1" in problems
+    assert "manifest.json: test has 0 synthetic claims, the records 6" in problems
+
+
+def test_check_release_finds_two_versions_sharing_one_paperid(tmp_path):
+    out = tmp_path / "SciVer"
+    release = _release()
+    paper = ReleasePaper(**{**release.papers[1].__dict__, "arxiv_id": "2410.00002", "version": 1})
+    write_release(_release(papers=[release.papers[0], paper]), out)
+    assert check_release(out) == []
+    # What an exporter that drops versions writes for pairs on v1 and v2 of one arXiv id.
+    rows = _jsonl(out, "test")
+    rows[-1]["arxiv_version"] = rows[-2]["arxiv_version"] = 2
+    _write_jsonl(out, "test", rows)
+    assert check_release(out) == [
+        "paperid 2410.00002 stands for 2 papers (2410.00002v1, 2410.00002v2): they share one "
+        "paper file and one set of image names",
+        "paperid 2410.00002: the release holds several versions of arXiv 2410.00002, so each "
+        "paperid must carry its version (2410.00002v1)",
+        "paperid 2410.00002: the release holds several versions of arXiv 2410.00002, so each "
+        "paperid must carry its version (2410.00002v2)",
+    ]
+
+
+def test_check_release_finds_an_image_name_shared_by_two_elements(tmp_path):
+    out = tmp_path / "SciVer"
+    write_release(_release(), out)
+    rows = _jsonl(out, "validation")
+    rows[0]["evidence"][1]["anchor"] = "2409.00001/appendix/table/2"
+    _write_jsonl(out, "validation", rows)
+    assert check_release(out) == [
+        "images/2409.00001_table_2.png stands for 2 elements (2409.00001/appendix/table/2, "
+        "2409.00001/table/2)"
+    ]
+
+
+def test_check_release_finds_paths_that_do_not_follow_from_paperid_and_item(tmp_path):
+    out = tmp_path / "SciVer"
+    write_release(_release(), out)
+    records = json.loads((out / "valset.json").read_text())
+    records[0]["image_path"] = "./SciVer/images/2409.00001_chart_3.png"  # exists, wrong element
+    records[2]["paper_path"] = "./SciVer/papers/2410.00002.json"  # exists, another paper
+    _rewrite(out, "valset.json", json.dumps(records).encode())
+    assert check_release(out) == [
+        "valset.json[0]: image_path ./SciVer/images/2409.00001_chart_3.png should be "
+        "./SciVer/images/2409.00001_table_2.png",
+        "valset.json[2]: paper_path ./SciVer/papers/2410.00002.json is not the file of paper "
+        "2409.00001",
+    ]
+
+
+def test_check_release_finds_repeated_items_and_names_differing_only_in_case(tmp_path):
+    out = tmp_path / "SciVer"
+    write_release(_release(), out)
+    paper = (out / "papers" / "2409.00001.json").read_text()
+    repeated = paper.replace('"tables": {', '"tables": {"2": {"capture": "Table 2 (appendix)"}, ')
+    _rewrite(out, "papers/2409.00001.json", repeated.encode())
+    _rewrite(out, "images/2409.00001_Table_2.png", PNG)
+    problems = check_release(out)
+    assert problems == [
+        "images/2409.00001_table_2.png: same name as images/2409.00001_Table_2.png but for case",
+        "papers/2409.00001.json: unreadable (repeated key(s) '2')",
+    ]

@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import ClaimPair
+from papers.models import Element, Paper
 from tests.validation.factories import Team, validated_pairs
 from validation.models import SplitMember, SplitVersion
 
@@ -170,3 +171,102 @@ def test_check_release_accepts_an_export_and_finds_each_kind_of_damage(pool, tmp
     )
     (out / "papers" / f"{test[0]['paperid']}.json").unlink()
     assert "does not exist" in "\n".join(check_release(out))
+
+
+def test_two_versions_of_one_arxiv_id_get_their_own_paperids(pool, tmp_path):
+    _, pairs = pool
+    first, second = pairs[0].paper, pairs[1].paper
+    # Pairs written on v1 and v2 of one arXiv id: two Paper rows, one id.
+    Paper.objects.filter(pk=second.pk).update(arxiv_id=first.arxiv_id, version=2)
+    run("make_split", "--validation", "4", "--test", "8", "--seed", "13", "--name", "v1")
+    out = tmp_path / "SciVer"
+    run("export_release", "--split", "v1", "--out", str(out))
+    papers = sorted(p.stem for p in (out / "papers").glob("*.json"))
+    assert f"{first.arxiv_id}v1" in papers and f"{first.arxiv_id}v2" in papers
+    assert first.arxiv_id not in papers
+    others = {p.paper.arxiv_id for p in pairs[2:]}
+    assert others <= set(papers)  # a single version keeps the bare arXiv id
+    assert len(papers) == 6  # six pairs on six Paper rows, two of them one arXiv id
+    images = [p.name for p in (out / "images").iterdir()]
+    assert any(n.startswith(f"{first.arxiv_id}v1_") for n in images)
+    assert any(n.startswith(f"{first.arxiv_id}v2_") for n in images)
+    rows = [
+        json.loads(line)
+        for name in ("validation", "test")
+        for line in (out / "data" / f"{name}.jsonl").read_text().splitlines()
+    ]
+    by_pair = {r["pair_id"]: r for r in rows}
+    assert (by_pair[pairs[0].pk]["paperid"], by_pair[pairs[0].pk]["arxiv_version"]) == (
+        f"{first.arxiv_id}v1", 1,
+    )  # fmt: skip
+    assert by_pair[pairs[1].pk]["paperid"] == f"{first.arxiv_id}v2"
+    assert by_pair[pairs[1].pk]["arxiv_id"] == first.arxiv_id
+    # Each record's paper file is its own version's.
+    records = load_sciver(tmp_path, "valset.json") + load_sciver(tmp_path, "testset.json")
+    for record in records:
+        pair = by_pair[[r for r in rows if r["request_id"] == record["request_id"]][0]["pair_id"]]
+        assert record["paper_path"] == f"./SciVer/papers/{pair['paperid']}.json"
+    readme = (out / "README.md").read_text()
+    assert f"Versioned here: `{first.arxiv_id}v1`, `{first.arxiv_id}v2`." in readme
+    assert "release OK" in run("check_release", str(out))
+
+
+def test_export_refuses_a_missing_image_naming_the_paper_element_and_the_fix(pool, tmp_path):
+    _, pairs = pool
+    run("make_split", "--validation", "4", "--test", "8", "--seed", "13", "--name", "v1")
+    pair = pairs[0]
+    element = Element.objects.get(pk=pair.task.sampled_ids[0])
+    Element.objects.filter(pk=element.pk).update(image="", image_error="Chromium timed out")
+    out = tmp_path / "SciVer"
+    with pytest.raises(CommandError) as failure:
+        run("export_release", "--split", "v1", "--out", str(out))
+    message = str(failure.value)
+    assert message.startswith(f"paper {pair.paper.arxiv_id}: {element.label} (element ")
+    assert element.anchor in message and f"/admin/papers/element/{element.pk}/change/" in message
+    assert "(render error: Chromium timed out)" in message
+    assert "import_arxiv_html PAGE --images now" in message and "export again" in message
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    # An image recorded but gone from MEDIA_ROOT says so.
+    other = Element.objects.get(pk=pairs[1].task.sampled_ids[0])
+    Element.objects.filter(pk=element.pk).update(image=other.image.name)
+    Path(other.image.path).unlink()
+    with pytest.raises(CommandError, match=f"its image file {other.image.name} is missing"):
+        run("export_release", "--split", "v1", "--out", str(out))
+
+
+def test_export_refuses_two_elements_with_one_number(pool, tmp_path):
+    _, pairs = pool
+    run("make_split", "--validation", "4", "--test", "8", "--seed", "13", "--name", "v1")
+    paper = pairs[0].paper
+    tables = list(Element.objects.filter(paper=paper, kind="table").order_by("order"))
+    assert len(tables) >= 2
+    Element.objects.filter(pk=tables[1].pk).update(number=tables[0].number)
+    with pytest.raises(CommandError) as failure:
+        run("export_release", "--split", "v1", "--out", str(tmp_path / "SciVer"))
+    message = str(failure.value)
+    assert f"paper {paper.arxiv_id}: " in message
+    assert tables[0].anchor in message and tables[1].anchor in message
+    assert f"are both table {tables[0].number}" in message
+    assert f"images/{paper.arxiv_id}_table_{tables[0].number}.png" in message
+    assert "distinct number in the admin" in message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_superseded_claims_never_ship_and_a_pair_left_short_is_named(pool, tmp_path):
+    from django.utils import timezone
+
+    from annotation.models import Claim
+
+    _, pairs = pool
+    run("make_split", "--validation", "4", "--test", "8", "--seed", "13", "--name", "v1")
+    # After the split was frozen, the refuted claim of a pair was replaced by a new
+    # perturbation (not yet validated): the split's record of that pair is gone.
+    Claim.objects.filter(pair=pairs[2], label="refuted").update(superseded_at=timezone.now())
+    out = tmp_path / "SciVer"
+    with pytest.raises(CommandError) as failure:
+        run("export_release", "--split", "v1", "--out", str(out))
+    assert str(failure.value) == (
+        f"pair {pairs[2].pk} (paper {pairs[2].paper.arxiv_id}) of split v1: its refuted claim "
+        "is missing (changed after the split was frozen); make a new split and export it"
+    )
+    assert not out.exists()

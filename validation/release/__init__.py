@@ -9,6 +9,7 @@ from validation.release.records import (
     VisualElement,
     image_name,
     pseudonymise,
+    release_paperids,
 )
 from validation.release.writer import Release, ReleaseError, write_release
 
@@ -23,6 +24,7 @@ __all__ = [
     "image_name",
     "jsonl_record",
     "pseudonymise",
+    "release_paperids",
     "sciver_paper",
     "sciver_record",
     "write_release",

@@ -21,6 +21,7 @@ __all__ = [
     "sciver_paper",
     "sciver_path",
     "sciver_record",
+    "synthetic",
 ]
 
 # The public release's records point into a folder named SciVer next to the reader's code.
@@ -81,6 +82,11 @@ def sciver_paper(paper: ReleasePaper) -> dict[str, Any]:
     }
 
 
+def synthetic(claim: ReleaseClaim, paper: ReleasePaper) -> bool:
+    """Whether a claim is synthetic demo data: marked so itself, or written on a synthetic paper."""
+    return claim.synthetic or paper.synthetic
+
+
 def jsonl_record(
     claim: ReleaseClaim, paper: ReleasePaper, *, hide_label: bool = False
 ) -> dict[str, Any]:
@@ -88,10 +94,14 @@ def jsonl_record(
     record = sciver_record(claim)
     record |= {
         "pair_id": claim.pair_id,
+        # What the paperid stands for: it carries a version only when the release holds two
+        # versions of one arXiv id (`records.release_paperids`).
+        "arxiv_id": paper.arxiv_id or claim.paperid,
+        "arxiv_version": paper.version,
         "subfield": claim.subfield,
         "venue": claim.venue,
         "licence": paper.licence,
-        "synthetic": claim.synthetic,
+        "synthetic": synthetic(claim, paper),
         "elements": [
             {"type": e.type, "item": e.item, "image_path": e.image_path} for e in claim.elements
         ],
@@ -133,6 +143,7 @@ CSV_COLUMNS = (
     "provenance",
     "revisions",
     "licence",
+    "synthetic",
 )
 
 
@@ -163,6 +174,7 @@ def csv_text(
             "provenance": claim.provenance,
             "revisions": claim.revisions,
             "licence": papers[claim.paperid].licence,
+            "synthetic": "true" if synthetic(claim, papers[claim.paperid]) else "false",
         }
         writer.writerow({c: row[c] for c in columns})
     return buffer.getvalue()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 __all__ = [
     "CLAIM_TYPES",
@@ -16,6 +17,7 @@ __all__ = [
     "VisualElement",
     "image_name",
     "pseudonymise",
+    "release_paperids",
 ]
 
 CLAIM_TYPES = ("direct", "parallel", "sequential", "analytical")
@@ -26,12 +28,35 @@ EVIDENCE_KINDS = ("paragraph", "table", "chart")
 # Unresolved items never reach a release, so they have no place here.
 PROVENANCES = ("unanimous", "adjudicated")
 
+K = TypeVar("K")
+
 
 def image_name(paperid: str, element_type: str, item: str) -> str:
     """The release-relative image path: `images/<paperid>_<table|chart>_<number>.png`."""
     if element_type not in ELEMENT_TYPES:
         raise ValueError(f"element type must be chart or table, got {element_type!r}")
     return f"images/{paperid}_{element_type}_{item}.png"
+
+
+def release_paperids(papers: Iterable[tuple[K, str, int]]) -> dict[K, str]:
+    """Each paper's `paperid` in a release, from `(key, arxiv_id, version)`.
+
+    The SciVer convention is the arXiv id without version, and it stays so for every id the
+    release holds in one version only (nearly all). When a release holds two or more versions
+    of one id (pairs written on v1 and on v2), each of those papers keeps its version
+    (`2410.01234v2`): dropping either would silently change a frozen split's sizes, and one
+    `papers/<paperid>.json` for both would mix two contexts, so that items would cite
+    paragraphs and tables of the other version. The rule depends on the release alone, so a
+    re-export of the same split gives the same ids.
+    """
+    rows = list(papers)
+    versions: dict[str, set[int]] = {}
+    for _, arxiv_id, version in rows:
+        versions.setdefault(arxiv_id, set()).add(version)
+    return {
+        key: arxiv_id if len(versions[arxiv_id]) == 1 else f"{arxiv_id}v{version}"
+        for key, arxiv_id, version in rows
+    }
 
 
 def pseudonymise(user_id: object, *, salt: str) -> str:
@@ -144,3 +169,9 @@ class ReleasePaper:
     chart_captions: Mapping[str, str]
     table_captions: Mapping[str, str]
     licence: str
+    # The arXiv id and version the paperid stands for (see `release_paperids`); empty when
+    # the caller does not know them, and then the paperid is taken as the arXiv id.
+    arxiv_id: str = ""
+    version: int | None = None
+    # A copy of a fixture paper made by simulate_annotation, never a real arXiv paper.
+    synthetic: bool = False

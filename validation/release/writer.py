@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -20,12 +21,14 @@ from validation.release.formats import (
     jsonl_record,
     sciver_paper,
     sciver_record,
+    synthetic,
 )
 from validation.release.records import ReleaseClaim, ReleasePaper
 
 __all__ = ["MANIFEST_FORMAT", "SPLIT_FILES", "Release", "ReleaseError", "write_release"]
 
 MANIFEST_FORMAT = "sciver-studio-release/1"
+WRITERS = 4  # threads copying files into the staging folder
 # split name → (SciVer file, our JSON Lines, our CSV)
 SPLIT_FILES = {
     "validation": ("valset.json", "data/validation.jsonl", "data/validation.csv"),
@@ -59,14 +62,31 @@ def _check(release: Release) -> dict[str, ReleasePaper]:
     if unknown:
         raise ReleaseError(f"unknown split(s): {', '.join(sorted(unknown))}; use validation, test")
     papers: dict[str, ReleasePaper] = {}
+    folded: dict[str, str] = {}
     for paper in release.papers:
-        if paper.paperid in papers:
-            raise ReleaseError(f"paper {paper.paperid} appears twice")
+        # Compared without case: on macOS and Windows `papers/A.json` and `papers/a.json` are
+        # one file, and an unzipped release would silently lose one of them.
+        other = folded.get(paper.paperid.casefold())
+        if other is not None:
+            raise ReleaseError(
+                f"paper {paper.paperid} appears twice"
+                + (f" (as {other} too)" if other != paper.paperid else "")
+                + ": two papers would share papers/<paperid>.json; give each its own paperid "
+                "(two versions of one arXiv id are told apart by `<id>v<version>`)"
+            )
+        folded[paper.paperid.casefold()] = paper.paperid
         papers[paper.paperid] = paper
+    seen: dict[str, str] = {}
     for path in release.images:
         pure = PurePosixPath(path)
         if pure.parts[:1] != ("images",) or ".." in pure.parts or len(pure.parts) != 2:
             raise ReleaseError(f"image path {path!r} must be images/<file>")
+        if path.casefold() in seen:
+            raise ReleaseError(
+                f"image paths {seen[path.casefold()]} and {path} differ only in case: they "
+                "are one file on macOS and Windows; renumber one of the elements"
+            )
+        seen[path.casefold()] = path
     request_ids: set[int] = set()
     for claims in release.splits.values():
         for claim in claims:
@@ -102,7 +122,7 @@ def _hidden_order(claims: Sequence[ReleaseClaim], seed: int) -> list[ReleaseClai
     raise ReleaseError("cannot order the test claims so that no pair's claims are adjacent")
 
 
-def _counts(claims: Sequence[ReleaseClaim]) -> dict[str, Any]:
+def _counts(claims: Sequence[ReleaseClaim], papers: Mapping[str, ReleasePaper]) -> dict[str, Any]:
     by_subset: dict[str, Counter[str]] = {}
     for claim in claims:
         key = "entailed" if claim.label else "refuted"
@@ -112,6 +132,7 @@ def _counts(claims: Sequence[ReleaseClaim]) -> dict[str, Any]:
         "entailed": sum(c.label for c in claims),
         "refuted": sum(not c.label for c in claims),
         "papers": len({c.paperid for c in claims}),
+        "synthetic": sum(synthetic(c, papers[c.paperid]) for c in claims),
         "by_subset": {
             s: {"entailed": n["entailed"], "refuted": n["refuted"]}
             for s, n in sorted(by_subset.items())
@@ -148,7 +169,6 @@ def _files(release: Release, papers: Mapping[str, ReleasePaper]) -> dict[str, by
 
 def _write(root: Path, relative: str, source: bytes | Path) -> tuple[str, int]:
     target = root / relative
-    target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     size = 0
     if isinstance(source, bytes):
@@ -179,17 +199,28 @@ def write_release(release: Release, out: Path, *, overwrite: bool = False) -> di
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
-        entries: dict[str, dict[str, Any]] = {}
-        for relative, source in _files(release, papers).items():
-            sha256, size = _write(staging, relative, source)
-            entries[relative] = {"sha256": sha256, "bytes": size}
+        files = _files(release, papers)
+        for folder in {str(Path(relative).parent) for relative in files}:
+            (staging / folder).mkdir(parents=True, exist_ok=True)
+        # Copying is waiting on the disk (the GIL is released): a few threads overlap it.
+        with ThreadPoolExecutor(max_workers=WRITERS) as pool:
+            written = pool.map(lambda item: _write(staging, *item), files.items())
+            entries = {
+                relative: {"sha256": sha256, "bytes": size}
+                for relative, (sha256, size) in zip(files, written, strict=True)
+            }
         licences = Counter(p.licence for p in papers.values())
         manifest = {
             "format": MANIFEST_FORMAT,
             "name": release.name,
             "hide_test_labels": release.hide_test_labels,
-            "counts": {name: _counts(claims) for name, claims in sorted(release.splits.items())},
+            "counts": {
+                name: _counts(claims, papers) for name, claims in sorted(release.splits.items())
+            },
             "papers": len(papers),
+            # Demo data (simulate_annotation's copies of fixture papers) must never pass for
+            # real: the count is here, per split in `counts`, and atop the README.
+            "synthetic_papers": sum(p.synthetic for p in papers.values()),
             "licences": dict(sorted(licences.items())),
             "files": dict(sorted(entries.items())),
         }

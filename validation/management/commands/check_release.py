@@ -6,11 +6,16 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from validation.release_check import check_release
+from validation.release_check import inspect_release
+
+SHOWN = 200
 
 
 class Command(BaseCommand):
-    help = "Verify a release: record schema, paths, checksums, sizes, pairs, hidden labels."
+    help = (
+        "Verify a release: record schema, paths, checksums, sizes, unique paperids and image "
+        "names, pairs, hidden labels; warns about synthetic (demo) content."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("dir")
@@ -19,9 +24,18 @@ class Command(BaseCommand):
         root = Path(options["dir"])
         if not root.is_dir():
             raise CommandError(f"{root} is not a folder.")
-        problems = check_release(root)
+        report = inspect_release(root)
+        for warning in report.warnings:
+            self.stdout.write(self.style.WARNING(f"warning: {warning}"))
+        problems = report.problems
         if problems:
-            for problem in problems[:200]:
+            for problem in problems[:SHOWN]:
                 self.stderr.write(problem)
-            raise CommandError(f"{len(problems)} problem(s) in {root}.")
-        self.stdout.write(f"{root}: release OK")
+            if len(problems) > SHOWN:
+                self.stderr.write(f"… and {len(problems) - SHOWN} more")
+            raise CommandError(
+                f"{len(problems)} problem(s) in {root}. Export the split again "
+                "(python manage.py export_release --split NAME --out DIR --overwrite) rather than "
+                "editing the files by hand."
+            )
+        self.stdout.write(f"{root}: release OK" + (" (with warnings)" if report.warnings else ""))

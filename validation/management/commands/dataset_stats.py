@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from validation import selectors
+from validation import selectors, stats
 from validation.models import SplitVersion
 
 
@@ -22,6 +22,8 @@ class Command(BaseCommand):
         if name and not SplitVersion.objects.filter(name=name).exists():
             raise CommandError(f"There is no split {name!r}.")
         result = selectors.dataset_statistics(name)
+        synthetic = stats.synthetic_summary(name)
+        result["synthetic"] = synthetic
         if options["json"]:
             self.stdout.write(json.dumps(result, indent=2, default=str))
             return
@@ -30,10 +32,18 @@ class Command(BaseCommand):
         write(f"Validated {result['validated']}, revised {result['revised']}; "
               f"{result['splittable_pairs']} pairs may enter a split, "
               f"{result['back_to_writer']} wait for a new perturbation")  # fmt: skip
+        if synthetic["any"]:
+            write(self.style.WARNING(
+                f"warning: {synthetic['papers']} of {synthetic['all_papers']} papers are "
+                "synthetic (simulate_annotation's copies of fixture papers, not real arXiv papers)"
+            ))  # fmt: skip
         for part, figures in result["parts"].items():
             write(f"\n== {part} ==")
             for key, value in figures["table2"].items():
                 write(f"  {key:<24} {value}")
+            fake = synthetic["parts"].get(part)
+            if fake:
+                write(f"  {'synthetic claims':<24} {fake['claims']} (on {fake['papers']} papers)")
             write(
                 "  evidence pieces: "
                 + ", ".join(f"{k} {v}" for k, v in figures["evidence"].items())

@@ -41,3 +41,10 @@ class Command(BaseCommand):
             f"{manifest['papers']} papers, "
             + ", ".join(f"{part} {c['claims']} claims" for part, c in counts.items())
         )
+        if manifest.get("synthetic_papers"):
+            fake = sum(c.get("synthetic", 0) for c in counts.values())
+            self.stdout.write(self.style.WARNING(
+                f"warning: {manifest['synthetic_papers']} synthetic paper(s) and {fake} synthetic "
+                "claim(s) (simulate_annotation's demo data): the README says so at the top; "
+                "do not publish this release"
+            ))  # fmt: skip

@@ -1,0 +1,71 @@
+"""A perturbation that turned out true goes back to its writer: opening and cancelling the
+re-perturbation item (the transitions that adjudication and validation trigger; submitting it
+is `annotation.writing.services.submit_reperturbation`)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotation import selectors, work
+from annotation.errors import InvalidTransition
+from annotation.models import (
+    Claim,
+    ClaimLabel,
+    ClaimPair,
+    PairReview,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
+)
+
+OPEN = (WorkStatus.OPEN, WorkStatus.LEASED)
+
+
+def subfield_of(pair: ClaimPair) -> str:
+    """The subfield the pair was written in (its writing item's), else its paper's."""
+    code = (
+        WorkItem.objects.filter(pair=pair, kind=WorkKind.WRITE)
+        .values_list("subfield_code", flat=True)
+        .first()
+    )
+    return code or selectors.paper_subfield_codes([pair.paper_id])[pair.paper_id] or ""
+
+
+def open_item(pair: ClaimPair) -> WorkItem | None:
+    return WorkItem.objects.filter(pair=pair, kind=WorkKind.REPERTURB, status__in=OPEN).first()
+
+
+@transaction.atomic
+def open_reperturbation(
+    *, claim: Claim, actor: AbstractBaseUser | None, why: str
+) -> WorkItem | None:
+    """The pair's refuted claim is entailed after all: its writer is asked for a new
+    perturbation (an item assigned to them, in the pair's subfield). Idempotent: a pair has at
+    most one open re-perturbation item (the database says so too). Nothing for a dropped pair."""
+    pair = ClaimPair.objects.select_for_update().get(pk=claim.pair_id)
+    claim = Claim.objects.get(pk=claim.pk)
+    if claim.label != ClaimLabel.REFUTED or claim.superseded:
+        raise InvalidTransition("Only a pair's current refuted claim can be sent back.")
+    if PairReview.objects.filter(pair=pair, dropped=True).exists():
+        return None
+    existing = open_item(pair)
+    if existing is not None:
+        return existing
+    item = work.create_item(
+        kind=WorkKind.REPERTURB, paper_id=pair.paper_id, subfield_code=subfield_of(pair),
+        actor=actor, pair=pair, claim=claim, assignee_id=pair.writer_id,
+    )  # fmt: skip
+    work.record(item, "sent back to writer", actor=actor, pair=pair,
+                new={"claim": claim.pk, "final_label": ClaimLabel.ENTAILED,
+                     "writer": pair.writer_id},
+                note=f"the perturbation turned out true: {why}")  # fmt: skip
+    return item
+
+
+@transaction.atomic
+def cancel_reperturbation(*, pair: ClaimPair, actor: AbstractBaseUser | None, note: str) -> int:
+    """Withdraw the pair's open re-perturbation item (its perturbation is false after all)."""
+    return work.cancel_items(
+        WorkItem.objects.filter(pair=pair, kind=WorkKind.REPERTURB), actor=actor, note=note
+    )

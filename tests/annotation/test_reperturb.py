@@ -1,0 +1,270 @@
+"""A perturbation that turned out true goes back to its writer: the item (opened by adjudication
+or a validator's revision, once per pair), its page and permissions, the replacement of the
+refuted claim, and the whole loop to a pair that may enter a split."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+
+from annotation import work
+from annotation.errors import AnnotationError, InvalidTransition
+from annotation.models import Claim, PairRole, WorkEvent, WorkItem, WorkKind
+from annotation.review import services as review
+from annotation.review.stats import agreement_items
+from annotation.writing import reperturbation
+from annotation.writing import selectors as writing_selectors
+from annotation.writing import services as writing
+from tests.annotation.claim_factories import ENTAILED
+from tests.annotation.review_factories import adjudicate, crew, written_pair
+from tests.validation.factories import add_images, validate_all
+from validation import selectors as validation_selectors
+from validation import services as validation
+
+pytestmark = pytest.mark.django_db
+
+NEW = "Ours reaches a BLEU of 75.0, which is higher than the Baseline model."
+WHY = "Table 1 gives Ours a BLEU of 73.2, not 75.0."
+NOTES = "Table 1 shows the Baseline at 68.9 and Ours higher: the perturbed claim holds."
+
+
+def found_true(names=("wendy", "sam", "tom", "ada", "val", "nia")):
+    """A pair whose refuted claim an adjudicator judged entailed: `sam` and `tom` annotate one
+    claim each (the refuted one labelled entailed), `ada` adjudicates it entailed."""
+    c = crew(*names)
+    pair = written_pair(c["wendy"], c["boss"])
+    add_images(pair.paper)
+    for name in ("sam", "tom"):
+        item = review.take_next(user=c[name], kind="evidence")
+        claim = item.claim
+        review.submit_second_annotation(
+            item=item, user=c[name], version=item.version, token=uuid.uuid4(),
+            label="entailed", evidence_ids=claim.evidence.values_list("pk", flat=True),
+        )  # fmt: skip
+    adjudicate(c["ada"], label="entailed", reason="writer_error", notes=NOTES)
+    return c, pair
+
+
+def reperturb_item(pair) -> WorkItem:
+    return WorkItem.objects.get(pair=pair, kind=WorkKind.REPERTURB, status__in=["open", "leased"])
+
+
+def submit_new(item: WorkItem, user, **overrides) -> Claim:
+    item.refresh_from_db()
+    values = {"refuted": NEW, "explanation": WHY, "perturbation_kind": "number"} | overrides
+    return writing.submit_reperturbation(
+        item=item, user=user, version=item.version, token=overrides.pop("token", uuid.uuid4()),
+        **{k: v for k, v in values.items() if k != "token"},
+    )  # fmt: skip
+
+
+def test_an_adjudication_that_finds_the_perturbation_true_sends_it_back_to_its_writer():
+    c, pair = found_true()
+    old = pair.claims.get(label="refuted")
+    item = reperturb_item(pair)
+    assert (item.assignee, item.claim, item.subfield_code) == (c["wendy"], old, "cs.CL")
+    sent = WorkEvent.objects.get(item=item, action="sent back to writer")
+    assert sent.pair == pair and NOTES in sent.note and sent.actor == c["ada"]
+    # Idempotent: asking again returns the open item; the database refuses a second one.
+    assert reperturbation.open_reperturbation(claim=old, actor=None, why="again") == item
+    with pytest.raises(IntegrityError), transaction.atomic():
+        WorkItem.objects.create(kind=WorkKind.REPERTURB, paper=pair.paper, pair=pair,
+                                subfield_code="cs.CL")  # fmt: skip
+    # The claim found true is not validated (its replacement will be); the pair waits.
+    assert {v.claim.label for v in validation.open_validations()} == {"entailed"}
+    assert validation_selectors.complete_pair_ids() == ([], [pair.pk])
+    assert writing_selectors.writing_queue(c["wendy"], []).reperturb_to_write == 1
+
+
+def test_only_the_writer_may_take_and_write_it_and_admins_look_or_hand_it_over(client):
+    c, pair = found_true()
+    item = reperturb_item(pair)
+    url = reverse("annotation:reperturb", args=[item.pk])
+    for name in ("sam", "tom", "ada", "val", "nia"):
+        with pytest.raises(work.NothingToDo):
+            work.next_item(user=c[name], kind=WorkKind.REPERTURB)
+        client.force_login(c[name])
+        assert client.get(url).status_code == 403
+        assert client.post(url, {"refuted": NEW}).status_code == 403
+        assert (
+            client.post(reverse("annotation:reperturb_suggest", args=[item.pk])).status_code == 403
+        )
+    client.logout()
+    assert client.get(url).status_code == 302  # to the login page
+    # The writer takes it from their workspace and sees the claim found true, and why.
+    client.force_login(c["wendy"])
+    home = client.get(reverse("annotation:home")).content.decode()
+    assert 'id="next-reperturb"' in home
+    assert client.post(reverse("annotation:next_reperturbation")).url == url
+    page = client.get(url).content.decode()
+    assert ENTAILED in page and NOTES in page and 'id="failed-label">entailed' in page
+    suggested = client.post(reverse("annotation:reperturb_suggest", args=[item.pk]))
+    assert suggested.status_code == 200 and "take-suggestion" in suggested.content.decode()
+    assert pair.claims.get(label="refuted").text not in suggested.content.decode()  # not again
+    # An admin may look (read-only) but not write it.
+    client.force_login(c["boss"])
+    assert "only its holder can write" in client.get(url).content.decode()
+    back = client.get(reverse("validation:overview")).content.decode()
+    assert f'data-pair="{pair.pk}"' in back and url in back  # the admins' list, with the item
+    item.refresh_from_db()
+    data = {"version": item.version, "token": str(uuid.uuid4()), "refuted": NEW,
+            "explanation": WHY, "perturbation_kind": "number"}  # fmt: skip
+    assert client.post(url, data).status_code == 403
+    assert not Claim.objects.filter(text=NEW).exists()
+    # Handing it over: only to an expert with no other role on the pair, only by an admin.
+    reassign = reverse("annotation:reassign_reperturbation", args=[item.pk])
+    client.force_login(c["nia"])
+    assert client.post(reassign, {"expert": c["nia"].pk}).status_code == 403
+    with pytest.raises(AnnotationError, match="Only admins"):
+        writing.reassign_reperturbation(item=item, expert=c["nia"], by=c["nia"])
+    with pytest.raises(InvalidTransition):  # wendy holds it now
+        writing.reassign_reperturbation(item=item, expert=c["nia"], by=c["boss"])
+    work.release_item(item=item, user=c["wendy"], version=item.version)
+    with pytest.raises(AnnotationError, match="already holds a role"):
+        writing.reassign_reperturbation(item=item, expert=c["sam"], by=c["boss"])
+    client.force_login(c["boss"])
+    client.post(reassign, {"expert": c["nia"].pk, "note": "wendy left"})
+    item.refresh_from_db()
+    assert item.assignee == c["nia"]
+    assert PairRole.objects.get(pair=pair, expert=c["nia"]).role == "writer"
+    assert WorkEvent.objects.filter(item=item, action=work.OVERRIDE_ACTION, note="wendy left")
+    assert work.next_item(user=c["nia"], kind=WorkKind.REPERTURB) == item
+
+
+def test_a_bad_submission_records_nothing_and_says_which_field(client):
+    c, pair = found_true()
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    old = pair.claims.get(label="refuted")
+    cases = [
+        ({"refuted": old.text}, "refuted"),  # the perturbation found true, again
+        ({"refuted": ENTAILED.upper()}, "refuted"),
+        ({"refuted": "Too short."}, "refuted"),
+        ({"explanation": ""}, "explanation"),
+        ({"perturbation_kind": "magic"}, "perturbation_kind"),
+    ]
+    for overrides, field in cases:
+        with pytest.raises(writing.InvalidClaim) as refused:
+            submit_new(item, c["wendy"], **overrides)
+        assert field in refused.value.errors, overrides
+    old.refresh_from_db()
+    assert not old.superseded and pair.claims.count() == 2
+    client.force_login(c["wendy"])
+    item.refresh_from_db()
+    response = client.post(
+        reverse("annotation:reperturb", args=[item.pk]),
+        {"version": item.version, "token": str(uuid.uuid4()), "refuted": old.text,
+         "explanation": WHY, "perturbation_kind": "number"},
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert "turned out true: write a new one" in response.content.decode()
+
+
+def test_the_new_claim_replaces_the_old_one_which_is_kept_superseded():
+    c, pair = found_true()
+    old = pair.claims.get(label="refuted")
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    token = uuid.uuid4()
+    new = submit_new(item, c["wendy"], token=token)
+    assert submit_new(item, c["wendy"], token=token) == new  # a retry records once
+    old.refresh_from_db()
+    assert old.superseded and new.replaces == old and not new.superseded
+    assert (new.text, new.explanation, new.perturbation_kind) == (NEW, WHY, "number")
+    entailed = pair.claims.get(label="entailed")
+    assert set(new.evidence.all()) == set(entailed.review.final_evidence.all())
+    assert list(Claim.objects.current().filter(pair=pair)) == [entailed, new]
+    assert old.review.state == "adjudicated"  # its history stays
+    item.refresh_from_db()
+    assert item.status == "done"
+    replaced = WorkEvent.objects.get(item=item, action="perturbation replaced")
+    assert replaced.pair == pair and replaced.old["text"] == old.text
+    assert replaced.new["claim"] == new.pk
+    # Blind second annotation by someone with no role on the pair.
+    evidence_item = WorkItem.objects.get(kind="evidence", claim=new)
+    assert evidence_item.status == "open" and evidence_item.assignee is None
+    for name in ("wendy", "sam", "tom", "ada"):
+        with pytest.raises(work.NothingToDo):
+            review.take_next(user=c[name], kind="evidence")
+    assert review.take_next(user=c["nia"], kind="evidence") == evidence_item
+    with pytest.raises(work.StaleWork):  # the item is done: a second submission is refused
+        submit_new(item, c["wendy"], refuted="Ours reaches a BLEU of 80.1, higher than the "
+                   "Baseline model.")  # fmt: skip
+
+
+def test_a_validators_revision_to_entailed_sends_it_back_and_back_to_refuted_withdraws_it():
+    c = crew("wendy", "sam", "tom", "val", "vic")
+    pair = written_pair(c["wendy"], c["boss"])
+    for name in ("sam", "tom"):  # both agree with the writer: unanimous
+        item = review.take_next(user=c[name], kind="evidence")
+        review.submit_second_annotation(
+            item=item, user=c[name], version=item.version, token=uuid.uuid4(),
+            label=item.claim.label, evidence_ids=item.claim.evidence.values_list("pk", flat=True),
+        )  # fmt: skip
+    refuted = pair.claims.get(label="refuted")
+
+    def validate(user, label):
+        item = validation.take_next(user=user)
+        while item.claim_id != refuted.pk:
+            validate_one(item, user, item.claim.review.final_label)
+            item = validation.take_next(user=user)
+        return validate_one(item, user, label)
+
+    def validate_one(item, user, label):
+        claim = Claim.objects.select_related("review").get(pk=item.claim_id)
+        return validation.submit_validation(
+            item=item, user=user, version=item.version, token=uuid.uuid4(),
+            criteria_failed=["label"] if label != claim.review.final_label else [],
+            text=claim.text, subset=pair.subset, label=label,
+            evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
+            explanation=claim.explanation,
+        )  # fmt: skip
+
+    validate(c["val"], "entailed")
+    item = reperturb_item(pair)
+    assert item.assignee == c["wendy"] and item.claim == refuted
+    assert "revised to entailed by its validator" in WorkEvent.objects.get(
+        item=item, action="sent back to writer").note  # fmt: skip
+    assert validation_selectors.complete_pair_ids() == ([], [pair.pk])
+    validation.reopen_validation(claim=refuted, by=c["boss"], reason="the label looks wrong")
+    validate(c["vic"], "refuted")  # a second validator says it is false after all
+    item.refresh_from_db()
+    assert item.status == "cancelled"
+    assert validation_selectors.complete_pair_ids() == ([pair.pk], [])
+
+
+def test_the_whole_loop_ends_in_a_pair_that_may_enter_a_split():
+    c, pair = found_true()
+    validate_all_for(c["val"])
+    old = pair.claims.get(label="refuted")
+    assert [p.pair_id for p in validation.split_pool()] == []
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    new = submit_new(item, c["wendy"])
+    # nia annotates the new claim blind and agrees: it is final (unanimous).
+    evidence_item = review.take_next(user=c["nia"], kind="evidence")
+    review.submit_second_annotation(
+        item=evidence_item, user=c["nia"], version=evidence_item.version, token=uuid.uuid4(),
+        label="refuted", evidence_ids=new.evidence.values_list("pk", flat=True),
+    )  # fmt: skip
+    new.review.refresh_from_db()
+    assert (new.review.state, new.review.final_label) == ("unanimous", "refuted")
+    # The pair's validator validates the new claim too.
+    created = validation.open_validations()
+    assert [v.claim for v in created] == [new] and created[0].item.assignee == c["val"]
+    assert validate_all_for(c["val"]) == 1
+    assert validation_selectors.complete_pair_ids() == ([pair.pk], [])
+    assert [p.pair_id for p in validation.split_pool()] == [pair.pk]
+    split = validation.freeze_split(validation=2, test=0, seed=1, name="v-loop")
+    assert list(split.members.values_list("pair_id", flat=True)) == [pair.pk]
+    # Superseded claims are left out of everything that picks a pair's claims.
+    assert old not in validation_selectors.final_claims()
+    assert old.pk not in {i.item_id for i in agreement_items()}
+    stats = validation_selectors.dataset_statistics("v-loop")
+    assert stats["parts"]["validation"]["table2"]["claims"] == 2
+    assert stats["parts"]["validation"]["table2"]["refuted"] == 1
+    assert validation_selectors.dataset_statistics()["validated"] == 2
+
+
+def validate_all_for(user) -> int:
+    return validate_all(None, user)
