@@ -383,13 +383,19 @@ def adjudicate(rng: random.Random, report: Report) -> Callable:
     return act
 
 
-def validate(rng: random.Random, report: Report) -> Callable:
+def validate(rng: random.Random, report: Report, *, perturbation_true: bool = False) -> Callable:
+    """Validators pass, or revise the wording now and then; with `perturbation_true` they find
+    every refuted claim true (criterion 5): its pair goes back to the writer."""
+
     def act(item: WorkItem, user: AbstractBaseUser) -> None:
         claim = Claim.objects.select_related("pair").get(pk=item.claim_id)
         review = ClaimReview.objects.get(claim=claim)
         evidence = sorted(review.final_evidence.values_list("pk", flat=True))
-        text, failed = claim.text, []
-        if rng.random() < REVISED:
+        text, failed, label = claim.text, [], review.final_label
+        if perturbation_true and claim.label == "refuted" and label == "refuted":
+            label, failed = "entailed", ["label"]
+            report.revisions += 1
+        elif rng.random() < REVISED:
             if claim.text.startswith("In "):
                 text = "As reported " + claim.text[:1].lower() + claim.text[1:]
             else:
@@ -399,7 +405,7 @@ def validate(rng: random.Random, report: Report) -> Callable:
         validation_services.submit_validation(
             item=item, user=user, version=item.version, token=uuid.uuid4(),
             criteria_failed=failed, text=text, subset=claim.pair.subset,
-            label=review.final_label, evidence_ids=evidence, explanation=claim.explanation,
+            label=label, evidence_ids=evidence, explanation=claim.explanation,
         )  # fmt: skip
         report.validations += 1
 
@@ -460,8 +466,9 @@ def simulate(
     # The tail, left for people: (stage, paper).
     pool = list(fresh)
     tail: dict[str, Paper] = {}
-    if leave and len(fresh) >= 8:
+    if leave and len(fresh) >= 9:
         for stage, want in (
+            ("waiting for a new perturbation", 0),
             ("waiting for validation", 1),
             ("waiting for adjudication", 1),
             ("waiting for second annotation", 1),
@@ -508,7 +515,12 @@ def simulate(
     # The tail, in this order so that each stage's queue holds only its own paper's items.
     for stage, paper in tail.items():
         report.papers_simulated += 1
-        if stage == "waiting for validation":
+        if stage == "waiting for a new perturbation":
+            write(paper, writer_for(paper, person=False))
+            drain(WorkKind.EVIDENCE, everyone, second_annotate(rng, report))
+            drain(WorkKind.ADJUDICATE, everyone, adjudicate(rng, report))
+            drain(WorkKind.VALIDATE, everyone, validate(rng, report, perturbation_true=True))
+        elif stage == "waiting for validation":
             write(paper, writer_for(paper, person=False))
             drain(WorkKind.EVIDENCE, everyone, second_annotate(rng, report))
             drain(WorkKind.ADJUDICATE, everyone, adjudicate(rng, report))

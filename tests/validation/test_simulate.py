@@ -70,7 +70,7 @@ def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(se
 
 def test_the_workflow_is_real_and_a_second_run_adds_nothing():
     people()
-    out = run("--papers", "10", "--seed", "5")
+    out = run("--papers", "11", "--seed", "5")
     assert "left waiting for curation" in out and "left waiting for claims" in out
 
     pairs = list(ClaimPair.objects.select_related("task").prefetch_related("claims"))
@@ -109,9 +109,18 @@ def test_the_workflow_is_real_and_a_second_run_adds_nothing():
     assert waiting_claims.exists()
     for kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE, WorkKind.VALIDATE):
         assert WorkItem.objects.filter(kind=kind, status=WorkStatus.OPEN).exists(), kind
+    # A validator found a perturbation true: the pair waits for its writer's new perturbation.
+    assert "left waiting for a new perturbation" in out
+    back = list(WorkItem.objects.filter(kind=WorkKind.REPERTURB, status=WorkStatus.OPEN))
+    assert back
+    for item in back:
+        assert item.assignee_id == item.pair.writer_id
+        refuted = item.pair.claims.get(label="refuted", superseded_at__isnull=True)
+        assert refuted.review.final_label == "entailed"
+        assert refuted.validation.changes.filter(field="label").exists()
 
     counts = (ClaimPair.objects.count(), WorkEvent.objects.count(), Paper.objects.count())
-    again = run("--papers", "10", "--seed", "5")
+    again = run("--papers", "11", "--seed", "5")
     assert "Nothing to add" in again
     assert (ClaimPair.objects.count(), WorkEvent.objects.count(), Paper.objects.count()) == counts
 
