@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import checks, work
 from annotation.errors import AnnotationError
-from annotation.models import Claim, Subset, WorkItem, WorkKind, WorkStatus
+from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind, WorkStatus
 from annotation.views.common import element_image as serve_element_image
 from annotation.views.common import forbidden, staff_required
 from validation import selectors, services, stats
@@ -224,11 +224,18 @@ def baseline(request: HttpRequest) -> HttpResponse:
 def study_report(study: BaselineStudy) -> dict:
     """Accuracy per expert, per subset and averaged, and the disagreements."""
     experts = list(study.experts.order_by("username"))
-    items = list(
+    everything = list(
         BaselineItem.objects.filter(study=study)
         .select_related("claim")
         .prefetch_related("answers__expert")
     )
+    # A pair dropped after the study began no longer has a gold label in the dataset.
+    dropped = set(
+        ClaimPair.objects.filter(
+            pk__in={e.claim.pair_id for e in everything}, review__dropped=True
+        ).values_list("pk", flat=True)
+    )
+    items = [e for e in everything if e.claim.pair_id not in dropped]
     per_expert = {e.pk: [0, 0] for e in experts}
     per_subset: dict[str, list[int]] = {}
     rows = []
@@ -257,6 +264,7 @@ def study_report(study: BaselineStudy) -> dict:
         "expected": 2 * len(items),
         "rows": rows,
         "disagreements": [r for r in rows if r[2]],
+        "dropped": len(everything) - len(items),
     }
 
 

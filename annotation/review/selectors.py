@@ -190,7 +190,10 @@ def review_overview() -> ReviewOverview:
     """For admins: claims by state, review items nobody eligible can take (with the reason),
     unresolved claims, pairs whose two claims went to one person, dropped pairs."""
     states = dict.fromkeys(ReviewState.values, 0)
-    for state in ClaimReview.objects.values_list("state", flat=True):
+    # Current claims only: a refuted claim replaced by a new perturbation is history.
+    for state in ClaimReview.objects.filter(claim__superseded_at__isnull=True).values_list(
+        "state", flat=True
+    ):
         states[state] += 1
     waiting: list[work.WaitingItem] = []
     total = 0

@@ -43,7 +43,9 @@ from annotation.writing import selectors as writing_selectors
 LABELS = ("entailed", "refuted")
 REVIEW_KINDS = (WorkKind.EVIDENCE, WorkKind.ADJUDICATE)
 # What dropping a pair cancels: its unfinished work of every later stage.
-DROPPED_PAIR_KINDS = (*REVIEW_KINDS, WorkKind.VALIDATE, WorkKind.REPERTURB)
+# A human-baseline item of a dropped pair is cancelled too: its gold label is no longer the
+# dataset's, and the study's report leaves it out.
+DROPPED_PAIR_KINDS = (*REVIEW_KINDS, WorkKind.VALIDATE, WorkKind.REPERTURB, WorkKind.BASELINE)
 # A per-expert shuffle that stays put between requests: (id·A + expert·B) mod P.
 SHUFFLE_A, SHUFFLE_B, SHUFFLE_P = 7919, 104729, 10007
 
@@ -362,7 +364,8 @@ def reopen_unresolved(*, claim: Claim, by: AbstractBaseUser, note: str = "") -> 
 @transaction.atomic
 def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairReview:
     """Take a pair out of the dataset, with the reason, at any stage: its open work items
-    (second annotation, adjudication, validation, a new perturbation) are cancelled and its
+    (second annotation, adjudication, validation, a new perturbation, human baseline) are
+    cancelled and its
     claims never reach a release (their validations no longer count as waiting)."""
     _staff(by)
     reason = reason.strip()

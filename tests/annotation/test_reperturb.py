@@ -13,6 +13,7 @@ from django.urls import reverse
 from annotation import work
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.models import Claim, PairRole, WorkEvent, WorkItem, WorkKind
+from annotation.review import selectors as review_selectors
 from annotation.review import services as review
 from annotation.review.stats import agreement_items
 from annotation.writing import reperturbation
@@ -176,6 +177,9 @@ def test_the_new_claim_replaces_the_old_one_which_is_kept_superseded():
     assert set(new.evidence.all()) == set(entailed.review.final_evidence.all())
     assert list(Claim.objects.current().filter(pair=pair)) == [entailed, new]
     assert old.review.state == "adjudicated"  # its history stays
+    # The review overview counts current claims only: the old one is history.
+    states = review_selectors.review_overview().states
+    assert sum(states.values()) == Claim.objects.current().count() == 2
     item.refresh_from_db()
     assert item.status == "done"
     replaced = WorkEvent.objects.get(item=item, action="perturbation replaced")

@@ -213,3 +213,28 @@ def test_releases_page_makes_a_split_and_exports_in_the_background(
     download = client.get(f"/manage/releases/exports/{export.pk}/download/")
     assert download.status_code == 200
     assert Path(export.out, "valset.json").is_file()
+
+
+def test_dropping_a_pair_cancels_its_baseline_items_and_the_report_leaves_it_out(client, world):
+    from annotation.models import WorkKind, WorkStatus
+    from annotation.review import services as review_services
+
+    team = world.team
+    validate_all(team)
+    a, b = make_expert("a2"), make_expert("b2")
+    study = services.start_baseline(expert_ids=[a.pk, b.pk], per_subset=2, seed=1, by=team.admin)
+    items = WorkItem.objects.filter(kind=WorkKind.BASELINE)
+    assert (
+        items.filter(pair=world.pair).count()
+        == 2 * study.items.filter(claim__pair=world.pair).count()
+        > 0
+    )
+    review_services.drop_pair(pair=world.pair, by=team.admin, reason="table misread")
+    assert set(items.filter(pair=world.pair).values_list("status", flat=True)) == {
+        WorkStatus.CANCELLED
+    }
+    client.force_login(team.admin)
+    page = client.get(f"/manage/baseline/{study.pk}/").content.decode()
+    left_out = study.items.filter(claim__pair=world.pair).count()
+    assert f"{left_out} claim{'s' if left_out > 1 else ''} left out: pair dropped since" in page
+    assert f"of {2 * (study.items.count() - left_out)}" in page
