@@ -29,26 +29,15 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.postgres import ensure_database  # noqa: E402
+
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/sciver_bench"
 USERS = ("bench-writer", "bench-second", "bench-third", "bench-adjudicator")
 CODES = ("cs.CL", "cs.IR", "cs.CV", "cs.LG", "cs.CR", "cs.RO")
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-            print(f"created database {name}")
 
 
 def build_data() -> None:
