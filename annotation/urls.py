@@ -27,6 +27,11 @@ urlpatterns = [
     path("claims/reperturb/<int:item_id>/", claims.reperturb, name="reperturb"),
     path("claims/reperturb/<int:item_id>/draft/", claims.reperturb_draft, name="reperturb_draft"),
     path(
+        "claims/reperturb/<int:item_id>/context/",
+        claims.reperturb_context,
+        name="reperturb_context",
+    ),
+    path(
         "claims/reperturb/<int:item_id>/suggest/",
         claims.reperturb_suggest,
         name="reperturb_suggest",

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Self
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -36,39 +39,33 @@ MAX_TEXT = 5000
 
 
 @dataclass
-class PairForm:
-    """What the writer typed and marked: from the draft, or from a refused submission."""
+class RefutedClaimForm:
+    """The refuted claim the writer typed and marked (all a new perturbation has): from the
+    draft, or from a refused submission."""
 
-    entailed: str = ""
-    evidence: set[int] = field(default_factory=set)
     refuted: str = ""
     explanation: str = ""
     perturbation_kind: str = ""
     suggestion: str = ""
-    # "The refuted claim uses different evidence": off, it shares the entailed claim's.
+    # "The refuted claim uses different evidence": off, it cites the entailed claim's.
     split_evidence: bool = False
     refuted_evidence: set[int] = field(default_factory=set)
 
     @classmethod
-    def from_data(cls, data) -> PairForm:
+    def from_data(cls, data) -> Self:
+        return cls(**cls.fields_from(data))
+
+    @classmethod
+    def fields_from(cls, data) -> dict:
         get = data.get
-
-        def ids(name: str) -> set[int]:
-            values = data.getlist(name) if hasattr(data, "getlist") else get(name, [])
-            if not isinstance(values, list | tuple):
-                values = []
-            return {int(v) for v in values if str(v).isdigit()}
-
-        return cls(
-            entailed=str(get("entailed", ""))[:MAX_TEXT],
-            evidence=ids("evidence"),
-            refuted=str(get("refuted", ""))[:MAX_TEXT],
-            explanation=str(get("explanation", ""))[:MAX_TEXT],
-            perturbation_kind=str(get("perturbation_kind", ""))[:16],
-            suggestion=str(get("suggestion", ""))[:MAX_TEXT],
-            split_evidence=str(get("split_evidence", "")).lower() in ("1", "on", "true"),
-            refuted_evidence=ids("refuted_evidence"),
-        )
+        return {
+            "refuted": str(get("refuted", ""))[:MAX_TEXT],
+            "explanation": str(get("explanation", ""))[:MAX_TEXT],
+            "perturbation_kind": str(get("perturbation_kind", ""))[:16],
+            "suggestion": str(get("suggestion", ""))[:MAX_TEXT],
+            "split_evidence": _flag(data, "split_evidence"),
+            "refuted_evidence": _ids(data, "refuted_evidence"),
+        }
 
     @property
     def refuted_evidence_ids(self) -> set[int] | None:
@@ -76,11 +73,40 @@ class PairForm:
         return self.refuted_evidence if self.split_evidence else None
 
     def as_draft(self) -> dict:
-        return {"entailed": self.entailed, "evidence": sorted(self.evidence),
-                "refuted": self.refuted, "explanation": self.explanation,
+        return {"refuted": self.refuted, "explanation": self.explanation,
                 "perturbation_kind": self.perturbation_kind, "suggestion": self.suggestion,
                 "split_evidence": self.split_evidence,
                 "refuted_evidence": sorted(self.refuted_evidence)}  # fmt: skip
+
+
+@dataclass
+class PairForm(RefutedClaimForm):
+    """What the writer of a pair typed and marked: the entailed claim too."""
+
+    entailed: str = ""
+    evidence: set[int] = field(default_factory=set)
+
+    @classmethod
+    def fields_from(cls, data) -> dict:
+        return super().fields_from(data) | {
+            "entailed": str(data.get("entailed", ""))[:MAX_TEXT],
+            "evidence": _ids(data, "evidence"),
+        }
+
+    def as_draft(self) -> dict:
+        return {"entailed": self.entailed, "evidence": sorted(self.evidence)} | super().as_draft()
+
+
+def _ids(data, name: str) -> set[int]:
+    """Element ids from a POST (a list field) or a JSON draft (a list)."""
+    values = data.getlist(name) if hasattr(data, "getlist") else data.get(name, [])
+    if not isinstance(values, list | tuple):
+        values = []
+    return {int(v) for v in values if str(v).isdigit()}
+
+
+def _flag(data, name: str) -> bool:
+    return str(data.get(name, "")).lower() in ("1", "on", "true")
 
 
 def _int(value: object) -> int | None:
@@ -128,68 +154,108 @@ def create_tasks(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
     return redirect("annotation:home")
 
 
+def _render_form(
+    request: HttpRequest, template: str, page, form, *, warnings: dict, status: int,
+    errors: dict[str, str] | None, error: str, token: str, **extra,
+) -> HttpResponse:  # fmt: skip
+    """A writing page (a pair, or a new perturbation) with what the writer typed and why it
+    was refused; a fresh submission token unless a refused one is kept for the retry."""
+    return render(
+        request,
+        template,
+        {
+            "page": page,
+            "form": form,
+            "warnings": warnings,
+            "errors": errors or {},
+            "error": error,
+            "token": token or uuid.uuid4(),
+            "editable": _may_write(request, page.item),
+            "kinds": PerturbationKind.choices,
+            "draft_saved_at": page.item.draft_saved_at,
+            **extra,
+        },
+        status=status,
+    )
+
+
+def _submission(
+    request: HttpRequest,
+    item: WorkItem,
+    *,
+    form_class: type,
+    render_page: Callable[..., HttpResponse],
+    submit: Callable[..., HttpResponse],
+    not_yours: str,
+) -> HttpResponse:
+    """What the writing and new-perturbation pages share: a done item shows its pair (to the
+    one who did it, and to admins); the holder and admins see the page; a POST parses the form
+    and its token and calls `submit(form, token=, version=)`, whose refusals come back on the
+    page with what was typed (400 a rule broken, 409 stale), or as 403 when it is not theirs."""
+    if item.status == WorkStatus.DONE and (
+        request.user.is_staff or item.done_by_id == request.user.pk
+    ):
+        return redirect("annotation:pair", pair_id=item.pair_id)
+    if not (_may_write(request, item) or request.user.is_staff):
+        return forbidden(request, not_yours)
+    if request.method != "POST":
+        return render_page()
+    form = form_class.from_data(request.POST)
+    token_text = request.POST.get("token", "")
+    try:
+        token = uuid.UUID(token_text)
+    except ValueError:
+        return render_page(form, status=400,
+                           error="The form lost its submission token; submit again.")  # fmt: skip
+    try:
+        return submit(form, token=token, version=_int(request.POST.get("version")))
+    except services.InvalidClaim as exc:
+        return render_page(form, status=400, errors=exc.errors, error=exc.message,
+                           token=token_text)  # fmt: skip
+    except work.StaleWork as exc:
+        return render_page(form, status=409, error=exc.message)
+    except work.NotHolder as exc:
+        return forbidden(request, exc.message)
+    except AnnotationError as exc:  # e.g. the pair was dropped meanwhile
+        messages.error(request, exc.message)
+        return redirect("annotation:home")
+
+
 def _render_write(
     request: HttpRequest, item_id: int, form: PairForm | None = None, *, status: int = 200,
     errors: dict[str, str] | None = None, error: str = "", token: str = "",
 ) -> HttpResponse:  # fmt: skip
     page = writing.writing_page(item_id, request.user)
     form = form or PairForm.from_data(page.item.draft or {})
-    return render(
-        request,
-        "annotation/claims/write.html",
-        {
-            "page": page,
-            "form": form,
-            "warnings": writing.warnings_for(
-                page.task, entailed=form.entailed, refuted=form.refuted
-            ),  # fmt: skip
-            "errors": errors or {},
-            "error": error,
-            "token": token or uuid.uuid4(),
-            "editable": _may_write(request, page.item),
-            "kinds": PerturbationKind.choices,
-            "min_visuals": MIN_VISUALS[page.task.subset],
-            "draft_saved_at": page.item.draft_saved_at,
-        },
-        status=status,
-    )
+    return _render_form(
+        request, "annotation/claims/write.html", page, form,
+        warnings=writing.warnings_for(page.task, entailed=form.entailed, refuted=form.refuted),
+        status=status, errors=errors, error=error, token=token,
+        min_visuals=MIN_VISUALS[page.task.subset],
+    )  # fmt: skip
 
 
 @login_required
 def write(request: HttpRequest, item_id: int) -> HttpResponse:
     item = _item(item_id)
-    if item.status == WorkStatus.DONE and (
-        request.user.is_staff or item.done_by_id == request.user.pk
-    ):
-        return redirect("annotation:pair", pair_id=item.pair_id)
-    if not (_may_write(request, item) or request.user.is_staff):
-        return forbidden(request, "This claim task is not yours right now; press Next to take one.")
-    if request.method != "POST":
-        return _render_write(request, item.pk)
-    form = PairForm.from_data(request.POST)
-    token_text = request.POST.get("token", "")
-    try:
-        token = uuid.UUID(token_text)
-    except ValueError:
-        return _render_write(request, item.pk, form, status=400,
-                             error="The form lost its submission token; submit again.")  # fmt: skip
-    try:
+
+    def submit(form: PairForm, *, token: uuid.UUID, version: int | None) -> HttpResponse:
         pair = services.submit_claim_pair(
-            item=item, user=request.user, version=_int(request.POST.get("version")), token=token,
+            item=item, user=request.user, version=version, token=token,
             entailed=form.entailed, evidence_ids=form.evidence, refuted=form.refuted,
             explanation=form.explanation, perturbation_kind=form.perturbation_kind,
             suggestion=form.suggestion, refuted_evidence_ids=form.refuted_evidence_ids,
         )  # fmt: skip
-    except services.InvalidClaim as exc:
-        return _render_write(request, item.pk, form, status=400, errors=exc.errors,
-                             error=exc.message, token=token_text)  # fmt: skip
-    except work.StaleWork as exc:
-        return _render_write(request, item.pk, form, status=409, error=exc.message)
-    except work.NotHolder as exc:
-        return forbidden(request, exc.message)
-    messages.success(request, f"Claim pair {pair.pk} recorded ({pair.subset}).")
-    _warn(request, writing.warnings_for(pair.task, entailed=form.entailed, refuted=form.refuted))
-    return redirect("annotation:pair", pair_id=pair.pk)
+        messages.success(request, f"Claim pair {pair.pk} recorded ({pair.subset}).")
+        _warn(request, writing.warnings_for(pair.task, entailed=form.entailed,
+                                            refuted=form.refuted))  # fmt: skip
+        return redirect("annotation:pair", pair_id=pair.pk)
+
+    return _submission(
+        request, item, form_class=PairForm, render_page=partial(_render_write, request, item.pk),
+        submit=submit,
+        not_yours="This claim task is not yours right now; press Next to take one.",
+    )  # fmt: skip
 
 
 def _warn(request: HttpRequest, found: dict) -> None:
@@ -259,13 +325,20 @@ def context(request: HttpRequest, item_id: int) -> HttpResponse:
     if not (_may_write(request, item) or request.user.is_staff):
         return forbidden(request, "This claim task is not yours right now.")
     task = item.task
-    shown = set(task.sampled_ids) | set(task.paragraph_ids)
+    return _render_context(request, item, task=task,
+                           shown=set(task.sampled_ids) | set(task.paragraph_ids))  # fmt: skip
+
+
+def _render_context(request: HttpRequest, item: WorkItem, *, task, shown: set[int],
+                    form_class: type = PairForm, **extra) -> HttpResponse:  # fmt: skip
+    """The whole curated context of a writing page (it loads on demand), marked as the draft
+    marks it; what the page already shows stands as a line."""
     return render(
         request,
         "annotation/claims/_context.html",
         {"sections": writing.full_context(task), "shown": shown,
-         "editable": _may_write(request, item),
-         "ctx_form": PairForm.from_data(item.draft or {})},
+         "editable": _may_write(request, item), "item": item,
+         "ctx_form": form_class.from_data(item.draft or {}), **extra},
     )  # fmt: skip
 
 
@@ -314,30 +387,6 @@ def overview(request: HttpRequest) -> HttpResponse:
 # --- A new perturbation (the last one turned out true) -----------------------------------------
 
 
-@dataclass
-class ReperturbForm:
-    """The new refuted claim: from the draft, or from a refused submission."""
-
-    refuted: str = ""
-    explanation: str = ""
-    perturbation_kind: str = ""
-    suggestion: str = ""
-
-    @classmethod
-    def from_data(cls, data) -> ReperturbForm:
-        get = data.get
-        return cls(
-            refuted=str(get("refuted", ""))[:MAX_TEXT],
-            explanation=str(get("explanation", ""))[:MAX_TEXT],
-            perturbation_kind=str(get("perturbation_kind", ""))[:16],
-            suggestion=str(get("suggestion", ""))[:MAX_TEXT],
-        )
-
-    def as_draft(self) -> dict:
-        return {"refuted": self.refuted, "explanation": self.explanation,
-                "perturbation_kind": self.perturbation_kind, "suggestion": self.suggestion}  # fmt: skip
-
-
 def _reperturb_item(item_id: int) -> WorkItem:
     return get_object_or_404(WorkItem.objects.only("id", "kind", "status", "holder_id",
                              "assignee_id", "done_by_id", "pair_id", "claim_id", "version",
@@ -360,29 +409,18 @@ def next_reperturbation(request: HttpRequest) -> HttpResponse:
 
 
 def _render_reperturb(
-    request: HttpRequest, item_id: int, form: ReperturbForm | None = None, *, status: int = 200,
+    request: HttpRequest, item_id: int, form: RefutedClaimForm | None = None, *, status: int = 200,
     errors: dict[str, str] | None = None, error: str = "", token: str = "",
 ) -> HttpResponse:  # fmt: skip
     page = writing.reperturbation_page(item_id)
-    form = form or ReperturbForm.from_data(page.item.draft or {})
-    return render(
-        request,
-        "annotation/claims/reperturb.html",
-        {
-            "page": page,
-            "form": form,
-            "warnings": writing.warnings_for(
-                page.pair.task, entailed=page.entailed.text, refuted=form.refuted
-            ),  # fmt: skip
-            "errors": errors or {},
-            "error": error,
-            "token": token or uuid.uuid4(),
-            "editable": _may_write(request, page.item),
-            "kinds": PerturbationKind.choices,
-            "draft_saved_at": page.item.draft_saved_at,
-        },
-        status=status,
-    )
+    form = form or RefutedClaimForm.from_data(page.item.draft or {})
+    return _render_form(
+        request, "annotation/claims/reperturb.html", page, form,
+        warnings=writing.warnings_for(page.pair.task, entailed=page.entailed.text,
+                                      refuted=form.refuted),
+        status=status, errors=errors, error=error, token=token,
+        min_visuals=MIN_VISUALS[page.pair.subset],
+    )  # fmt: skip
 
 
 @login_required
@@ -390,49 +428,33 @@ def reperturb(request: HttpRequest, item_id: int) -> HttpResponse:
     """Write a new perturbation of the pair's entailed claim: only the expert holding the item
     (its pair's writer, unless an admin handed it to someone else) may submit; admins look."""
     item = _reperturb_item(item_id)
-    if item.status == WorkStatus.DONE and (
-        request.user.is_staff or item.done_by_id == request.user.pk
-    ):
-        return redirect("annotation:pair", pair_id=item.pair_id)
-    if not _may_see_reperturb(request, item):
-        return forbidden(request, "This new perturbation is not yours to write; press Next in "
-                         "your workspace to take the one asked of you.")  # fmt: skip
-    if request.method != "POST":
-        return _render_reperturb(request, item.pk)
-    form = ReperturbForm.from_data(request.POST)
-    token_text = request.POST.get("token", "")
-    try:
-        token = uuid.UUID(token_text)
-    except ValueError:
-        return _render_reperturb(request, item.pk, form, status=400,
-                                 error="The form lost its submission token; submit again.")  # fmt: skip
-    try:
+
+    def submit(form: RefutedClaimForm, *, token: uuid.UUID, version: int | None) -> HttpResponse:
         claim = services.submit_reperturbation(
-            item=item, user=request.user, version=_int(request.POST.get("version")), token=token,
+            item=item, user=request.user, version=version, token=token,
             refuted=form.refuted, explanation=form.explanation,
             perturbation_kind=form.perturbation_kind, suggestion=form.suggestion,
+            refuted_evidence_ids=form.refuted_evidence_ids,
         )  # fmt: skip
-    except services.InvalidClaim as exc:
-        return _render_reperturb(request, item.pk, form, status=400, errors=exc.errors,
-                                 error=exc.message, token=token_text)  # fmt: skip
-    except work.StaleWork as exc:
-        return _render_reperturb(request, item.pk, form, status=409, error=exc.message)
-    except work.NotHolder as exc:
-        return forbidden(request, exc.message)
-    except AnnotationError as exc:
-        messages.error(request, exc.message)
-        return redirect("annotation:home")
-    messages.success(request, f"New perturbation recorded for pair {claim.pair_id}: it goes to "
-                     "a blind second annotation.")  # fmt: skip
-    entailed = writing.current_claim(claim.pair, "entailed").text
-    _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed, refuted=claim.text))
-    return redirect("annotation:pair", pair_id=claim.pair_id)
+        messages.success(request, f"New perturbation recorded for pair {claim.pair_id}: it goes "
+                         "to a blind second annotation.")  # fmt: skip
+        entailed = writing.current_claim(claim.pair, "entailed").text
+        _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed,
+                                            refuted=claim.text))  # fmt: skip
+        return redirect("annotation:pair", pair_id=claim.pair_id)
+
+    return _submission(
+        request, item, form_class=RefutedClaimForm, submit=submit,
+        render_page=partial(_render_reperturb, request, item.pk),
+        not_yours="This new perturbation is not yours to write; press Next in your workspace "
+        "to take the one asked of you.",
+    )  # fmt: skip
 
 
 @login_required
 @require_POST
 def reperturb_draft(request: HttpRequest, item_id: int) -> HttpResponse:
-    return autosave_draft(request, _reperturb_item(item_id), ReperturbForm)
+    return autosave_draft(request, _reperturb_item(item_id), RefutedClaimForm)
 
 
 @login_required
@@ -459,9 +481,23 @@ def reperturb_warnings(request: HttpRequest, item_id: int) -> HttpResponse:
     pair = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id)
     found = writing.warnings_for(
         pair.task, entailed=writing.current_claim(pair, "entailed").text,
-        refuted=ReperturbForm.from_data(request.POST).refuted,
+        refuted=RefutedClaimForm.from_data(request.POST).refuted,
     )  # fmt: skip
     return render(request, "annotation/claims/_warnings.html", {"warnings": found})
+
+
+@login_required
+@require_GET
+def reperturb_context(request: HttpRequest, item_id: int) -> HttpResponse:
+    """The whole curated context, to cite other evidence for the new claim (loads on demand)."""
+    item = _reperturb_item(item_id)
+    if not _may_see_reperturb(request, item):
+        return forbidden(request, "This new perturbation is not yours right now.")
+    page = writing.reperturbation_page(item.pk)
+    return _render_context(
+        request, item, task=page.pair.task, shown=page.shown_ids, form_class=RefutedClaimForm,
+        refuted_only=True, entailed_ids=page.evidence_ids,
+    )  # fmt: skip
 
 
 @login_required

@@ -103,12 +103,7 @@ def writing_page(item_id: int, user: AbstractBaseUser) -> WritingPage:
         pk=item_id, kind=WorkKind.WRITE
     )
     task = item.task
-    draft_ids = {
-        int(x)
-        for key in ("evidence", "refuted_evidence")
-        for x in item.draft.get(key, [])
-        if str(x).isdigit()
-    }
+    draft_ids = _draft_ids(item.draft, "evidence", "refuted_evidence")
     wanted = set(task.sampled_ids) | set(task.paragraph_ids) | draft_ids
     elements = {
         e.pk: e
@@ -242,10 +237,20 @@ class ReperturbationPage:
     item: WorkItem
     pair: ClaimPair
     entailed: Claim
-    evidence: list[Element]
+    evidence: list[Element]  # the entailed claim's final evidence, in reading order
     failed: FailedPerturbation
     earlier: list[Claim]  # perturbations of this pair replaced before the failed one
     definition: str = ""
+    # More of the context the new claim may cite: the task's other sampled tables/charts, the
+    # paragraphs around them, and other elements the draft marked (the rest loads on demand).
+    sampled: list[Element] = field(default_factory=list)
+    paragraphs: list[Element] = field(default_factory=list)
+    extra: list[Element] = field(default_factory=list)
+    shown_ids: set[int] = field(default_factory=set)
+
+    @property
+    def evidence_ids(self) -> set[int]:
+        return {e.pk for e in self.evidence}
 
 
 def _failed(claim: Claim) -> FailedPerturbation:
@@ -275,30 +280,49 @@ def reperturbation_suggestions(page: ReperturbationPage) -> list[Suggestion]:
     ]
 
 
+def _draft_ids(draft: dict, *keys: str) -> set[int]:
+    return {int(x) for key in keys for x in draft.get(key, []) if str(x).isdigit()}
+
+
 def reperturbation_page(item_id: int) -> ReperturbationPage:
     """Everything the new-perturbation page shows: the entailed claim with its evidence (in
-    reading order, with sections), the perturbation that turned out true and why."""
+    reading order, with sections), the perturbation that turned out true and why, and the
+    task's sampled tables/charts and paragraphs the new claim may cite instead."""
     item = WorkItem.objects.select_related("pair__task", "pair__context", "paper", "holder",
                                            "claim").get(pk=item_id, kind=WorkKind.REPERTURB)  # fmt: skip
     pair = item.pair
+    task = pair.task
     entailed = current_claim(pair, ClaimLabel.ENTAILED)
     evidence_ids = final_or_written_evidence(entailed)
-    elements = list(
-        Element.objects.filter(pk__in=evidence_ids)
+    draft_ids = _draft_ids(item.draft or {}, "refuted_evidence")
+    shown = evidence_ids | set(task.sampled_ids) | set(task.paragraph_ids) | draft_ids
+    elements = {
+        e.pk: e
+        for e in Element.objects.filter(paper_id=pair.paper_id, pk__in=shown)
         .select_related("section")
         .only(*ELEMENT_FIELDS, "section__number", "section__title")
+        .prefetch_related("references")
         .order_by("order")
-    )
-    for element in elements:
+    }
+    sampled_index = {pk: n for n, pk in enumerate(task.sampled_ids, start=1)}
+    for element in elements.values():
         element.section_title = f"{element.section.number} {element.section.title}".strip()
+        element.sampled_index = sampled_index.get(element.pk, 0)
+    other = set(elements) - evidence_ids
     earlier = list(
         Claim.objects.filter(pair=pair, label=ClaimLabel.REFUTED, superseded_at__isnull=False)
         .exclude(pk=item.claim_id)
         .order_by("superseded_at", "id")
     )
     return ReperturbationPage(
-        item=item, pair=pair, entailed=entailed, evidence=elements, failed=_failed(item.claim),
-        earlier=earlier, definition=SUBSET_GUIDE[pair.subset][0],
+        item=item, pair=pair, entailed=entailed,
+        evidence=[e for pk, e in elements.items() if pk in evidence_ids],
+        failed=_failed(item.claim), earlier=earlier, definition=SUBSET_GUIDE[pair.subset][0],
+        sampled=[elements[pk] for pk in task.sampled_ids if pk in other],
+        paragraphs=[elements[pk] for pk in task.paragraph_ids if pk in other],
+        extra=[e for pk, e in elements.items()
+               if pk in other - set(task.sampled_ids) - set(task.paragraph_ids)],
+        shown_ids=set(elements),
     )  # fmt: skip
 
 

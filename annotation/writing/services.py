@@ -201,8 +201,10 @@ def submit_reperturbation(
     """Replace the pair's refuted claim, whose perturbation turned out true, by a new one: the
     old claim is kept, marked superseded (with its reviews, validation and history), and the
     new one goes through blind second annotation, adjudication if needed and validation like
-    any claim. By default it cites the entailed claim's final evidence. The same token again
-    returns the claim recorded the first time."""
+    any claim. By default it cites the entailed claim's final evidence; `refuted_evidence_ids`
+    chooses other evidence, held to the writing page's rules for a refuted claim's evidence
+    (in the curated context, one of the sampled tables/charts, the subset's minimum). The same
+    token again returns the claim recorded the first time."""
     item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
     if replay:
         return Claim.objects.get(replaces_id=item.claim_id)
@@ -262,7 +264,9 @@ def submit_reperturbation(
         "perturbation_kind": draft.perturbation_kind, "suggestion": suggestion.strip(),
         "explanation": draft.explanation,
     }  # fmt: skip
-    replaced = {"claim": old.pk, "text": old.text, "perturbation_kind": old.perturbation_kind,
+    replaced = {"claim": old.pk, "text": old.text,
+                "evidence": sorted(old.evidence.values_list("pk", flat=True)),
+                "perturbation_kind": old.perturbation_kind,
                 "explanation": old.explanation}  # fmt: skip
     work.finish_submission(item, user=user, token=token, pair=None,
                            old={"draft": item.draft, "refuted": replaced}, new=submitted)  # fmt: skip

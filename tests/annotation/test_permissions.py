@@ -167,6 +167,7 @@ CASES = [
     Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=403, admin=200)),
     Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=403, admin=403), method="post", data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "refuted": "x"}),
     Case("annotation:reperturb_draft", lambda w: f"/claims/reperturb/{w.reperturb_item}/draft/", signed_in(own=403, other=403, admin=403), method="post", data=lambda w: '{"draft": {"refuted": "x"}}', content_type="application/json"),
+    Case("annotation:reperturb_context", lambda w: f"/claims/reperturb/{w.reperturb_item}/context/", signed_in(own=403, other=403, admin=200)),
     Case("annotation:reperturb_suggest", lambda w: f"/claims/reperturb/{w.reperturb_item}/suggest/", signed_in(own=403, other=403, admin=200), method="post"),
     Case("annotation:reperturb_warnings", lambda w: f"/claims/reperturb/{w.reperturb_item}/warnings/", signed_in(own=403, other=403, admin=200), method="post", data=lambda w: {"refuted": "x"}),
     Case("annotation:reperturb_image", lambda w: f"/claims/reperturb/{w.reperturb_item}/images/{w.table.pk}/", signed_in(own=403, other=403, admin=404)),

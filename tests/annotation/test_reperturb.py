@@ -4,6 +4,7 @@ refuted claim, and the whole loop to a pair that may enter a split."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -12,13 +13,14 @@ from django.urls import reverse
 
 from annotation import work
 from annotation.errors import AnnotationError, InvalidTransition
-from annotation.models import Claim, PairRole, WorkEvent, WorkItem, WorkKind
+from annotation.models import Claim, CuratedElement, PairRole, WorkEvent, WorkItem, WorkKind
 from annotation.review import selectors as review_selectors
 from annotation.review import services as review
 from annotation.review.stats import agreement_items
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
 from annotation.writing import services as writing
+from papers.models import Element
 from tests.annotation.claim_factories import ENTAILED
 from tests.annotation.review_factories import adjudicate, crew, written_pair
 from tests.validation.factories import add_images, validate_all
@@ -32,11 +34,12 @@ WHY = "Table 1 gives Ours a BLEU of 73.2, not 75.0."
 NOTES = "Table 1 shows the Baseline at 68.9 and Ours higher: the perturbed claim holds."
 
 
-def found_true(names=("wendy", "sam", "tom", "ada", "val", "nia")):
+def found_true(names=("wendy", "sam", "tom", "ada", "val", "nia"), *, seed: int = 1):
     """A pair whose refuted claim an adjudicator judged entailed: `sam` and `tom` annotate one
-    claim each (the refuted one labelled entailed), `ada` adjudicates it entailed."""
+    claim each (the refuted one labelled entailed), `ada` adjudicates it entailed. Seed 1 makes
+    a direct pair, seed 5 a parallel one."""
     c = crew(*names)
-    pair = written_pair(c["wendy"], c["boss"])
+    pair = written_pair(c["wendy"], c["boss"], seed=seed)
     add_images(pair.paper)
     for name in ("sam", "tom"):
         item = review.take_next(user=c[name], kind="evidence")
@@ -272,3 +275,180 @@ def test_the_whole_loop_ends_in_a_pair_that_may_enter_a_split():
 
 def validate_all_for(user) -> int:
     return validate_all(None, user)
+
+
+# --- The new claim's evidence ---------------------------------------------------------------
+
+
+def final_evidence(pair) -> list[int]:
+    entailed = pair.claims.get(label="entailed")
+    return sorted(entailed.review.final_evidence.values_list("pk", flat=True))
+
+
+def evidence_of(claim: Claim) -> list[int]:
+    return sorted(claim.evidence.values_list("pk", flat=True))
+
+
+@pytest.mark.parametrize("choice", ["default", "different"])
+def test_the_new_claim_cites_the_entailed_claims_final_evidence_or_what_the_writer_chose(choice):
+    c, pair = found_true()
+    old = pair.claims.get(label="refuted")
+    task = pair.task
+    # Another sampled table than the entailed claim's, and a paragraph around it.
+    chosen = sorted({task.sampled_ids[2], task.paragraph_ids[0]})
+    assert chosen != final_evidence(pair)
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    if choice == "default":
+        new, expected = submit_new(item, c["wendy"]), final_evidence(pair)
+    else:
+        new, expected = submit_new(item, c["wendy"], refuted_evidence_ids=chosen), chosen
+    assert evidence_of(new) == expected
+    assert evidence_of(pair.claims.get(label="entailed")) == sorted(task.sampled_ids[:2])
+    # The history says what the new claim cites, and what the old one cited.
+    replaced = WorkEvent.objects.get(item=item, action="perturbation replaced")
+    assert replaced.new["evidence"] == expected and replaced.old["evidence"] == evidence_of(old)
+    assert WorkEvent.objects.get(item=item, action="submitted").new["evidence"] == expected
+    # Blind second annotation judges the new claim with the evidence it cites.
+    assert WorkItem.objects.get(kind="evidence", claim=new).status == "open"
+
+
+def _not_in_context(pair) -> int:
+    kept = CuratedElement.objects.filter(context=pair.context, in_context=True)
+    return (
+        Element.objects.filter(paper=pair.paper, kind__in=["table", "chart"])
+        .exclude(pk__in=kept.values("element_id"))
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+@pytest.mark.parametrize(
+    ("seed", "evidence", "message"),
+    [
+        (1, lambda p: [], "Mark the evidence"),
+        (1, lambda p: [p.task.paragraph_ids[0]], "one of the three sampled"),
+        (1, lambda p: [p.task.sampled_ids[0], _not_in_context(p)], "not part of this task's"),
+        (5, lambda p: [p.task.sampled_ids[0]], "A parallel claim cites at least 2 tables/charts"),
+    ],
+    ids=["none", "no-sampled-visual", "outside-the-context", "below-the-subset-minimum"],
+)
+def test_evidence_breaking_the_writing_rules_is_refused_and_nothing_is_recorded(
+    seed, evidence, message
+):
+    c, pair = found_true(seed=seed)
+    old = pair.claims.get(label="refuted")
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    chosen = evidence(pair)
+    assert None not in chosen
+    with pytest.raises(writing.InvalidClaim) as refused:
+        submit_new(item, c["wendy"], refuted_evidence_ids=chosen)
+    assert set(refused.value.errors) == {"refuted_evidence"}
+    assert message in refused.value.errors["refuted_evidence"]
+    old.refresh_from_db()
+    item.refresh_from_db()
+    assert not old.superseded and pair.claims.count() == 2 and item.status == "leased"
+    assert not WorkEvent.objects.filter(item=item, action__in=["submitted",
+                                                               "perturbation replaced"])  # fmt: skip
+    assert not WorkItem.objects.filter(kind="evidence", claim__replaces=old).exists()
+
+
+def reperturb_form(item: WorkItem, **changes) -> dict:
+    item.refresh_from_db()
+    return {"version": item.version, "token": str(uuid.uuid4()), "refuted": NEW,
+            "explanation": WHY, "perturbation_kind": "number"} | changes  # fmt: skip
+
+
+def test_the_page_offers_the_context_to_cite_and_records_the_choice(client):
+    c, pair = found_true()
+    task = pair.task
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    url = reverse("annotation:reperturb", args=[item.pk])
+    client.force_login(c["wendy"])
+    html = client.get(url).content.decode()
+    assert "The new claim uses different evidence" in html
+    assert "checked" not in html.split('name="split_evidence"')[1][:40]
+    assert 'id="ref-summary" aria-live="polite" hidden' in html
+    # The entailed claim's evidence, the sampled tables/charts and their paragraphs, each with a
+    # box for the new claim (images through the item's route); no box for the entailed claim.
+    for pk in {*final_evidence(pair), *task.sampled_ids, *task.paragraph_ids}:
+        assert f'name="refuted_evidence" value="{pk}" form="writing" aria-label' in html
+    assert 'name="evidence"' not in html
+    assert reverse("annotation:reperturb_image", args=[item.pk, task.sampled_ids[2]]) in html
+    # Evidence the writing rules refuse comes back on the page, with what was marked.
+    chosen = [task.sampled_ids[2], task.paragraph_ids[0]]
+    refused = client.post(url, reperturb_form(item, refuted_evidence=[str(task.paragraph_ids[0])],
+                                              split_evidence="1"))  # fmt: skip
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    assert 'id="err-refuted-evidence"' in page and "one of the three sampled" in page
+    assert 'name="split_evidence" value="1" checked' in page  # what was marked stays
+    assert f'name="refuted_evidence" value="{task.paragraph_ids[0]}" form="writing" checked' in page
+    assert not Claim.objects.filter(text=NEW).exists()
+    response = client.post(url, reperturb_form(
+        item, split_evidence="1", refuted_evidence=[str(pk) for pk in chosen]))  # fmt: skip
+    assert response.status_code == 302
+    assert evidence_of(Claim.objects.get(text=NEW)) == sorted(chosen)
+
+
+def test_without_the_toggle_the_new_claim_keeps_the_entailed_claims_evidence(client):
+    c, pair = found_true()
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    client.force_login(c["wendy"])
+    response = client.post(
+        reverse("annotation:reperturb", args=[item.pk]),
+        reperturb_form(item, refuted_evidence=[str(pair.task.paragraph_ids[0])]),
+    )
+    assert response.status_code == 302
+    assert evidence_of(Claim.objects.get(text=NEW)) == final_evidence(pair)
+
+
+def test_the_draft_keeps_the_new_claims_evidence(client):
+    c, pair = found_true()
+    task = pair.task
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    client.force_login(c["wendy"])
+    # An element of the context shown neither as evidence nor around the sampled ones.
+    shown = {*final_evidence(pair), *task.sampled_ids, *task.paragraph_ids}
+    kept = CuratedElement.objects.filter(context=pair.context, in_context=True)
+    extra = kept.exclude(element_id__in=shown).values_list("element_id", flat=True).first()
+    body = {"version": item.version, "draft": {
+        "refuted": "Half a claim", "split_evidence": True,
+        "refuted_evidence": [task.sampled_ids[2], extra]}}  # fmt: skip
+    saved = client.post(reverse("annotation:reperturb_draft", args=[item.pk]), json.dumps(body),
+                        content_type="application/json")  # fmt: skip
+    assert saved.status_code == 200
+    item.refresh_from_db()
+    assert item.draft["split_evidence"] is True
+    assert item.draft["refuted_evidence"] == sorted([task.sampled_ids[2], extra])
+    html = client.get(reverse("annotation:reperturb", args=[item.pk])).content.decode()
+    assert "Half a claim" in html and 'name="split_evidence" value="1" checked' in html
+    assert "Other evidence you marked" in html
+    for pk in (task.sampled_ids[2], extra):
+        assert f'name="refuted_evidence" value="{pk}" form="writing" checked' in html
+    assert (
+        f'name="refuted_evidence" value="{task.sampled_ids[0]}" form="writing" checked' not in html
+    )
+
+
+def test_the_whole_context_loads_on_demand_for_those_who_may_see_the_item(client):
+    c, pair = found_true()
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    url = reverse("annotation:reperturb_context", args=[item.pk])
+    assert client.get(url).status_code == 302  # to the login page
+    for name in ("sam", "tom", "ada", "val", "nia"):
+        client.force_login(c[name])
+        assert client.get(url).status_code == 403
+    client.force_login(c["wendy"])
+    html = client.get(url).content.decode()
+    kept = CuratedElement.objects.filter(context=pair.context, in_context=True)
+    others = (
+        set(kept.values_list("element_id", flat=True))
+        - set(pair.task.paragraph_ids)
+        - set(pair.task.sampled_ids)
+    )
+    for pk in others:
+        assert f'name="refuted_evidence" value="{pk}" form="writing" aria-label' in html
+    assert "shown above" in html and "/media/" not in html
+    client.force_login(c["boss"])  # admins look: the boxes are disabled
+    looked = client.get(url).content.decode()
+    assert f'value="{min(others)}" form="writing" disabled' in looked

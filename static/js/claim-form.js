@@ -1,0 +1,351 @@
+// What the claim-writing pages share (a pair, and a new perturbation): evidence by click or
+// keyboard with its summary, suggestions, zoom, the automatic warnings, and drafts that survive
+// a reload or a lost connection (kept in this browser, then saved on the server).
+window.claimForm = function (root, options) {
+  "use strict";
+
+  // `fields`: the text fields the draft keeps; `entailedEvidence`: whether the page marks the
+  // entailed claim's evidence (the writing page) or only the refuted claim's (a new
+  // perturbation, whose entailed claim's evidence is final: `startEvidence` gives it).
+  const { fields, entailedEvidence, startEvidence } = options;
+  const form = document.getElementById("writing");
+  const editable = root.dataset.editable === "1";
+  const minVisuals = parseInt(root.dataset.minVisuals || "1", 10);
+  const storageKey = `sciver-draft-${root.dataset.item}`;
+  const state = document.getElementById("draft-state");
+  let current = null;
+  let timer = null;
+  let retry = null;
+  let submitting = false;
+
+  const field = (name) => form.elements.namedItem(name);
+  const boxes = () => Array.from(document.querySelectorAll("input.ev"));
+  // The refuted claim's own evidence, used when "uses different evidence" is ticked.
+  const refBoxes = () => Array.from(document.querySelectorAll("input.ev-ref"));
+  const split = document.getElementById("id_split_evidence");
+  const items = () => Array.from(document.querySelectorAll(".ev-item")).filter((el) => el.offsetParent !== null);
+  const checked = (list) => list.filter((b) => b.checked).map((b) => parseInt(b.value, 10));
+
+  function typing(target) {
+    return target.matches("textarea, select, input:not([type=checkbox]):not([type=radio])");
+  }
+
+  function collect() {
+    const draft = {};
+    for (const name of fields) draft[name] = field(name).value;
+    if (entailedEvidence) draft.evidence = checked(boxes());
+    draft.split_evidence = split.checked;
+    draft.refuted_evidence = checked(refBoxes());
+    return draft;
+  }
+
+  function apply(draft) {
+    for (const name of fields) if (typeof draft[name] === "string") field(name).value = draft[name];
+    if (entailedEvidence) {
+      const chosen = new Set((draft.evidence || []).map(String));
+      for (const box of boxes()) box.checked = chosen.has(box.value);
+    }
+    split.checked = !!draft.split_evidence;
+    const refChosen = new Set((draft.refuted_evidence || []).map(String));
+    for (const box of refBoxes()) box.checked = refChosen.has(box.value);
+    refresh();
+  }
+
+  function words(text) {
+    return text.trim() ? text.trim().split(/\s+/).length : 0;
+  }
+
+  // Count a set of evidence boxes into a summary (`prefix`-visuals, -sampled, -paragraphs, -list).
+  function summarise(list, prefix, selectedClass) {
+    let visuals = 0, sampled = 0, paragraphs = 0;
+    const ul = document.getElementById(`${prefix}-list`);
+    ul.textContent = "";
+    for (const box of list) {
+      const item = box.closest(".ev-item");
+      if (selectedClass) item.classList.toggle(selectedClass, box.checked);
+      if (!box.checked) continue;
+      const kind = item.dataset.kind;
+      if (kind === "table" || kind === "chart") visuals += 1;
+      else paragraphs += 1;
+      if (item.classList.contains("sampled")) sampled += 1;
+      const li = document.createElement("li");
+      li.textContent = box.getAttribute("aria-label").replace(/^[^:]*: /, "");
+      ul.appendChild(li);
+    }
+    document.getElementById(`${prefix}-visuals`).textContent = String(visuals);
+    document.getElementById(`${prefix}-sampled`).textContent = String(sampled);
+    document.getElementById(`${prefix}-paragraphs`).textContent = String(paragraphs);
+    const summary = document.getElementById(`${prefix}-summary`);
+    const ok = visuals >= minVisuals && sampled >= 1;
+    summary.classList.toggle("ok", ok);
+    summary.classList.toggle("short", !ok);
+  }
+
+  function refresh() {
+    if (entailedEvidence) summarise(boxes(), "ev", "selected");
+    document.getElementById("ref-summary").hidden = !split.checked;
+    for (const label of document.querySelectorAll(".ev-ref-toggle")) label.hidden = !split.checked;
+    summarise(refBoxes(), "ref", "");
+    for (const name of ["entailed", "refuted"]) {
+      const count = document.getElementById(`words-${name}`);
+      if (count) count.textContent = String(words(field(name).value));
+    }
+  }
+
+  // --- Drafts: this browser first (never lost), then the server (survives other browsers).
+  function keepLocally() {
+    localStorage.setItem(storageKey, JSON.stringify({ at: Date.now(), draft: collect() }));
+  }
+
+  function say(text, offline) {
+    state.textContent = text;
+    state.classList.toggle("offline", !!offline);
+  }
+
+  async function saveToServer(retryOffline = true) {
+    clearTimeout(retry);
+    const body = JSON.stringify({ version: parseInt(root.dataset.version, 10), draft: collect() });
+    try {
+      const response = await fetch(root.dataset.draftUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": field("csrfmiddlewaretoken").value },
+        body,
+        credentials: "same-origin",
+      });
+      const data = await response.json().catch(() => ({}));
+      if (response.ok) {
+        say(`Draft saved ${data.saved_at}.`, false);
+        root.dataset.serverDraftAt = String(Math.floor(Date.now() / 1000));
+      } else {
+        say(`${data.error || "The draft was not saved."} Your text is kept in this browser.`, true);
+      }
+    } catch (error) {
+      say("Offline: your text is kept in this browser and saved when the connection returns.", true);
+      if (retryOffline) retry = setTimeout(saveToServer, 5000);
+    }
+  }
+
+  function changed() {
+    refresh();
+    if (!editable || submitting) return;
+    keepLocally();
+    say("Unsaved changes…", false);
+    clearTimeout(timer);
+    timer = setTimeout(saveToServer, 700);
+  }
+
+  function restoreLocal() {
+    let saved = null;
+    try {
+      saved = JSON.parse(localStorage.getItem(storageKey) || "null");
+    } catch (error) {
+      saved = null;
+    }
+    if (!saved || !saved.draft) return;
+    const serverAt = parseInt(root.dataset.serverDraftAt || "0", 10) * 1000;
+    const same = JSON.stringify(saved.draft) === JSON.stringify(collect());
+    if (same || saved.at <= serverAt) return;
+    apply(saved.draft);
+    refreshWarnings();
+    say("Restored text typed in this browser that had not reached the server; saving it now.", true);
+    saveToServer();
+  }
+
+  // --- Evidence by keyboard.
+  function setCurrent(item, scroll) {
+    if (current) current.classList.remove("current");
+    current = item;
+    if (!item) return;
+    item.classList.add("current");
+    if (scroll) item.scrollIntoView({ block: "nearest", behavior: "instant" });
+  }
+
+  function move(step) {
+    const list = items();
+    if (!list.length) return;
+    const index = current ? list.indexOf(current) : -1;
+    setCurrent(list[Math.min(list.length - 1, Math.max(0, index + step))], true);
+  }
+
+  function toggle(item, selector = "input.ev") {
+    const box = item && item.querySelector(selector);
+    if (!box || box.disabled) return;
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  // x, Space and 1-3 mark the entailed claim's evidence where the page has it, else (with
+  // "different evidence" ticked) the refuted claim's; Shift+x always the refuted claim's.
+  function mark(item) {
+    if (entailedEvidence) toggle(item);
+    else if (split.checked) toggle(item, "input.ev-ref");
+  }
+
+  function markSampled(n) {
+    const item = document.querySelector(`.ev-item.sampled[data-sampled="${n}"]`);
+    setCurrent(item, true);
+    mark(item);
+  }
+
+  // --- Zoom.
+  const dialog = document.getElementById("zoom");
+  const zoomImg = document.getElementById("zoom-img");
+  let scale = 1;
+  function zoomTo(value) {
+    scale = value;
+    zoomImg.style.width = value === 0 ? "100%" : `${zoomImg.naturalWidth * value}px`;
+  }
+  function openZoom(button) {
+    zoomImg.src = button.dataset.src;
+    zoomImg.alt = button.dataset.label;
+    document.getElementById("zoom-label").textContent = button.dataset.label;
+    dialog.showModal();
+    if (zoomImg.complete) zoomTo(Math.max(1, Math.min(2, 1400 / (zoomImg.naturalWidth || 1400))));
+    else zoomImg.onload = () => zoomTo(Math.max(1, Math.min(2, 1400 / zoomImg.naturalWidth)));
+  }
+  dialog.addEventListener("click", (event) => {
+    const step = event.target.closest("[data-zoom]");
+    if (step) {
+      const d = parseInt(step.dataset.zoom, 10);
+      zoomTo(d === 0 ? 0 : Math.max(0.25, (scale || 1) * (d > 0 ? 1.25 : 0.8)));
+    }
+    if (event.target.id === "zoom-close") dialog.close();
+  });
+
+  // --- Suggestions.
+  function take(button) {
+    if (!editable) return;
+    field("refuted").value = button.dataset.text;
+    field("perturbation_kind").value = button.dataset.kind;
+    field("suggestion").value = button.dataset.text;
+    const refuted = field("refuted");
+    refuted.focus();
+    refuted.setSelectionRange(refuted.value.length, refuted.value.length);
+    changed();
+    refreshWarnings();
+  }
+
+  // The automatic warnings follow the text (htmx recomputes them on "input"; a suggestion
+  // taken or a draft restored sets the text without one).
+  function refreshWarnings() {
+    const box = document.getElementById("warnings");
+    if (!box || !editable) return;
+    if (document.readyState === "loading") {  // htmx binds its triggers when the page is parsed
+      document.addEventListener("DOMContentLoaded", refreshWarnings, { once: true });
+    } else {
+      box.dispatchEvent(new Event("refresh"));
+    }
+  }
+
+  document.addEventListener("click", (event) => {
+    const suggestion = event.target.closest(".take-suggestion");
+    if (suggestion) take(suggestion);
+    const zoom = event.target.closest("button.zoom");
+    if (zoom) openZoom(zoom);
+    const item = event.target.closest(".ev-item");
+    if (item) setCurrent(item, false);
+  });
+  // Ticking "different evidence" starts the refuted claim's evidence from the entailed one's.
+  function splitChanged() {
+    if (split.checked && !refBoxes().some((b) => b.checked)) {
+      const chosen = new Set(startEvidence().map(String));
+      for (const box of refBoxes()) box.checked = chosen.has(box.value);
+    }
+    changed();
+  }
+
+  document.addEventListener("change", (event) => {
+    if (event.target === split) splitChanged();
+    else if (event.target.matches("input.ev, input.ev-ref, select")) changed();
+  });
+  form.addEventListener("input", changed);
+  form.addEventListener("submit", (event) => {
+    if (submitting) {
+      event.preventDefault(); // a double click: the first submission is on its way
+      return;
+    }
+    submitting = true;
+    clearTimeout(timer); // the submission carries everything a pending autosave would
+    clearTimeout(retry);
+    keepLocally();
+    document.getElementById("submit").setAttribute("aria-busy", "true");
+  });
+  // Hand back: the draft reaches the server first, then the task is released.
+  const releaseForm = document.getElementById("release-form");
+  if (releaseForm) {
+    releaseForm.addEventListener("submit", async (event) => {
+      if (submitting) {
+        event.preventDefault();
+        return;
+      }
+      event.preventDefault();
+      submitting = true;
+      clearTimeout(timer);
+      clearTimeout(retry);
+      await saveToServer(false);
+      releaseForm.submit();
+    });
+  }
+  // Evidence loaded with the whole context joins the page's evidence.
+  document.body.addEventListener("htmx:afterSwap", refresh);
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      if (editable) form.requestSubmit();
+      return;
+    }
+    if (event.altKey && /^[1-9]$/.test(event.key)) {
+      const list = document.querySelectorAll(".take-suggestion");
+      const button = list[parseInt(event.key, 10) - 1];
+      if (button) {
+        event.preventDefault();
+        take(button);
+      }
+      return;
+    }
+    if (event.key === "Escape" && typing(event.target)) {
+      event.target.blur();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    if (dialog.open) return;
+    const focusField = (name) => field(name) && (() => field(name).focus());
+    const actions = {
+      j: () => move(1),
+      k: () => move(-1),
+      x: () => mark(current),
+      X: () => split.checked && toggle(current, "input.ev-ref"),
+      d: () => {
+        if (split.disabled) return;
+        split.checked = !split.checked;
+        splitChanged();
+      },
+      " ": () => mark(current),
+      1: () => markSampled(1),
+      2: () => markSampled(2),
+      3: () => markSampled(3),
+      z: () => {
+        const button = current && current.querySelector("button.zoom");
+        if (button) openZoom(button);
+      },
+      w: () => {
+        const details = document.getElementById("whole-context");
+        details.open = !details.open;
+        if (details.open) details.scrollIntoView({ block: "start" });
+      },
+      e: focusField("entailed"),
+      r: focusField("refuted"),
+      p: focusField("explanation"),
+      g: () => document.getElementById("suggest").click(),
+    };
+    const action = actions[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  });
+  window.addEventListener("online", () => editable && saveToServer());
+
+  refresh();
+  if (editable) restoreLocal();
+};
