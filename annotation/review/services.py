@@ -76,15 +76,6 @@ def queue_order(kind: str, user: AbstractBaseUser) -> list:
     return [severity, "created_at", "id"]
 
 
-def _subfield_of(pair: ClaimPair) -> str:
-    code = (
-        WorkItem.objects.filter(pair=pair, kind=WorkKind.WRITE)
-        .values_list("subfield_code", flat=True)
-        .first()
-    )
-    return code or selectors.paper_subfield_codes([pair.paper_id])[pair.paper_id] or ""
-
-
 # Writer, second annotators and adjudicator are different people: splitting a pair's two claims
 # across two second annotators only leaves someone to adjudicate with three eligible experts
 # besides the writer.
@@ -114,7 +105,7 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
     adjudicate). With one or two, both claims are assigned to one of them (the least loaded) and
     the pair is flagged: the other, if any, stays free to adjudicate. With none, the items wait,
     visibly, for an admin."""
-    code = _subfield_of(pair)
+    code = selectors.pair_subfield_code(pair)
     on_pair = set(PairRole.objects.filter(pair=pair).values_list("expert_id", flat=True))
     candidates = [u for u in selectors.eligible_experts(code) if u.pk not in on_pair]
     split = len(candidates) >= SPLIT_MIN_ELIGIBLE
@@ -153,7 +144,7 @@ def open_replacement_review(*, claim: Claim, actor: AbstractBaseUser | None) -> 
     pair = claim.pair
     ClaimReview.objects.create(claim=claim)
     return work.create_item(kind=WorkKind.EVIDENCE, paper_id=pair.paper_id,
-                            subfield_code=_subfield_of(pair), actor=actor, pair=pair, claim=claim)  # fmt: skip
+                            subfield_code=selectors.pair_subfield_code(pair), actor=actor, pair=pair, claim=claim)  # fmt: skip
 
 
 @transaction.atomic
@@ -355,7 +346,7 @@ def reopen_unresolved(*, claim: Claim, by: AbstractBaseUser, note: str = "") -> 
     review.save(update_fields=["state", "updated_at"])
     pair = review.claim.pair
     item = work.create_item(kind=WorkKind.ADJUDICATE, paper_id=pair.paper_id,
-                            subfield_code=_subfield_of(pair), actor=by, pair=pair, claim=claim)  # fmt: skip
+                            subfield_code=selectors.pair_subfield_code(pair), actor=by, pair=pair, claim=claim)  # fmt: skip
     work.record(item, "reopened", actor=by, from_status=ReviewState.UNRESOLVED,
                 to_status=ReviewState.ADJUDICATION, note=note.strip())  # fmt: skip
     return item

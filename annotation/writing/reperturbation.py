@@ -22,16 +22,6 @@ from annotation.models import (
 OPEN = (WorkStatus.OPEN, WorkStatus.LEASED)
 
 
-def subfield_of(pair: ClaimPair) -> str:
-    """The subfield the pair was written in (its writing item's), else its paper's."""
-    code = (
-        WorkItem.objects.filter(pair=pair, kind=WorkKind.WRITE)
-        .values_list("subfield_code", flat=True)
-        .first()
-    )
-    return code or selectors.paper_subfield_codes([pair.paper_id])[pair.paper_id] or ""
-
-
 def open_item(pair: ClaimPair) -> WorkItem | None:
     return WorkItem.objects.filter(pair=pair, kind=WorkKind.REPERTURB, status__in=OPEN).first()
 
@@ -53,7 +43,7 @@ def open_reperturbation(
     if existing is not None:
         return existing
     item = work.create_item(
-        kind=WorkKind.REPERTURB, paper_id=pair.paper_id, subfield_code=subfield_of(pair),
+        kind=WorkKind.REPERTURB, paper_id=pair.paper_id, subfield_code=selectors.pair_subfield_code(pair),
         actor=actor, pair=pair, claim=claim, assignee_id=pair.writer_id,
     )  # fmt: skip
     work.record(item, "sent back to writer", actor=actor, pair=pair,
