@@ -60,10 +60,10 @@ class ReleaseSection:
     anchor: str
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class ReleaseElement:
-    """What the release reads of an element (in ELEMENT_FIELDS order); `image` is the file's
-    name under MEDIA_ROOT ("" when there is none)."""
+    """What the release reads of an element; `image` is the file's name under MEDIA_ROOT
+    ("" when there is none)."""
 
     pk: int
     paper_id: int
@@ -78,15 +78,12 @@ class ReleaseElement:
     image_error: str
     section: ReleaseSection
 
-    def __init__(self, pk, paper_id, kind, anchor, order, label, number, caption, text, image,
-                 image_error, section_number, section_title, section_anchor):  # fmt: skip
-        for name, value in (
-            ("pk", pk), ("paper_id", paper_id), ("kind", kind), ("anchor", anchor),
-            ("order", order), ("label", label), ("number", number), ("caption", caption),
-            ("text", text), ("image", image or ""), ("image_error", image_error),
-            ("section", ReleaseSection(section_number, section_title, section_anchor)),
-        ):  # fmt: skip
-            object.__setattr__(self, name, value)
+    @classmethod
+    def from_row(cls, row: tuple) -> ReleaseElement:
+        """From a `values_list(*ELEMENT_FIELDS)` row (the section's three fields last)."""
+        *fields, number, title, anchor = row
+        fields[9] = fields[9] or ""  # image
+        return cls(*fields, section=ReleaseSection(number, title, anchor))
 
 
 def _item(element: ReleaseElement) -> str:
@@ -166,7 +163,7 @@ def build_release(
     elements: dict[int, ReleaseElement] = {}
     by_paper: dict[int, list[tuple[ReleaseElement, bool]]] = defaultdict(list)
     for context_id, not_a_chart, *values in in_context:
-        element = ReleaseElement(*values)
+        element = ReleaseElement.from_row(values)
         elements[element.pk] = element
         if contexts[element.paper_id] == context_id:
             by_paper[element.paper_id].append((element, not_a_chart))
@@ -176,7 +173,7 @@ def build_release(
     for values in Element.objects.filter(pk__in=needed - set(elements)).values_list(
         *ELEMENT_FIELDS
     ):
-        element = ReleaseElement(*values)
+        element = ReleaseElement.from_row(values)
         elements[element.pk] = element
     salt = settings.RELEASE_SALT or settings.SECRET_KEY
     paper_objects = {p.paper_id: p.paper for p in pairs.values()}

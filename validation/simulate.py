@@ -456,8 +456,9 @@ def simulate(
     if not fresh:
         return report
     rng = random.Random(seed)
+    codes_of = annotation_selectors.paper_subfield_codes([p.pk for p in fresh])
     for paper in fresh:
-        paper.subfield_code = annotation_selectors.paper_subfield_codes([paper.pk])[paper.pk]
+        paper.subfield_code = codes_of[paper.pk]
     codes = sorted({p.subfield_code for p in fresh if p.subfield_code})
     experts = synthetic_experts(codes, report)
     everyone = [u for code in codes for u in experts[code]]

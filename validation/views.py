@@ -188,7 +188,7 @@ def statistics(request: HttpRequest) -> HttpResponse:
         ]
     progress = stats.bar_chart(result["progress"], title="Progress of every stage")
     context = {"result": result, "plots": plots, "progress_plot": progress, "names": names,
-               "name": name}  # fmt: skip
+               "name": name, "synthetic": stats.synthetic_summary(name)}  # fmt: skip
     return render(request, "validation/statistics.html", context)
 
 

@@ -1,18 +1,10 @@
-"""Template tags of the statistics and release pages: synthetic content, job errors."""
+"""Template filters of the release pages: a failed export job's message."""
 
 from __future__ import annotations
 
 from django import template
 
-from validation import stats
-
 register = template.Library()
-
-
-@register.simple_tag
-def synthetic_summary(split_name: str | None = None) -> dict:
-    """`{% synthetic_summary name as synthetic %}`: see `stats.synthetic_summary`."""
-    return stats.synthetic_summary(split_name or None)
 
 
 @register.filter
