@@ -245,10 +245,12 @@ class StandInArxiv:
         # cross-listed paper answered once per matching category, an older version again.
         self.per_category_duplicates = per_category_duplicates
         self.stale_versions = stale_versions or {}
-        self.log: list[LoggedRequest] = []
+        self._log: list[LoggedRequest] = []
+        self._in_flight = 0
         self.on_request: list[Callable[[str], None]] = []
         self._faults: list[_FaultRule] = []
         self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -317,9 +319,19 @@ class StandInArxiv:
         self.stop()
 
     # -- the request log --------------------------------------------------------------------
+    @property
+    def log(self) -> list[LoggedRequest]:
+        """The request log, once every request in progress has been logged.
+
+        A client holds its whole answer before the handler thread appends the entry, so a
+        test reading the log straight after a request would race the server without this wait.
+        """
+        with self._settled:
+            self._settled.wait_for(lambda: self._in_flight == 0, timeout=5)
+            return self._log
+
     def requests(self, prefix: str = "") -> list[LoggedRequest]:
-        with self._lock:
-            return [r for r in self.log if r.path.startswith(prefix)]
+        return [r for r in self.log if r.path.startswith(prefix)]
 
     def html_requests(self) -> list[str]:
         """Paths of HTML page requests (not assets)."""
@@ -475,15 +487,20 @@ class _Handler(BaseHTTPRequestHandler):
         started = time.monotonic()
         target = self.path
         standin = self.standin
-        for hook in list(standin.on_request):
-            hook(target)
-        fault = standin._take_fault(target)
+        with standin._lock:
+            standin._in_flight += 1
         status = 0
+        fault: Fault | None = None
         try:
+            for hook in list(standin.on_request):
+                hook(target)
+            fault = standin._take_fault(target)
             status = self._answer(target, fault)
         finally:
             with standin._lock:
-                standin.log.append(
+                standin._in_flight -= 1
+                standin._settled.notify_all()
+                standin._log.append(
                     LoggedRequest(
                         method="GET",
                         path=target,
