@@ -26,6 +26,7 @@ DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 _El = lxml.etree._Element
 _PACKAGE_ALERTS = lxml.etree.XPath("//div[contains(@class, 'package-alerts')]")
 _ERRORS = lxml.etree.XPath("descendant-or-self::*[contains(@class, 'ltx_ERROR')]")
+_IDS_WITHIN = lxml.etree.XPath("descendant-or-self::*/@id", smart_strings=False)
 
 # The sectioning classes LaTeXML uses; level comes from nesting, not from these.
 _SECTION_CLASSES = frozenset(
@@ -221,10 +222,8 @@ def _collect_text(el: _El, parts: list[str], skip_tags: bool) -> None:
             parts.append(tail)
 
 
-def _int_attr(el: _El, name: str) -> int:
-    raw = el.get(name)
-    if raw is None:
-        return 1
+def _span(raw: str) -> int:
+    """A rowspan/colspan value: 1 when unreadable, at most 1000."""
     try:
         value = int(raw.strip())
     except ValueError:
@@ -246,6 +245,8 @@ class _Walker:
         self._element_anchors: set[str] = set()
         # id of any node inside a table/chart float (panels, sub-tables) -> the element's anchor
         self._float_ids: dict[str, str] = {}
+        # Tables whose markup is sanitized once the walk is over: (element, [(tabular, caption)]).
+        self._fragments: list[tuple[Element, list[tuple[_El, str]]]] = []
         self._raw_refs: dict[int, list[str]] = {}
         self._front: Section | None = None
         self.scan_errors = True
@@ -266,6 +267,9 @@ class _Walker:
                 if ancestor is article:
                     break
         self._walk_children(article, None)
+        for element, tabulars in self._fragments:
+            element.table_html = "".join(_table_fragment(t, caption) for t, caption in tabulars)
+        self._fragments.clear()
 
     def result(self) -> ParsedPaper:
         visual = {e.anchor for e in self.elements if e.kind != "paragraph"}
@@ -512,11 +516,9 @@ class _Walker:
         if element is None:
             return
         self._float_ids[element.anchor] = element.anchor
-        for sub in node.iter():
-            if isinstance(sub.tag, str):
-                sub_id = sub.get("id")
-                if sub_id and sub_id not in self._float_ids:
-                    self._float_ids[sub_id] = element.anchor
+        for sub_id in _IDS_WITHIN(node):
+            if sub_id and sub_id not in self._float_ids:
+                self._float_ids[sub_id] = element.anchor
         errors = self._errors.get(node)
         if errors:
             element.degraded = True
@@ -543,9 +545,8 @@ class _Walker:
         )
         if tabulars and not all(_is_image_grid(t) for t in tabulars):
             element.grids = [_grid(t) for t in tabulars]
-            element.table_html = "".join(
-                _table_fragment(t, _panel_caption(t, node)) for t in tabulars
-            )
+            # Sanitizing rewrites the markup in place, so it waits for the end of the walk.
+            self._fragments.append((element, [(t, _panel_caption(t, node)) for t in tabulars]))
         else:
             element.panels = list(self._panels(node))
             if not element.panels:
@@ -582,7 +583,7 @@ class _Walker:
 
     def _panels(self, node: _El) -> Iterator[Panel]:
         row = 0
-        grid_rows: dict[int, int] = {}
+        grid_rows: dict[_El, int] = {}  # keeps each row proxy alive: the key is stable
         for el in node.iter():
             tag = el.tag
             if not isinstance(tag, str):
@@ -598,7 +599,7 @@ class _Walker:
             tr = _ancestor(el, node, "tr")
             panel_row = row
             if tr is not None:
-                panel_row = grid_rows.setdefault(id(tr), len(grid_rows))
+                panel_row = grid_rows.setdefault(tr, len(grid_rows))
             if tag == "img":
                 src = (el.get("src") or "").strip()
                 if not src:
@@ -749,18 +750,37 @@ def _grid(tabular: _El) -> Grid:
     for tr in _rows(tabular):
         row = []
         for cell in tr:
-            if cell.tag not in ("td", "th"):
+            tag = cell.tag
+            if tag != "td" and tag != "th":
                 continue
-            row.append(
-                Cell(
-                    text=text_of(cell),
-                    rowspan=_int_attr(cell, "rowspan"),
-                    colspan=_int_attr(cell, "colspan"),
-                    header=cell.tag == "th" or "ltx_th" in (cell.get("class") or ""),
-                )
-            )
+            rowspan = colspan = 1
+            header = tag == "th"
+            for name, value in cell.items():
+                if name == "class":
+                    header = header or "ltx_th" in value
+                elif name == "rowspan":
+                    rowspan = _span(value)
+                elif name == "colspan":
+                    colspan = _span(value)
+            row.append(Cell(_cell_text(cell), rowspan, colspan, header))
         grid.append(row)
     return grid
+
+
+def _cell_text(cell: _El) -> str:
+    """text_of(cell), with the two shapes most cells have (bare text; one formula) inlined."""
+    count = len(cell)
+    text = cell.text
+    if count == 0:
+        return collapse(text) if text else ""
+    if count == 1 and (not text or text.isspace()):
+        child = cell[0]
+        tail = child.tail
+        if child.tag == "math" and (not tail or tail.isspace()):
+            alt = child.get("alttext")
+            if alt is not None:
+                return collapse(f"${alt.strip()}$")
+    return text_of(cell)
 
 
 def _is_image_grid(tabular: _El) -> bool:
@@ -775,7 +795,7 @@ def _is_image_grid(tabular: _El) -> bool:
 
 
 def _table_fragment(tabular: _El, panel_caption: str) -> str:
-    html = sanitize_fragment(tabular)
+    html = sanitize_fragment(tabular, in_place=True)
     if panel_caption:
         caption = lxml.etree.Element("div", {"class": "ltx_panel_caption"})
         caption.text = panel_caption

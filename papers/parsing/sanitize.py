@@ -35,24 +35,29 @@ _ALLOWED_ATTRS = frozenset(
 )  # fmt: skip
 
 
-def sanitize_fragment(node: lxml.etree._Element) -> str:
-    """Return safe HTML for `node` (not modified): allowed tags and attributes only."""
-    root = copy.deepcopy(node)
-    root.tail = None
-    for img in list(root.iter("img")):
-        placeholder = lxml.etree.Element("span", {"class": "ltx_image_placeholder"})
-        placeholder.text = "[image]"
-        placeholder.tail = img.tail
-        img.getparent().replace(img, placeholder) if img.getparent() is not None else None
-    lxml.etree.strip_elements(
-        root, lxml.etree.Comment, lxml.etree.ProcessingInstruction, *_DROP_TAGS, with_tail=False
-    )
-    unknown = set()
+def sanitize_fragment(node: lxml.etree._Element, *, in_place: bool = False) -> str:
+    """Return safe HTML for `node`: allowed tags and attributes only.
+
+    `node` is left as it was unless `in_place` is set, for a caller done with the tree (the
+    parser, once its walk is over), which saves a copy of every table.
+    """
+    root = node if in_place else copy.deepcopy(node)
+    # One pass notes what to change; the tree is changed after it (never while iterating).
+    images: list[lxml.etree._Element] = []
+    dropped = False
+    unknown: set[str] = set()
     for el in root.iter():
         tag = el.tag
-        if not isinstance(tag, str):
+        if tag.__class__ is not str:
+            dropped = True  # a comment or processing instruction
             continue
         if tag not in _ALLOWED_TAGS:
+            if tag == "img":
+                images.append(el)
+                continue
+            if tag in _DROP_TAGS:
+                dropped = True
+                continue
             unknown.add(tag)
         # The HTML parser lowercases tag and attribute names, so exact lookups suffice.
         for name in el.keys():
@@ -60,6 +65,18 @@ def sanitize_fragment(node: lxml.etree._Element) -> str:
                 name in ("width", "height") and not el.get(name).replace(".", "").isdigit()
             ):
                 del el.attrib[name]
+    for img in images:
+        parent = img.getparent()
+        if parent is None:
+            continue
+        placeholder = lxml.etree.Element("span", {"class": "ltx_image_placeholder"})
+        placeholder.text = "[image]"
+        placeholder.tail = img.tail
+        parent.replace(img, placeholder)
+    if dropped:
+        lxml.etree.strip_elements(
+            root, lxml.etree.Comment, lxml.etree.ProcessingInstruction, *_DROP_TAGS, with_tail=False
+        )
     if unknown:
         unknown.discard(root.tag)
         lxml.etree.strip_tags(root, *unknown)
