@@ -348,6 +348,11 @@ def _remove_tree(relative: str) -> None:
     root.rmdir()
 
 
+def remove_paper_media(arxiv_id: str, version: int) -> None:
+    """Remove every file stored for this paper version (all its imports)."""
+    _remove_tree(_paper_dir(arxiv_id, version))
+
+
 def _remove_other_media(arxiv_id: str, version: int, keep: str) -> None:
     root = Path(settings.MEDIA_ROOT) / _paper_dir(arxiv_id, version)
     if not root.is_dir():

@@ -250,3 +250,29 @@ def test_with_chromium_tikz_figures_are_rasterised_and_tables_screenshot(setting
     tables = paper.elements.filter(kind="table", is_image_table=False)
     assert set(tables.values_list("image_renderer", flat=True)) == {"chromium"}
     assert paper.images_status == Paper.ImagesStatus.DONE
+
+
+def test_deleting_a_paper_removes_its_media_once_committed(
+    pillow_only, settings, django_capture_on_commit_callbacks
+):
+    from django.db import transaction
+
+    folder = PAGES[0]
+    page = locate_page(folder)
+    run_import(str(folder), "--images", "now")
+    paper = Paper.objects.get(arxiv_id=page.arxiv_id, version=page.version)
+    media = Path(settings.MEDIA_ROOT) / f"papers/{paper.arxiv_id}v{paper.version}"
+    assert any(media.rglob("*.png"))
+
+    # A deletion that rolls back keeps the paper, so it keeps the files.
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with pytest.raises(RuntimeError), transaction.atomic():
+            Paper.objects.get(pk=paper.pk).delete()
+            raise RuntimeError("rolled back")
+    assert not callbacks and any(media.rglob("*.png"))
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        Paper.objects.get(pk=paper.pk).delete()
+    assert len(callbacks) == 1
+    assert not media.exists()
+    assert not Paper.objects.filter(pk=paper.pk).exists()
