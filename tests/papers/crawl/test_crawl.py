@@ -184,7 +184,9 @@ def test_politeness_delay_measured_at_the_server(arxiv_settings, standin):
     assert len(log) >= 6  # API, HTML, assets and an abstract page
     gaps = [b.started - a.ended for a, b in zip(log, log[1:], strict=False)]
     assert min(gaps) >= 0.2 - 0.005, f"requests closer than the delay: {gaps}"
-    assert run.stats["wait_seconds"] >= 0.2 * (len(log) - 1) * 0.9
+    # The crawler's own account of its politeness: it did wait, and only between requests
+    # (work done between two requests counts toward the delay, so how long depends on load).
+    assert 0 < run.stats["wait_seconds"] <= sum(gaps) + 0.01
 
 
 def test_identifies_itself(arxiv_settings, standin):
