@@ -278,6 +278,20 @@ def submit_reperturbation(
 
 
 @transaction.atomic
+def _drop_unused_writer_role(item: WorkItem) -> None:
+    """The expert an item is taken from keeps their writer role only if they wrote something on
+    the pair (its first claims, or a new perturbation before): a role given by an earlier
+    hand-over and never used would keep them from annotating, adjudicating and validating it."""
+    previous = item.assignee_id
+    if previous is None or ClaimPair.objects.filter(pk=item.pair_id, writer_id=previous).exists():
+        return
+    wrote = WorkItem.objects.filter(
+        pair_id=item.pair_id, kind=WorkKind.REPERTURB, status=WorkStatus.DONE, assignee_id=previous
+    ).exists()
+    if not wrote:
+        PairRole.objects.filter(pair_id=item.pair_id, expert_id=previous, role=Role.WRITER).delete()
+
+
 def reassign_reperturbation(
     *, item: WorkItem, expert: AbstractBaseUser, by: AbstractBaseUser, note: str = ""
 ) -> WorkItem:
@@ -300,8 +314,11 @@ def reassign_reperturbation(
             f"{expert.get_username()} already holds a role ({role.role}) on this pair: the new "
             "perturbation must be annotated blind by people who did not write it."
         )
+    if expert.pk == item.assignee_id:
+        raise AnnotationError(f"{expert.get_username()} already holds this item.")
     if role is None:
         PairRole.objects.create(pair_id=item.pair_id, expert=expert, role=Role.WRITER)
+    _drop_unused_writer_role(item)
     old = {"assignee": item.assignee_id}
     item.assignee_id = expert.pk
     item.version += 1

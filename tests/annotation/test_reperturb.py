@@ -136,6 +136,19 @@ def test_only_the_writer_may_take_and_write_it_and_admins_look_or_hand_it_over(c
     assert PairRole.objects.get(pair=pair, expert=c["nia"]).role == "writer"
     assert WorkEvent.objects.filter(item=item, action=work.OVERRIDE_ACTION, note="wendy left")
     assert work.next_item(user=c["nia"], kind=WorkKind.REPERTURB) == item
+    # Handed on again, nia (who wrote nothing) loses the writer role she was given, so she may
+    # still annotate, adjudicate or validate the pair; wendy wrote it and keeps hers.
+    item.refresh_from_db()
+    work.release_item(item=item, user=c["nia"], version=item.version)
+    item.refresh_from_db()
+    with pytest.raises(AnnotationError, match="already holds this item"):
+        writing.reassign_reperturbation(item=item, expert=c["nia"], by=c["boss"])
+    writing.reassign_reperturbation(item=item, expert=c["val"], by=c["boss"])
+    writers = PairRole.objects.filter(pair=pair, role="writer").values_list("expert__username")
+    assert sorted(writers.all()) == [("val",), ("wendy",)]
+    item.refresh_from_db()
+    writing.reassign_reperturbation(item=item, expert=c["wendy"], by=c["boss"])
+    assert sorted(writers.all()) == [("wendy",)]
 
 
 def test_a_bad_submission_records_nothing_and_says_which_field(client):
