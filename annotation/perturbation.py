@@ -12,7 +12,8 @@ PerturbationKind = Literal["number", "direction", "superlative", "entity"]
 
 @dataclass(frozen=True, slots=True)
 class EvidenceTable:
-    """A table of the evidence, as rows of cell texts (a spanned cell appears once)."""
+    """A table of the evidence, as rows of cell texts on the table's column grid (a spanned
+    cell's text in every slot it covers)."""
 
     label: str
     rows: Sequence[Sequence[str]]

@@ -21,7 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from PIL import Image, ImageDraw, ImageFont
 
-from papers.parsing.document import Cell, Grid
+from papers.parsing.document import Grid, PlacedCell, grid_occupancy
 
 logger = logging.getLogger(__name__)
 
@@ -547,45 +547,6 @@ def _font(size: int, bold: bool) -> ImageFont.FreeTypeFont | ImageFont.ImageFont
         return ImageFont.load_default(size=size)
     except TypeError:  # Pillow < 10.1 has only the small bitmap font
         return ImageFont.load_default()
-
-
-@dataclass(frozen=True, slots=True)
-class PlacedCell:
-    cell: Cell
-    row: int
-    col: int
-    rowspan: int
-    colspan: int
-
-
-def grid_occupancy(grid: Grid) -> tuple[list[PlacedCell], list[list[int | None]]]:
-    """Where each cell lands once rowspans and colspans are honoured, as HTML lays them out.
-
-    Returns the placed cells and a matrix (rows x columns) holding, for each slot, the index of
-    the placed cell covering it (None for a slot no cell covers: a short row).
-    """
-    taken: dict[tuple[int, int], int] = {}
-    placed: list[PlacedCell] = []
-    n_rows = len(grid)
-    for r, row in enumerate(grid):
-        c = 0
-        for cell in row:
-            while (r, c) in taken:
-                c += 1
-            # Browsers clamp rowspan to the rows that exist and colspan to 1000.
-            rowspan = max(1, min(cell.rowspan, n_rows - r))
-            colspan = max(1, min(cell.colspan, 1000))
-            index = len(placed)
-            placed.append(PlacedCell(cell, r, c, rowspan, colspan))
-            for dr in range(rowspan):
-                for dc in range(colspan):
-                    taken[(r + dr, c + dc)] = index
-            c += colspan
-    n_cols = max((c + 1 for _, c in taken), default=0)
-    matrix: list[list[int | None]] = [[None] * n_cols for _ in range(n_rows)]
-    for (r, c), index in taken.items():
-        matrix[r][c] = index
-    return placed, matrix
 
 
 def _header_row_count(grid: Grid) -> int:

@@ -31,6 +31,7 @@ from annotation.models.review import FINAL_STATES
 from annotation.perturbation import EvidenceTable, Suggestion, perturbation_suggestions
 from annotation.writing.rules import SUBSET_GUIDE, ContextElement, normalise
 from papers.models import Element, Paper, Section
+from papers.parsing.document import Cell, grid_occupancy
 
 ELEMENT_FIELDS = (
     "id", "section_id", "kind", "anchor", "order", "label", "number", "caption", "text",
@@ -169,10 +170,28 @@ def evidence_tables(task: ClaimTask, evidence_ids: set[int]) -> list[EvidenceTab
     out = []
     for table in sorted(tables, key=lambda t: t.order):
         for grid in table.cells or []:
-            rows = [[str(cell.get("text", "")) for cell in row] for row in grid]
+            rows = _aligned_rows(grid)
             if rows:
                 out.append(EvidenceTable(table.label or "table", rows))
     return out
+
+
+def _aligned_rows(stored: list[list[dict]]) -> list[list[str]]:
+    """Cell texts laid out as a browser lays the table out: a spanned cell's text fills every
+    slot it covers, so a column holds one column's values even below a multi-row header."""
+    grid = [
+        [
+            Cell(
+                text=str(cell.get("text", "")),
+                rowspan=int(cell.get("rowspan") or 1),
+                colspan=int(cell.get("colspan") or 1),
+            )
+            for cell in row
+        ]
+        for row in stored
+    ]
+    placed, matrix = grid_occupancy(grid)
+    return [["" if i is None else placed[i].cell.text for i in row] for row in matrix]
 
 
 def suggestions(task: ClaimTask, claim: str, evidence_ids: set[int]) -> list[Suggestion]:

@@ -133,3 +133,38 @@ def test_table_cells_with_markup_still_match():
     assert by_kind("B reaches 84.0 accuracy.", "number", tables=[table])[0] == (
         "B reaches 81.5 accuracy."
     )
+
+
+def test_spanned_cells_keep_values_in_their_own_column():
+    from annotation.writing.selectors import _aligned_rows
+
+    def cell(text: str, rowspan: int = 1, colspan: int = 1) -> dict:
+        return {"text": text, "rowspan": rowspan, "colspan": colspan, "header": False}
+
+    # As stored from the page: the second RouteAdapt row has no first cell (it is spanned).
+    stored = [
+        [cell("Method", rowspan=2), cell("k", rowspan=2), cell("Trainable (%)", rowspan=2),
+         cell("chrF++", colspan=2)],
+        [cell("African"), cell("Asian")],
+        [cell("RouteAdapt (ours)", rowspan=2), cell("2"), cell("1.2"), cell("45.9"), cell("51.0")],
+        [cell("4"), cell("3.4"), cell("47.1"), cell("52.3")],
+        [cell("Full fine-tuning"), cell("-"), cell("100.0"), cell("44.0"), cell("50.2")],
+    ]  # fmt: skip
+    rows = _aligned_rows(stored)
+    assert rows[3] == ["RouteAdapt (ours)", "4", "3.4", "47.1", "52.3"]
+    assert rows[0][3:] == ["chrF++", "chrF++"] and rows[1][:3] == ["Method", "k", "Trainable (%)"]
+    table = EvidenceTable(label="Table 1", rows=rows)
+    found = {
+        s.description
+        for s in perturbation_suggestions(
+            "RouteAdapt with k=4 reaches 47.1 chrF++.", tables=[table]
+        )
+        if s.kind == "number" and s.description.startswith("47.1")
+    }
+    assert found == {
+        "47.1 → 45.9 (Table 1, same column)",
+        "47.1 → 44.0 (Table 1, same column)",
+        "47.1 → 4 (Table 1, same row)",
+        "47.1 → 3.4 (Table 1, same row)",
+        "47.1 → 52.3 (Table 1, same row)",
+    }

@@ -15,14 +15,13 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from papers.parsing.document import Cell, Grid
+from papers.parsing.document import Cell, Grid, grid_occupancy
 from papers.render import (
     ChromiumRenderer,
     PillowRenderer,
     RenderError,
     RenderUnavailable,
     find_chromium,
-    grid_occupancy,
     open_table_renderer,
     readable_math,
     render_table_pillow,
