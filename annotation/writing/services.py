@@ -308,6 +308,12 @@ def reassign_reperturbation(
         raise InvalidTransition("This item is not waiting (it is taken, done or cancelled).")
     if not ExpertProfile.objects.filter(user_id=expert.pk, active=True, user__is_active=True):
         raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
+    code = selectors.pair_subfield_code(item.pair)
+    if not selectors.eligible_experts(code).filter(pk=expert.pk).exists():
+        raise AnnotationError(
+            f"{expert.get_username()} is not eligible for {code or 'this pair’s subfield'} "
+            "(see their expert page for why): hand it to an eligible expert."
+        )
     role = PairRole.objects.filter(pair_id=item.pair_id, expert_id=expert.pk).first()
     if role is not None and role.role != Role.WRITER:
         raise AnnotationError(

@@ -22,6 +22,7 @@ from annotation.writing import selectors as writing_selectors
 from annotation.writing import services as writing
 from papers.models import Element
 from tests.annotation.claim_factories import ENTAILED
+from tests.annotation.factories import make_expert
 from tests.annotation.review_factories import adjudicate, crew, written_pair
 from tests.validation.factories import add_images, validate_all
 from validation import selectors as validation_selectors
@@ -143,6 +144,9 @@ def test_only_the_writer_may_take_and_write_it_and_admins_look_or_hand_it_over(c
     item.refresh_from_db()
     with pytest.raises(AnnotationError, match="already holds this item"):
         writing.reassign_reperturbation(item=item, expert=c["nia"], by=c["boss"])
+    outsider = make_expert("olga", ("cs.RO",))
+    with pytest.raises(AnnotationError, match="olga is not eligible"):
+        writing.reassign_reperturbation(item=item, expert=outsider, by=c["boss"])
     writing.reassign_reperturbation(item=item, expert=c["val"], by=c["boss"])
     writers = PairRole.objects.filter(pair=pair, role="writer").values_list("expert__username")
     assert sorted(writers.all()) == [("val",), ("wendy",)]
