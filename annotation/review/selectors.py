@@ -164,7 +164,14 @@ def review_queue(user: AbstractBaseUser) -> ReviewQueue:
         done[kind] += 1
 
     def available(kind: str) -> int:
-        return work.available_to(user, kind, now).exclude(holder_id=user.pk).count()
+        items = work.available_to(user, kind, now).exclude(holder_id=user.pk)
+        if kind != WorkKind.EVIDENCE:
+            return items.count()  # one adjudicator may settle both claims of a pair
+        # The two unassigned claims of a pair go to two different people: taking one leaves
+        # the other to someone else, so they count once. Claims assigned by name all count.
+        mine = items.filter(assignee_id=user.pk).count()
+        free = items.filter(assignee__isnull=True).values("pair_id").distinct().count()
+        return mine + free
 
     return ReviewQueue(
         held_evidence=held.get(WorkKind.EVIDENCE),

@@ -52,9 +52,12 @@ def test_a_written_pair_opens_two_blind_items_any_eligible_expert_may_take():
 def test_the_two_claims_go_to_different_second_annotators():
     c = crew("alice", "bob", "carol", "dave")
     pair = written_pair(c["alice"], c["boss"])
+    # The workspace counts what bob can take: one claim of the pair, not two.
+    assert selectors.review_queue(c["bob"]).evidence_available == 1
     first = annotate(c["bob"])
     with pytest.raises(work.NothingToDo):  # bob holds a role on the pair now
         review.take_next(user=c["bob"], kind="evidence")
+    assert selectors.review_queue(c["bob"]).evidence_available == 0
     second = annotate(c["carol"])
     assert {first.claim_id, second.claim_id} == set(pair.claims.values_list("pk", flat=True))
     assert set(PairRole.objects.filter(pair=pair).values_list("expert__username", "role")) == {
@@ -67,6 +70,7 @@ def test_with_one_eligible_expert_both_claims_go_to_them_and_the_pair_is_flagged
     assert PairReview.objects.get(pair=pair).same_second_annotator
     assert set(WorkItem.objects.filter(pair=pair, kind="evidence")
                .values_list("assignee__username", flat=True)) == {"bob"}  # fmt: skip
+    assert selectors.review_queue(c["bob"]).evidence_available == 2  # both are his
     annotate(c["bob"])
     annotate(c["bob"])
     assert states(pair) == {"entailed": "unanimous", "refuted": "unanimous"}
