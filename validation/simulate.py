@@ -40,6 +40,7 @@ from annotation.models import (
     Claim,
     ClaimReview,
     ClaimTask,
+    ExpertProfile,
     Role,
     Subfield,
     WorkItem,
@@ -136,7 +137,20 @@ def synthetic_experts(codes: Sequence[str], report: Report) -> dict[str, list[Ab
                 )  # fmt: skip
                 report.experts_created += 1
             out[code].append(user)
+    # Inactive between runs (see simulate); active while the simulation drives them.
+    ExpertProfile.objects.filter(user__in=[u for users_ in out.values() for u in users_]).update(
+        active=True
+    )
     return out
+
+
+def retire_synthetic_experts() -> int:
+    """Synthetic experts take no work outside a simulation run: once it ends they are inactive,
+    so people's new papers and the work left for people never go to an account nobody can
+    sign in as (their past work stays theirs)."""
+    return ExpertProfile.objects.filter(user__username__startswith=EXPERT_PREFIX).update(
+        active=False
+    )
 
 
 def is_synthetic_expert(user: AbstractBaseUser) -> bool:
@@ -460,6 +474,21 @@ def simulate(
     for paper in fresh:
         paper.subfield_code = codes_of[paper.pk]
     codes = sorted({p.subfield_code for p in fresh if p.subfield_code})
+    try:
+        return _simulate(fresh, codes, rng, report, pairs_per_paper, leave, progress)
+    finally:
+        retire_synthetic_experts()
+
+
+def _simulate(
+    fresh: list[Paper],
+    codes: list[str],
+    rng: random.Random,
+    report: Report,
+    pairs_per_paper: float,
+    leave: bool,
+    progress: Progress | None,
+) -> Report:
     experts = synthetic_experts(codes, report)
     everyone = [u for code in codes for u in experts[code]]
     admin = get_user_model().objects.filter(is_staff=True).order_by("pk").first()
@@ -469,7 +498,7 @@ def simulate(
     tail: dict[str, Paper] = {}
     if leave and len(fresh) >= 9:
         for stage, want in (
-            ("waiting for a new perturbation", 0),
+            ("waiting for a new perturbation", 1),
             ("waiting for validation", 1),
             ("waiting for adjudication", 1),
             ("waiting for second annotation", 1),

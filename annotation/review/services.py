@@ -64,10 +64,14 @@ def shuffle_key(item_id: int, user_id: int) -> int:
 
 
 def queue_order(kind: str, user: AbstractBaseUser) -> list:
-    """Second annotation: shuffled across papers (so an expert does not read one paper's claims
-    in a row); adjudication: label disagreements before evidence-only ones, then oldest."""
+    """Second annotation: claims assigned to the expert by name first (nobody else may take
+    them), then shuffled across papers (so an expert does not read one paper's claims in a
+    row); adjudication: label disagreements before evidence-only ones, then oldest."""
     if kind == WorkKind.EVIDENCE:
-        return [Mod(F("id") * SHUFFLE_A + Value(user.pk * SHUFFLE_B), Value(SHUFFLE_P)), "id"]
+        named = Case(When(assignee_id=user.pk, then=Value(0)), default=Value(1),
+                     output_field=IntegerField())  # fmt: skip
+        shuffled = Mod(F("id") * SHUFFLE_A + Value(user.pk * SHUFFLE_B), Value(SHUFFLE_P))
+        return [named, shuffled, "id"]
     severity = Case(
         When(claim__review__disagreement=Disagreement.LABEL, then=Value(0)),
         default=Value(1),

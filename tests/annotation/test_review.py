@@ -311,6 +311,17 @@ def test_the_annotation_queue_is_shuffled_across_papers():
     assert handed[0] == min(free, key=lambda pk: (review.shuffle_key(pk, c["bob"].pk), pk))
 
 
+def test_claims_assigned_by_name_come_before_the_shuffled_ones():
+    c = crew("alice", "bob", "carol", "dave")
+    for seed in range(4):
+        written_pair(c["alice"], c["boss"], seed=seed)  # free for bob, carol and dave
+    mine = written_pair(c["alice"], c["boss"], seed=9)
+    WorkItem.objects.filter(pair=mine, kind="evidence").update(assignee=c["bob"])
+    first, second = annotate(c["bob"]), annotate(c["bob"])
+    assert first.pair_id == second.pair_id == mine.pk
+    assert annotate(c["bob"]).pair_id != mine.pk
+
+
 def test_the_adjudication_queue_puts_label_disagreements_first():
     c = crew("alice", "bob", "carol", "dave")
     label_pair = written_pair(c["alice"], c["boss"], seed=1)

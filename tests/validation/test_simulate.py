@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
+from annotation import work
 from annotation.demo import create_demo_experts
 from annotation.models import (
     Assignment,
@@ -25,6 +27,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.selectors import eligible_experts
 from papers.models import Element, Paper
 from papers.synthetic import FIXTURES, fixture_of, synthetic_id
 from tests.validation.test_split_and_export import load_sciver
@@ -107,8 +110,14 @@ def test_the_workflow_is_real_and_a_second_run_adds_nothing():
         created_by__username__in=["alice", "bob", "carol"], paper__claim_tasks__isnull=True
     )
     assert waiting_claims.exists()
+    # Synthetic experts retire when the run ends: people's new work never goes to them, and
+    # what was left waits for people who can take it.
+    assert sorted(u.username for u in eligible_experts("cs.CL")) == ["alice", "bob", "carol"]
+    humans = get_user_model().objects.filter(username__in=["alice", "bob", "carol"])
+    now = timezone.now()
     for kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE, WorkKind.VALIDATE):
         assert WorkItem.objects.filter(kind=kind, status=WorkStatus.OPEN).exists(), kind
+        assert any(work.available_to(u, kind, now).exists() for u in humans), kind
     # A validator found a perturbation true: the pair waits for its writer's new perturbation.
     assert "left waiting for a new perturbation" in out
     back = list(WorkItem.objects.filter(kind=WorkKind.REPERTURB, status=WorkStatus.OPEN))
