@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from annotation.selectors import can_view_paper, visible_papers
+from annotation.views.common import forbidden
 from papers.models import Element, ElementPanel, Paper, Section
 
 
@@ -29,7 +30,7 @@ def paper_detail(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
         Paper.objects.defer("raw_html_compressed"), arxiv_id=arxiv_id, version=version
     )
     if not can_view_paper(request.user, paper.pk):
-        return HttpResponse("This paper is not assigned to you.", status=403)
+        return forbidden(request, "This paper is not assigned to you.")
     elements = (
         Element.objects.filter(paper=paper)
         .order_by("order")

@@ -43,7 +43,10 @@ def test_annotator_sees_the_list_but_not_unassigned_context_or_admin(client, pap
     client.force_login(UserFactory())
     response = client.get("/papers/")  # only the papers assigned to them: none
     assert response.status_code == 200 and paper.arxiv_id not in response.content.decode()
-    assert client.get(f"/papers/{paper.versioned_id}/").status_code == 403
+    refused = client.get(f"/papers/{paper.versioned_id}/")
+    assert refused.status_code == 403
+    page = refused.content.decode()  # the site's page, with a way back, not bare text
+    assert "not assigned to you" in page and "Back to your workspace" in page
     assert client.get("/admin/papers/element/").status_code == 302  # admin login page
 
 
