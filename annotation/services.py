@@ -372,6 +372,25 @@ def unassign(
 
 
 @transaction.atomic
+def _same_decisions(
+    context: CuratedContext, sections: set[int], elements: set[int], not_charts: set[int]
+) -> bool:
+    kept_sections = set(
+        CuratedSection.objects.filter(context=context, kept=True).values_list(
+            "section_id", flat=True
+        )
+    )
+    kept_elements, flagged = set(), set()
+    for pk, kept, not_a_chart in CuratedElement.objects.filter(context=context).values_list(
+        "element_id", "kept", "not_a_chart"
+    ):
+        if kept:
+            kept_elements.add(pk)
+        if not_a_chart:
+            flagged.add(pk)
+    return (kept_sections, kept_elements, flagged) == (sections, elements, not_charts)
+
+
 def save_curated_context(
     *,
     paper: Paper,
@@ -384,7 +403,8 @@ def save_curated_context(
     note: str = "",
 ) -> CuratedContext:
     """Save the curator's decisions as the paper's next context version. `latest_seen` is the
-    newest version when the page was opened: if someone saved since, nothing is written."""
+    newest version when the page was opened: if someone saved since, nothing is written. The
+    same decisions as the latest version (and no new note) write nothing and return it."""
     paper = Paper.objects.select_for_update().only("id", "arxiv_id", "version").get(pk=paper.pk)
     if not selectors.can_curate(user, paper.pk):
         raise NotAssigned(f"{paper.versioned_id} is not assigned to you.")
@@ -412,6 +432,13 @@ def save_curated_context(
     wrong = sorted(pk for pk in not_charts if element_kind.get(pk) != Element.Kind.CHART)
     if wrong:
         raise InvalidCuration(f"Only figures can be marked 'not a chart' (got {wrong[:5]}).")
+
+    if (
+        latest is not None
+        and note.strip() in ("", latest.note)
+        and _same_decisions(latest, kept_sections, kept_elements, not_charts)
+    ):
+        return latest  # nothing changed: no new version (the caller sees latest_seen again)
 
     live_sections = sections_in_context({pk: parent for pk, parent, _ in sections}, kept_sections)
     in_context = {

@@ -76,6 +76,9 @@ def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
             {"page": page, "error": exc.message, "note": request.POST.get("note", "")},
             status=409 if isinstance(exc, StaleContext) else 400,
         )
+    if context.number == _optional_int(request.POST.get("latest_seen")):
+        messages.info(request, f"Nothing changed since context v{context.number}: nothing saved.")
+        return redirect("annotation:curate", arxiv_id=paper.arxiv_id, version=paper.version)
     verdict = (
         "ready for claims"
         if context.ready_for_claims

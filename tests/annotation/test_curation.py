@@ -93,6 +93,25 @@ def test_versions_are_kept_and_numbered(assigned):
     assert Assignment.objects.get(paper=paper).status == "curated"  # stays curated
 
 
+def test_saving_the_same_decisions_again_writes_no_new_version(assigned, client):
+    alice, paper = assigned
+    sections, elements = all_ids(paper)
+    first = save(paper, alice, sections=proposal(paper), elements=elements, note="first pass")
+    again = save(paper, alice, sections=proposal(paper), elements=elements, latest_seen=1)
+    assert again == first and CuratedContext.objects.filter(paper=paper).count() == 1
+    # A note, or any decision, is a change.
+    noted = save(paper, alice, sections=proposal(paper), elements=elements, latest_seen=1,
+                 note="checked the appendix")  # fmt: skip
+    assert noted.number == 2
+    # The page says so.
+    client.force_login(alice)
+    url = f"/curate/{paper.versioned_id}/"
+    data = {"keep_section": sorted(proposal(paper)), "keep": sorted(elements), "latest_seen": 2}
+    page = client.post(url, data, follow=True).content.decode()
+    assert "Nothing changed since context v2: nothing saved." in page
+    assert CuratedContext.objects.filter(paper=paper).count() == 2
+
+
 def test_a_stale_page_saves_nothing(assigned):
     alice, paper = assigned
     sections, elements = all_ids(paper)
