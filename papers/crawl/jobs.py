@@ -20,4 +20,12 @@ def run_crawl(*, job: JobContext, run_id: int) -> dict[str, object]:
         raise JobCancelled()
     if run.status == CrawlRun.Status.FAILED:
         raise CrawlFailed(run.error)
+    if run.status == CrawlRun.Status.PAUSED:
+        # The job ends here; the crawl does not: its page resumes it (as a new job).
+        counts = run.counts()
+        job.progress(
+            int(counts["fetched"]),  # type: ignore[call-overload]
+            run.target(counts),
+            f"paused by request: crawl run {run.pk} resumes from its page, where it stopped",
+        )
     return {"run_id": run.pk, "status": run.status, **run.counts()}

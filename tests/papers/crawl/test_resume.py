@@ -227,3 +227,19 @@ def test_pause_and_resume_in_process(arxiv_settings, standin):
     assert Counter(standin.html_requests()) == {f"/html/2410.0000{n}v1": 1 for n in range(1, 5)}
     messages = list(finished.events.values_list("message", flat=True))
     assert "paused" in messages and any(m.startswith("resumed") for m in messages)
+
+
+@pytest.mark.django_db
+def test_a_paused_crawl_job_says_so(arxiv_settings, standin):
+    from jobs.models import Job
+    from papers.crawl.services import start_crawl
+
+    standin.add_paper(paper("2410.00001", published=day(1)))
+    run = create_crawl_run(
+        date_from=date(2024, 10, 1), date_to=date(2024, 10, 31), categories=["cs.CL"], images="none"
+    )
+    request_stop(run=run, action="pause")
+    job = Job.objects.get(pk=start_crawl(run=run, mode="inline").pk)
+    assert CrawlRun.objects.get(pk=run.pk).status == CrawlRun.Status.PAUSED
+    assert job.status == Job.Status.FINISHED  # the job ended; the crawl waits to be resumed
+    assert "paused by request" in job.message and f"crawl run {run.pk} resumes" in job.message

@@ -126,6 +126,21 @@ def test_progress_polls_while_active_and_stops_when_done(client, run, arxiv_sett
     assert "<html" not in text, "the partial is a fragment"
 
 
+def test_a_capped_run_says_what_it_left_and_a_paused_one_is_not_finished(
+    client, run, arxiv_settings, standin
+):
+    client.force_login(AdminFactory())
+    for n in (1, 2, 3):
+        standin.add_paper(paper(f"2410.0000{n}", published=day(n)))
+    CrawlRun.objects.filter(pk=run.pk).update(max_papers=1)
+    execute_crawl(run_id=run.pk)
+    text = client.get(reverse("crawl:progress", args=[run.pk])).content.decode()
+    assert "Not fetched (cap of 1 reached)" in text and "To fetch" not in text
+    CrawlRun.objects.filter(pk=run.pk).update(status=CrawlRun.Status.PAUSED)
+    text = client.get(reverse("crawl:progress", args=[run.pk])).content.decode()
+    assert " · paused " in text and " · finished " not in text and "To fetch" in text
+
+
 def test_cancel_a_queued_run(client, run):
     client.force_login(AdminFactory())
     response = client.post(reverse("crawl:stop", args=[run.pk]), {"action": "cancel"})
