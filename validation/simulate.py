@@ -34,6 +34,7 @@ from annotation import selectors as annotation_selectors
 from annotation import services as annotation_services
 from annotation import work
 from annotation.context_rules import proposed_for_removal
+from annotation.demo import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
 from annotation.errors import AnnotationError
 from annotation.models import (
     Assignment,
@@ -59,7 +60,7 @@ from papers.models import Element, Paper, Section
 from papers.synthetic import ensure_copies
 from validation import services as validation_services
 
-EXPERT_PREFIX = "sim-"
+EXPERT_PREFIX = SYNTHETIC_EXPERT_PREFIX
 EXPERTS_PER_SUBFIELD = 6  # writer, two second annotators, adjudicator, validator, one spare
 SYNTHETIC_NOTE = "synthetic expert (simulate_annotation): demo and benchmark data"
 
@@ -151,10 +152,6 @@ def retire_synthetic_experts() -> int:
     return ExpertProfile.objects.filter(user__username__startswith=EXPERT_PREFIX).update(
         active=False
     )
-
-
-def is_synthetic_expert(user: AbstractBaseUser) -> bool:
-    return user.get_username().startswith(EXPERT_PREFIX)
 
 
 def people_for(code: str) -> list[AbstractBaseUser]:

@@ -13,6 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from annotation import selectors, services
+from annotation.demo import is_synthetic_expert
 from annotation.errors import AnnotationError
 from annotation.forms import (
     AccountForm,
@@ -161,6 +162,7 @@ def people(request: HttpRequest) -> HttpResponse:
             "user": u,
             "eligible": [c for c, e in eligibility[u.pk].items() if e.eligible],
             "open": workload.get(u.pk, 0),
+            "synthetic": is_synthetic_expert(u),
         }
         for u in users
     ]

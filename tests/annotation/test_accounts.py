@@ -94,3 +94,15 @@ def test_sign_in_and_out(client):
     assert client.get("/").status_code == 200
     assert client.post("/accounts/logout/").status_code == 302
     assert client.get("/").status_code == 302
+
+
+def test_people_tells_synthetic_experts_from_people_waiting_for_their_link(client):
+    from annotation import services
+
+    services.create_account(username="sim-cl-1", first_name="Synthetic")
+    services.create_account(username="erin", first_name="Erin")
+    client.force_login(AdminFactory())
+    page = client.get("/manage/people/").content.decode()
+    rows = dict(re.findall(r'<tr data-user="([^"]+)">(.*?)</tr>', page, re.S))
+    assert "synthetic expert: cannot sign in" in rows["sim-cl-1"]
+    assert "link not used yet" in rows["erin"] and "synthetic" not in rows["erin"]
