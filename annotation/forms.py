@@ -39,6 +39,11 @@ class TrainingForm(forms.Form):
     trainer = forms.CharField(max_length=150, label="Trained by")
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
 
+    def __init__(self, *args, **kwargs):
+        # Its ids differ from the profile form's on the same page (both have `notes`).
+        kwargs.setdefault("auto_id", "id_training_%s")
+        super().__init__(*args, **kwargs)
+
     def clean_completed_on(self) -> dt.date:
         value = self.cleaned_data["completed_on"]
         if value > timezone.localdate():

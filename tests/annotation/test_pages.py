@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -171,6 +173,9 @@ def test_bad_expert_input_shows_errors_and_keeps_data(client):
         f"/manage/people/{erin.pk}/training/", {"completed_on": "2999-01-01", "trainer": "x"}
     )
     assert response.status_code == 400 and "once it has taken place" in html(response)
+    # Every id on the expert's page is unique (two forms have a notes field).
+    ids = re.findall(r'\sid="([^"]+)"', html(client.get(f"/manage/people/{erin.pk}/")))
+    assert ids and len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
 
 
 def test_curation_page_shows_the_context_and_saves_a_version(client):
