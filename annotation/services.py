@@ -225,6 +225,8 @@ class AssignmentResult:
     created: list[Assignment] = field(default_factory=list)
     closed: list[Assignment] = field(default_factory=list)
     left_over: list[Paper] = field(default_factory=list)
+    # Chosen experts eligible for none of the papers (username, why), so given none.
+    not_eligible: list[tuple[str, str]] = field(default_factory=list)
 
     def count_by_expert(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -331,6 +333,18 @@ def assign_papers(
             f"{names} (subfield {', '.join(sorted(subject))})."
         )
     result = AssignmentResult(left_over=[by_pk[pk] for pk in spread.left_over])
+    for expert in experts:
+        if not any(expert in candidates for candidates in eligible.values()):
+            judged = [eligibility[expert.pk][code] for code in codes]
+            why = (
+                "; ".join(
+                    f"{code or 'no subfield'}: {e.explain()}"
+                    for code, e in zip(codes, judged, strict=True)
+                    if not e.eligible
+                )
+                or "the papers are already theirs"
+            )
+            result.not_eligible.append((expert.get_username(), why))
     experts_by_pk = {e.pk: e for e in experts}
     for paper_pk, expert_pk in spread.assigned.items():
         paper, expert = by_pk[paper_pk], experts_by_pk[expert_pk]

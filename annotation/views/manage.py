@@ -119,6 +119,9 @@ def _act_on_papers(request: HttpRequest) -> HttpResponse:
             summary = ", ".join(f"{name}: {n}" for name, n in result.count_by_expert().items())
             moved = f" ({len(result.closed)} reassigned)" if result.closed else ""
             messages.success(request, f"Assigned {len(result.created)} paper(s){moved}: {summary}.")
+            if result.not_eligible and len(chosen) > 1:
+                names = "; ".join(f"{name} ({why})" for name, why in result.not_eligible)
+                messages.warning(request, f"Given none, not eligible for these papers: {names}.")
     except AnnotationError as exc:
         messages.error(request, f"Nothing was changed. {exc.message}")
     return _back(request)

@@ -99,6 +99,27 @@ def test_spread_over_mixed_subfields_sends_each_paper_to_an_eligible_expert():
         services.assign_papers(papers=papers, experts=[cl, cv], assigned_by=None)
     result = services.assign_papers(papers=papers[:2], experts=[cl, cv], assigned_by=None)
     assert {a.paper_id: a.expert for a in result.created} == {papers[0].pk: cl, papers[1].pk: cv}
+    assert not result.not_eligible
+
+
+def test_a_chosen_expert_eligible_for_none_of_the_papers_is_named_with_why(client):
+    cl, dave = make_expert("cl", ("cs.CL",)), make_expert("dave", ("cs.CL",), trained=False)
+    papers = [make_paper(category="cs.CL"), make_paper(category="cs.CL")]
+    result = services.assign_papers(papers=papers, experts=[cl, dave], assigned_by=None)
+    assert result.count_by_expert() == {"cl": 2}
+    assert result.not_eligible == [("dave", "cs.CL: training not completed")]
+    # The page says so beside what it assigned.
+    others = [make_paper(category="cs.CL")]
+    client.force_login(AdminFactory())
+    page = client.post(
+        "/manage/assignments/",
+        {"action": "spread", "papers": [p.pk for p in others], "experts": [cl.pk, dave.pk]},
+        follow=True,
+    ).content.decode()
+    assert "Assigned 1 paper(s): cl: 1." in page
+    assert (
+        "Given none, not eligible for these papers: dave (cs.CL: training not completed)." in page
+    )
 
 
 def test_double_assignment_is_refused_unless_reassigning():
