@@ -68,7 +68,14 @@ def bar_chart(
 
 
 def line_chart(title: str, days: Sequence[dt.date], series: dict[str, Sequence[int]]) -> str:
-    """Cumulative counts over days, one step line per series."""
+    """Cumulative counts over days, one step line per series (one day: a bar per series)."""
+    if len(days) == 1:
+        return bar_chart(
+            f"{title}: all on {days[0].isoformat()}",
+            [(name, [values[0]]) for name, values in series.items()],
+            series=["count"],
+            percent=False,
+        )
     width, height, left, bottom, top = 620, 240, 50, 30, 46
     plot_w, plot_h = width - left - 20, height - top - bottom
     peak = max([1, *(v for vs in series.values() for v in vs)])

@@ -11,13 +11,26 @@ from django.utils.safestring import mark_safe
 from annotation.review import plots, stats
 from annotation.views.common import staff_required
 
+# The annotator-pair plot shows the pairs with the most items; the table and CSV hold all.
+MAX_PLOTTED_PAIRS = 12
+
 
 def _plots(summary: stats.AgreementSummary) -> dict[str, str]:
-    def rows(group: str) -> list[tuple[str, list[float | None]]]:
+    def rows(group: str, limit: int | None = None) -> list[tuple[str, list[float | None]]]:
+        reports = list(summary.reports[group].items())
+        if limit is not None and len(reports) > limit:
+            reports = sorted(reports, key=lambda kv: (-kv[1].items, kv[0]))[:limit]
         return [
             (value, [r.label.percent, r.label.kappa, r.evidence.mean_jaccard])
-            for value, r in summary.reports[group].items()
+            for value, r in reports
         ]
+
+    pairs = len(summary.reports["annotator_pair"])
+    pair_title = "Agreement per annotator pair" + (
+        f" (the {MAX_PLOTTED_PAIRS} with most items of {pairs}; all in the table below)"
+        if pairs > MAX_PLOTTED_PAIRS
+        else ""
+    )
 
     series = ["label agreement", "Cohen's κ", "mean evidence Jaccard"]
     days = [d for d, *_ in summary.progress]
@@ -26,7 +39,7 @@ def _plots(summary: stats.AgreementSummary) -> dict[str, str]:
         for name, svg in {
             "subset": plots.bar_chart("Agreement per subset", rows("subset"), series=series,
                                       maximum=1.0, percent=False),
-            "pair": plots.bar_chart("Agreement per annotator pair", rows("annotator_pair"),
+            "pair": plots.bar_chart(pair_title, rows("annotator_pair", MAX_PLOTTED_PAIRS),
                                     series=series, maximum=1.0, percent=False),
             "reasons": plots.bar_chart("Adjudication reasons",
                                        [(label, [n]) for _, label, n in summary.reasons],

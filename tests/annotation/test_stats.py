@@ -109,3 +109,39 @@ def test_the_command_prints_text_or_json(annotated):
     assert data["overall"]["label_kappa"] == 0.5
     assert data["adjudication"]["rate"] == 0.5
     assert data["overall"]["label_incomplete"] == 2
+
+
+def test_plots_stay_readable_on_one_day_and_many_pairs():
+    import datetime as dt
+
+    from annotation.review import plots
+
+    day = dt.date(2026, 11, 30)
+    one_day = plots.line_chart("Progress over time", [day], {"pairs written": [3], "adj": [1]})
+    assert "all on 2026-11-30" in one_day and "pairs written" in one_day
+    assert one_day.count("<rect") >= 2 and "<polyline" not in one_day  # bars, not lone dots
+    many = plots.line_chart("P", [day, day + dt.timedelta(days=1)], {"pairs written": [1, 4]})
+    assert "<polyline" in many
+    # Many annotator pairs: the plot keeps the busiest, the page says so; the table has all.
+    from annotation.agreement import EvidenceAgreement, GroupReport, LabelAgreement
+    from annotation.review.stats import AgreementSummary
+    from annotation.views.stats import MAX_PLOTTED_PAIRS, _plots
+
+    def report(value: str, items: int) -> GroupReport:
+        return GroupReport(
+            group="annotator_pair", value=value, items=items,
+            label=LabelAgreement(complete=items, incomplete=0, percent=1.0, kappa=None),
+            evidence=EvidenceAgreement(complete=items, incomplete=0, mean_jaccard=1.0,
+                                       exact_match_rate=1.0),
+            agreed=items, label_disagreements=0, evidence_only_disagreements=0,
+        )  # fmt: skip
+
+    pairs = {f"p{n:02d}+q": report(f"p{n:02d}+q", n) for n in range(1, 31)}
+    summary = AgreementSummary(
+        reports={"subset": {}, "annotator_pair": pairs}, threshold=0.5, states={},
+        adjudicated_claims=0, compared_claims=0, reasons=[], progress=[],
+    )  # fmt: skip
+    svg = _plots(summary)["pair"]
+    shown = re.findall(r">(p\d\d\+q)</text>", svg)
+    assert shown == [f"p{n:02d}+q" for n in range(30, 30 - MAX_PLOTTED_PAIRS, -1)]
+    assert f"the {MAX_PLOTTED_PAIRS} with most items of 30" in svg
