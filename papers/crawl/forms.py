@@ -32,8 +32,13 @@ class CrawlForm(forms.Form):
         required=False, min_value=1, help_text="Fetch at most this many papers (empty: all)"
     )
     accepted_only = forms.BooleanField(required=False, label="Accepted papers only")
-    min_tables = forms.IntegerField(min_value=0, max_value=100)
-    min_charts = forms.IntegerField(min_value=0, max_value=100)
+    # Inline in a sentence ("at least [2] tables and [2] charts"), not full-width fields.
+    min_tables = forms.IntegerField(
+        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
+    )
+    min_charts = forms.IntegerField(
+        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
+    )
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
