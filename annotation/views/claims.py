@@ -195,7 +195,12 @@ def _submission(
     if item.status == WorkStatus.DONE and (
         request.user.is_staff or item.done_by_id == request.user.pk
     ):
-        return redirect("annotation:pair", pair_id=item.pair_id)
+        writer_id = ClaimPair.objects.filter(pk=item.pair_id).values_list("writer_id", flat=True)
+        if _may_open_pair(request.user, writer_id.first()):
+            return redirect("annotation:pair", pair_id=item.pair_id)
+        messages.info(request, f"You submitted this item (pair {item.pair_id}); it is in the "
+                      "hands of the next stage.")  # fmt: skip
+        return redirect("annotation:home")
     if not (_may_write(request, item) or request.user.is_staff):
         return forbidden(request, not_yours)
     if request.method != "POST":
@@ -325,27 +330,35 @@ def context(request: HttpRequest, item_id: int) -> HttpResponse:
     if not (_may_write(request, item) or request.user.is_staff):
         return forbidden(request, "This claim task is not yours right now.")
     task = item.task
-    return _render_context(request, item, task=task,
-                           shown=set(task.sampled_ids) | set(task.paragraph_ids))  # fmt: skip
+    draft = PairForm.from_data(item.draft or {})
+    # The page shows the draft's other evidence above ("Other evidence you marked"): its box
+    # is there, and a second one here would count it twice and keep it marked once unticked.
+    shown = set(task.sampled_ids) | set(task.paragraph_ids) | draft.evidence
+    return _render_context(request, item, task=task, form=draft,
+                           shown=shown | draft.refuted_evidence)  # fmt: skip
 
 
 def _render_context(request: HttpRequest, item: WorkItem, *, task, shown: set[int],
-                    form_class: type = PairForm, **extra) -> HttpResponse:  # fmt: skip
+                    form: RefutedClaimForm, **extra) -> HttpResponse:  # fmt: skip
     """The whole curated context of a writing page (it loads on demand), marked as the draft
-    marks it; what the page already shows stands as a line."""
+    marks it; what the page already shows stands as a line pointing at its box."""
     return render(
         request,
         "annotation/claims/_context.html",
         {"sections": writing.full_context(task), "shown": shown,
-         "editable": _may_write(request, item), "item": item,
-         "ctx_form": form_class.from_data(item.draft or {}), **extra},
+         "editable": _may_write(request, item), "item": item, "ctx_form": form, **extra},
     )  # fmt: skip
+
+
+def _may_open_pair(user, writer_id: int | None) -> bool:
+    """A pair's page (both claims, their evidence, the history) is for its writer and admins."""
+    return user.is_staff or (writer_id is not None and writer_id == user.pk)
 
 
 @login_required
 def pair(request: HttpRequest, pair_id: int) -> HttpResponse:
     found = get_object_or_404(ClaimPair.objects.only("id", "writer_id"), pk=pair_id)
-    if not (request.user.is_staff or found.writer_id == request.user.pk):
+    if not _may_open_pair(request.user, found.writer_id):
         return forbidden(request, "Only its writer and admins can open this claim pair.")
     detail = writing.pair_detail(pair_id)
     claims = sorted(detail.claims.all(), key=lambda c: (c.superseded, c.label, c.pk))
@@ -441,7 +454,10 @@ def reperturb(request: HttpRequest, item_id: int) -> HttpResponse:
         entailed = writing.current_claim(claim.pair, "entailed").text
         _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed,
                                             refuted=claim.text))  # fmt: skip
-        return redirect("annotation:pair", pair_id=claim.pair_id)
+        # An expert an admin handed the item to did not write the pair: its page refuses them.
+        if _may_open_pair(request.user, claim.pair.writer_id):
+            return redirect("annotation:pair", pair_id=claim.pair_id)
+        return redirect("annotation:home")
 
     return _submission(
         request, item, form_class=RefutedClaimForm, submit=submit,
@@ -495,8 +511,9 @@ def reperturb_context(request: HttpRequest, item_id: int) -> HttpResponse:
         return forbidden(request, "This new perturbation is not yours right now.")
     page = writing.reperturbation_page(item.pk)
     return _render_context(
-        request, item, task=page.pair.task, shown=page.shown_ids, form_class=RefutedClaimForm,
-        refuted_only=True, entailed_ids=page.evidence_ids,
+        request, item, task=page.pair.task, shown=page.shown_ids,
+        form=RefutedClaimForm.from_data(item.draft or {}), refuted_only=True,
+        entailed_ids=page.evidence_ids,
     )  # fmt: skip
 
 

@@ -187,17 +187,20 @@ def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def context(request: HttpRequest, item_id: int) -> HttpResponse:
-    """The whole curated context, without marks: the same for every annotation of the paper."""
+    """The whole curated context, marked as the draft marks it. What the page already shows
+    (the task's elements and, under "Other evidence", what the draft or the annotations marked)
+    stands as a line pointing at its box: a second box would count it twice."""
     item = _item(item_id)
     if not _may_see(request, item):
         return forbidden(request, "This item is not yours right now.")
-    task = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id).task
+    adjudicating = item.kind == WorkKind.ADJUDICATE
+    page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
+    shown = {e.pk for e in [*page.visuals, *page.paragraphs, *page.extra]}
     return render(
         request,
         "annotation/review/_context.html",
-        {"sections": writing.full_context(task), "shown": set(task.sampled_ids)
-         | set(task.paragraph_ids), "item": item, "editable": _holds(request, item),
-         "form": ReviewForm.from_data(item.draft or {})},
+        {"sections": writing.full_context(page.item.pair.task), "shown": shown, "item": item,
+         "editable": _holds(request, item), "form": ReviewForm.from_data(item.draft or {})},
     )  # fmt: skip
 
 

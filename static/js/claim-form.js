@@ -24,10 +24,17 @@ window.claimForm = function (root, options) {
   const refBoxes = () => Array.from(document.querySelectorAll("input.ev-ref"));
   const split = document.getElementById("id_split_evidence");
   const items = () => Array.from(document.querySelectorAll(".ev-item")).filter((el) => el.offsetParent !== null);
-  const checked = (list) => list.filter((b) => b.checked).map((b) => parseInt(b.value, 10));
+  // Element ids, each once: one element is one mark, whichever of its boxes was ticked.
+  const checked = (list) => [...new Set(list.filter((b) => b.checked).map((b) => parseInt(b.value, 10)))];
 
   function typing(target) {
     return target.matches("textarea, select, input:not([type=checkbox]):not([type=radio])");
+  }
+
+  // A focused control whose own keys a shortcut must leave alone (Space ticks a box, presses a
+  // button, opens a summary).
+  function control(target) {
+    return target.matches("input, button, select, textarea, summary, a[href]");
   }
 
   function collect() {
@@ -58,12 +65,14 @@ window.claimForm = function (root, options) {
   // Count a set of evidence boxes into a summary (`prefix`-visuals, -sampled, -paragraphs, -list).
   function summarise(list, prefix, selectedClass) {
     let visuals = 0, sampled = 0, paragraphs = 0;
+    const counted = new Set();
     const ul = document.getElementById(`${prefix}-list`);
     ul.textContent = "";
     for (const box of list) {
       const item = box.closest(".ev-item");
       if (selectedClass) item.classList.toggle(selectedClass, box.checked);
-      if (!box.checked) continue;
+      if (!box.checked || counted.has(box.value)) continue;
+      counted.add(box.value);
       const kind = item.dataset.kind;
       if (kind === "table" || kind === "chart") visuals += 1;
       else paragraphs += 1;
@@ -160,11 +169,17 @@ window.claimForm = function (root, options) {
     if (scroll) item.scrollIntoView({ block: "nearest", behavior: "instant" });
   }
 
+  // The current element takes the focus, so that Space and Tab go on from it.
+  function focusCurrent() {
+    if (current) current.focus({ preventScroll: true });
+  }
+
   function move(step) {
     const list = items();
     if (!list.length) return;
     const index = current ? list.indexOf(current) : -1;
     setCurrent(list[Math.min(list.length - 1, Math.max(0, index + step))], true);
+    focusCurrent();
   }
 
   function toggle(item, selector = "input.ev") {
@@ -184,7 +199,27 @@ window.claimForm = function (root, options) {
   function markSampled(n) {
     const item = document.querySelector(`.ev-item.sampled[data-sampled="${n}"]`);
     setCurrent(item, true);
+    focusCurrent();
     mark(item);
+  }
+
+  // One element, one box: the whole context (loaded on demand) replaces an element the page
+  // already shows (e.g. evidence marked earlier, under "Other evidence you marked") with a line
+  // pointing at it, as the server does for what it knew when it rendered the context.
+  function dropRepeated(container) {
+    for (const item of Array.from(container.querySelectorAll(".ev-item"))) {
+      const above = Array.from(document.querySelectorAll(`.ev-item[data-ev="${item.dataset.ev}"]`))
+        .find((other) => !container.contains(other));
+      if (!above) continue;
+      const line = document.createElement("p");
+      line.className = "muted small shown-above";
+      const link = document.createElement("a");
+      link.href = `#${above.id}`;
+      const box = item.querySelector("input[aria-label]");
+      link.textContent = box ? box.getAttribute("aria-label").replace(/^[^:]*: /, "") : above.id;
+      line.append(link, " — shown above");
+      item.replaceWith(line);
+    }
   }
 
   // --- Zoom.
@@ -245,6 +280,11 @@ window.claimForm = function (root, options) {
     const item = event.target.closest(".ev-item");
     if (item) setCurrent(item, false);
   });
+  // Focusing an element's box (Tab) makes that element the current one.
+  document.addEventListener("focusin", (event) => {
+    const item = event.target.closest && event.target.closest(".ev-item");
+    if (item && item !== current) setCurrent(item, false);
+  });
   // Ticking "different evidence" starts the refuted claim's evidence from the entailed one's.
   function splitChanged() {
     if (split.checked && !refBoxes().some((b) => b.checked)) {
@@ -254,9 +294,20 @@ window.claimForm = function (root, options) {
     changed();
   }
 
+  // Should an element still have two boxes of a kind, they move together.
+  function sameElement(box) {
+    const kind = box.classList.contains("ev") ? "input.ev" : "input.ev-ref";
+    for (const other of document.querySelectorAll(`${kind}[value="${box.value}"]`)) {
+      if (other !== box) other.checked = box.checked;
+    }
+  }
+
   document.addEventListener("change", (event) => {
     if (event.target === split) splitChanged();
-    else if (event.target.matches("input.ev, input.ev-ref, select")) changed();
+    else if (event.target.matches("input.ev, input.ev-ref, select")) {
+      if (event.target.matches("input.ev, input.ev-ref")) sameElement(event.target);
+      changed();
+    }
   });
   form.addEventListener("input", changed);
   form.addEventListener("submit", (event) => {
@@ -287,7 +338,10 @@ window.claimForm = function (root, options) {
     });
   }
   // Evidence loaded with the whole context joins the page's evidence.
-  document.body.addEventListener("htmx:afterSwap", refresh);
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    dropRepeated(event.detail.target);
+    refresh();
+  });
 
   document.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -321,6 +375,8 @@ window.claimForm = function (root, options) {
         split.checked = !split.checked;
         splitChanged();
       },
+      // Space on a focused box or button is theirs (the box ticks); on the page, it marks the
+      // current element, like x.
       " ": () => mark(current),
       1: () => markSampled(1),
       2: () => markSampled(2),
@@ -339,6 +395,7 @@ window.claimForm = function (root, options) {
       p: focusField("explanation"),
       g: () => document.getElementById("suggest").click(),
     };
+    if (event.key === " " && control(event.target)) return;
     const action = actions[event.key];
     if (!action) return;
     event.preventDefault();

@@ -1,5 +1,5 @@
-// Blind annotation and adjudication: `e`/`r` label, `j`/`k`/`x` evidence, `w` whole context,
-// `Ctrl+Enter` submit; choices autosave on the server as a draft.
+// Blind annotation and adjudication: `e`/`r` label, `j`/`k` and `x`/`Space` evidence, `w` whole
+// context, `Ctrl+Enter` submit; choices autosave on the server as a draft.
 (function () {
   "use strict";
 
@@ -8,27 +8,31 @@
   const form = document.getElementById("review-form");
   const editable = root.dataset.editable === "1";
   const state = document.getElementById("draft-state");
-  let current = -1;
+  let current = null;  // the current evidence element (j/k, a click, or its focused box)
   let timer = null;
   let submitting = false;
 
   const boxes = () => Array.from(document.querySelectorAll("input.ev"));
   const items = () => Array.from(document.querySelectorAll(".ev-item")).filter((el) => el.offsetParent !== null);
   const typing = (t) => t.matches("textarea, select, input:not([type=checkbox]):not([type=radio])");
+  const control = (t) => t.matches("input, button, select, textarea, summary, a[href]");
+
+  // Element ids, each once: one element is one mark, whichever of its boxes was ticked.
+  const marked = () => [...new Set(boxes().filter((b) => b.checked).map((b) => parseInt(b.value, 10)))];
 
   function refresh() {
     const list = document.getElementById("ev-list");
     list.textContent = "";
-    let n = 0;
+    const counted = new Set();
     for (const box of boxes()) {
       box.closest(".ev-item").classList.toggle("selected", box.checked);
-      if (!box.checked) continue;
-      n += 1;
+      if (!box.checked || counted.has(box.value)) continue;
+      counted.add(box.value);
       const li = document.createElement("li");
       li.textContent = box.getAttribute("aria-label").replace(/^Evidence: /, "");
       list.appendChild(li);
     }
-    document.getElementById("ev-count").textContent = String(n);
+    document.getElementById("ev-count").textContent = String(counted.size);
   }
 
   function collect() {
@@ -39,7 +43,7 @@
       confidence: data.get("confidence") || "",
       reason: data.get("reason") || "",
       notes: data.get("notes") || "",
-      evidence: boxes().filter((b) => b.checked).map((b) => parseInt(b.value, 10)),
+      evidence: marked(),
     };
   }
 
@@ -66,13 +70,43 @@
     timer = setTimeout(save, 500);
   }
 
+  // Should an element still have two boxes, they move together.
+  function sameElement(box) {
+    for (const other of document.querySelectorAll(`input.ev[value="${box.value}"]`)) {
+      if (other !== box) other.checked = box.checked;
+    }
+  }
+
   document.addEventListener("change", (event) => {
-    if (event.target.closest("#review-page")) changed();
+    if (!event.target.closest("#review-page")) return;
+    if (event.target.matches("input.ev")) sameElement(event.target);
+    changed();
   });
   document.addEventListener("input", (event) => {
     if (event.target.matches("textarea")) changed();
   });
-  document.body.addEventListener("htmx:afterSwap", refresh);
+  // One element, one box: the whole context (loaded on demand) replaces an element the page
+  // already shows (e.g. under "Other evidence you marked") with a line pointing at it.
+  function dropRepeated(container) {
+    for (const item of Array.from(container.querySelectorAll(".ev-item"))) {
+      const above = Array.from(document.querySelectorAll(`.ev-item[data-ev="${item.dataset.ev}"]`))
+        .find((other) => !container.contains(other));
+      if (!above) continue;
+      const line = document.createElement("p");
+      line.className = "muted small shown-above";
+      const link = document.createElement("a");
+      link.href = `#${above.id}`;
+      const box = item.querySelector("input[aria-label]");
+      link.textContent = box ? box.getAttribute("aria-label").replace(/^Evidence: /, "") : above.id;
+      line.append(link, " — shown above");
+      item.replaceWith(line);
+    }
+  }
+
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    dropRepeated(event.detail.target);
+    refresh();
+  });
 
   for (const button of document.querySelectorAll(".take-side")) {
     button.addEventListener("click", () => {
@@ -97,14 +131,27 @@
     }
   }
 
+  function setCurrent(item) {
+    if (current) current.classList.remove("current");
+    current = item;
+    if (item) item.classList.add("current");
+  }
+
   function move(step) {
     const all = items();
     if (!all.length) return;
-    current = Math.max(0, Math.min(all.length - 1, current + step));
-    for (const el of all) el.classList.remove("current");
-    all[current].classList.add("current");
-    all[current].focus();
-    all[current].scrollIntoView({ block: "nearest" });
+    const index = current ? all.indexOf(current) : -1;
+    setCurrent(all[Math.max(0, Math.min(all.length - 1, index + step))]);
+    current.focus();
+    current.scrollIntoView({ block: "nearest" });
+  }
+
+  // Clicking an element, or focusing its box (Tab), makes it the current one.
+  for (const type of ["click", "focusin"]) {
+    document.addEventListener(type, (event) => {
+      const item = event.target.closest && event.target.closest(".ev-item");
+      if (item && item !== current) setCurrent(item);
+    });
   }
 
   document.addEventListener("keydown", (event) => {
@@ -121,13 +168,13 @@
     } else if (key === "j" || key === "k") {
       event.preventDefault();
       move(key === "j" ? 1 : -1);
-    } else if (key === "x") {
-      const el = items()[current];
-      const box = el && el.querySelector("input.ev");
+    } else if (key === "x" || (key === " " && !control(event.target))) {
+      // Space on a focused box or button is theirs (the box ticks itself).
+      const box = current && current.querySelector("input.ev");
       if (box && !box.disabled) {
         event.preventDefault();
         box.checked = !box.checked;
-        changed();
+        box.dispatchEvent(new Event("change", { bubbles: true }));
       }
     } else if (key === "w") {
       event.preventDefault();

@@ -238,10 +238,10 @@ def test_an_older_version_can_be_shown(client):
     paper = make_paper()
     services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     sections, elements = all_ids(paper)
-    for seen in (None, 1):
+    for seen, note in ((None, ""), (1, "second look")):  # a new note makes a new version
         services.save_curated_context(
             paper=paper, user=alice, kept_section_ids=sections, kept_element_ids=elements,
-            not_chart_ids=(), latest_seen=seen,
+            not_chart_ids=(), latest_seen=seen, note=note,
         )  # fmt: skip
     client.force_login(alice)
     page = html(client.get(f"/curate/{paper.versioned_id}/?version=1"))
