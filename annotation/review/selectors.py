@@ -192,6 +192,11 @@ class ReviewOverview:
     flagged: list[PairReview]
     dropped: list[PairReview]
 
+    @property
+    def state_labels(self) -> list[tuple[str, int]]:
+        """(what a person reads, count): "awaiting second annotation", not "second"."""
+        return [(ReviewState(state).label, n) for state, n in self.states.items()]
+
 
 def review_overview() -> ReviewOverview:
     """For admins: claims by state, review items nobody eligible can take (with the reason),

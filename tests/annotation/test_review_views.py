@@ -124,6 +124,8 @@ def test_admins_reopen_drop_and_allow_over_http(world):
     page = admin.get("/manage/review/").content.decode()
     claim = world["disputed"].claim_id
     assert f'id="unresolved-{claim}"' in page and "cannot tell" in page
+    assert '<span class="n">1</span> unresolved' in page  # the tiles read as words
+    assert "awaiting second annotation</div>" in page and "</span> second</div>" not in page
     writer = client_for(world["users"]["writer"])
     assert writer.post(f"/manage/review/claims/{claim}/reopen/").status_code == 403
     assert admin.post(f"/manage/review/claims/{claim}/reopen/", {"note": "erin"}).status_code == 302
