@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from annotation import services, work
-from annotation.models import Claim, ClaimPair, WorkEvent, WorkItem
+from annotation.models import Claim, ClaimPair, ClaimTask, WorkEvent, WorkItem
 from annotation.writing import services as writing
 from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper
 from tests.annotation.factories import make_expert
@@ -256,3 +256,10 @@ def test_the_writing_page_runs_a_fixed_number_of_queries(django_assert_max_num_q
         client.force_login(alice)
         _page_queries(django_assert_max_num_queries, client, item)
         WorkItem.objects.filter(pk=item.pk).update(status="cancelled")
+
+
+def test_the_writing_page_says_an_analytical_claim(setup):
+    client, item, _alice, _admin = setup
+    ClaimTask.objects.filter(pk=item.task_id).update(subset="analytical")
+    page = client.get(f"/claims/write/{item.pk}/").content.decode()
+    assert "Write an analytical claim." in page
