@@ -385,7 +385,6 @@ def unassign(
 # --- Curation ------------------------------------------------------------------------------
 
 
-@transaction.atomic
 def _same_decisions(
     context: CuratedContext, sections: set[int], elements: set[int], not_charts: set[int]
 ) -> bool:
@@ -405,6 +404,7 @@ def _same_decisions(
     return (kept_sections, kept_elements, flagged) == (sections, elements, not_charts)
 
 
+@transaction.atomic
 def save_curated_context(
     *,
     paper: Paper,
