@@ -277,7 +277,6 @@ def submit_reperturbation(
     return new
 
 
-@transaction.atomic
 def _drop_unused_writer_role(item: WorkItem) -> None:
     """The expert an item is taken from keeps their writer role only if they wrote something on
     the pair (its first claims, or a new perturbation before): a role given by an earlier
@@ -292,6 +291,7 @@ def _drop_unused_writer_role(item: WorkItem) -> None:
         PairRole.objects.filter(pair_id=item.pair_id, expert_id=previous, role=Role.WRITER).delete()
 
 
+@transaction.atomic
 def reassign_reperturbation(
     *, item: WorkItem, expert: AbstractBaseUser, by: AbstractBaseUser, note: str = ""
 ) -> WorkItem:
