@@ -4,9 +4,11 @@ records (the pure formatters and the atomic writer do the rest)."""
 from __future__ import annotations
 
 import random
+import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
@@ -20,11 +22,12 @@ from annotation.models import (
     ClaimReview,
     CuratedElement,
     EvidenceAnnotation,
+    PairReview,
 )
-from annotation.models.review import ReviewState
-from papers.models import Element
+from annotation.models.review import FINAL_STATES, ReviewState
+from papers.models import Element, ElementPanel
 from validation import selectors, stats
-from validation.models import SplitVersion
+from validation.models import ReleaseExport, SplitVersion, ValidationStatus
 from validation.release import (
     EvidencePiece,
     PaperSection,
@@ -37,8 +40,11 @@ from validation.release import (
     pseudonymise,
     release_paperids,
 )
-from validation.release.formats import synthetic
+from validation.release.formats import SCIVER_FOLDER, synthetic
 from validation.release.records import ELEMENTS_PER_TYPE
+
+Progress = Callable[[int, int, str], None]
+BUILDING = "building records"  # the first phase's progress message; then the files are written
 
 VISUAL = ("table", "chart")
 # Columns the release never reads (deferred: the cell grids alone are a JSON decode per element).
@@ -106,9 +112,12 @@ def build_release(
     split: SplitVersion,
     *,
     hide_test_labels: bool = False,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> Release:
-    """Everything the release folder holds, in a fixed number of queries per 1,000 pairs."""
+    """Everything the release folder holds, in a fixed number of queries per 1,000 pairs.
+
+    Refuses (ReleaseError) a split whose pairs changed since it was frozen so that a claim is
+    no longer releasable: re-opened and not validated again, no longer final, dropped."""
     members = list(split.members.order_by("part", "pair_id").values_list("pair_id", "part"))
     part_of = dict(members)
     pairs = {
@@ -137,6 +146,14 @@ def build_release(
             f"pairs {sorted(missing)} of split {split.name} no longer exist; make a new split "
             "(python manage.py make_split …) and export that one"
         )
+    dropped = set(
+        PairReview.objects.filter(pair_id__in=part_of, dropped=True).values_list(
+            "pair_id", flat=True
+        )
+    )
+    stale = list(_no_longer_releasable((pairs[pk] for pk, _ in members), dropped))
+    if stale:
+        raise ReleaseError(_stale_message(split, stale))
     codes = _codes(pairs.values())
     seconds = dict(
         EvidenceAnnotation.objects.filter(claim__pair__in=pairs).values_list(
@@ -204,6 +221,9 @@ def build_release(
     random.Random(split.seed).shuffle(ids)
     parts: dict[str, list[ReleaseClaim]] = {"validation": [], "test": []}
     next_id = iter(ids)
+    every = max(1, len(members) // 50)  # the page's bar moves in steps of about 2 %
+    if progress:
+        progress(0, len(members), BUILDING)
     for done, (pair_id, part) in enumerate(members, start=1):
         pair = pairs[pair_id]
         paperid = paperids[pair.paper_id]
@@ -275,8 +295,8 @@ def build_release(
                     synthetic=pair.paper.synthetic,
                 )  # fmt: skip
             )
-        if progress and done % 100 == 0:
-            progress(done, len(members), "building records")
+        if progress and (done % every == 0 or done == len(members)):
+            progress(done, len(members), BUILDING)
     papers = []
     for paper_id, paper in sorted(paper_objects.items(), key=lambda kv: paperids[kv[0]]):
         paperid = paperids[paper_id]
@@ -314,7 +334,8 @@ def build_release(
         )
     readme = dataset_card(split, parts, papers, hide_test_labels)
     return Release(name=split.name, splits=parts, papers=papers, images=images, readme=readme,
-                   hide_test_labels=hide_test_labels, seed=split.seed)  # fmt: skip
+                   hide_test_labels=hide_test_labels, seed=split.seed,
+                   progress=progress)  # fmt: skip
 
 
 def _element_ref(element: ReleaseElement) -> str:
@@ -323,16 +344,101 @@ def _element_ref(element: ReleaseElement) -> str:
     return f"{element.label or element.kind} (element {element.anchor}, admin {admin})"
 
 
+@dataclass(frozen=True, slots=True)
+class StaleClaim:
+    """A claim of a frozen split that may no longer be released, and why."""
+
+    claim_id: int
+    pair_id: int
+    paper: str  # arXiv id with version
+    label: str
+    why: str
+
+
+def _no_longer_releasable(pairs: Iterable[ClaimPair], dropped: set[int]) -> Iterable[StaleClaim]:
+    """The claims of `pairs` that are not validated any more (re-opened by an admin and not yet
+    validated again), not final any more, whose final label no longer matches their role in
+    the pair, or whose pair was dropped. Missing claims are left to `_claims`, which says so."""
+    for pair in pairs:
+        for claim in sorted(pair.claims.all(), key=lambda c: c.label):
+            review = getattr(claim, "review", None)
+            validation = getattr(claim, "validation", None)
+            if review is None or validation is None:
+                continue
+            why = ""
+            if pair.pk in dropped:
+                why = "its pair was dropped"
+            elif review.state not in FINAL_STATES:
+                why = f"its review is {ReviewState(review.state).label}"
+            elif review.final_label != claim.label:
+                why = f"its final label is now {review.final_label}"
+            elif validation.status != ValidationStatus.VALIDATED:
+                why = "re-opened, waiting for validation" + (
+                    f" (reason: {validation.reopen_reason.strip()[:200]})"
+                    if validation.reopen_reason.strip()
+                    else ""
+                )
+            if why:
+                yield StaleClaim(claim.pk, pair.pk, pair.paper.versioned_id, claim.label, why)
+
+
+def _stale_message(split: SplitVersion, stale: list[StaleClaim]) -> str:
+    shown = "; ".join(
+        f"claim {c.claim_id} ({c.label}, pair {c.pair_id}, paper {c.paper}): {c.why}"
+        for c in stale[:50]
+    )
+    more = f"; … and {len(stale) - 50} more" if len(stale) > 50 else ""
+    return (
+        f"split {split.name}: {len(stale)} claim(s) changed since the split was frozen and are "
+        f"no longer validated: {shown}{more}. Unresolved, pending and dropped claims never reach "
+        "a release: validate the re-opened claims again (Validation, /manage/validation/), then "
+        "export again; or make a new split (python manage.py make_split …) and export that one."
+    )
+
+
 def _no_image(element: ReleaseElement, paperid: str) -> str:
     if element.image:
         why = f"its image file {element.image} is missing from MEDIA_ROOT"
     else:
         error = element.image_error.strip()
         why = "it has no image" + (f" (render error: {error[:300]})" if error else "")
+    return f"paper {paperid}: {_element_ref(element)}: {why}. {_image_fix(element)}"
+
+
+def _image_fix(element: ReleaseElement) -> str:
+    """What brings the image back: tables and SVG charts are rendered again from what the
+    database holds; a chart or an image-table made from arXiv's image files cannot be."""
+    row = (
+        Element.objects.filter(pk=element.pk)
+        .values("is_image_table", "paper__arxiv_id", "paper__version", "paper__media_dir")
+        .first()
+    )
+    if row is None:  # pragma: no cover - the element was read moments ago
+        return "Make a new split without this pair, then export it."
+    versioned = f"{row['paper__arxiv_id']}v{row['paper__version']}"
+    svg = ElementPanel.objects.filter(element_id=element.pk, svg__gt="").exists()
+    if element.kind == "table" and not row["is_image_table"]:
+        return (
+            "Render the paper's table screenshots again from their stored HTML "
+            f"(`python manage.py render_images {versioned}`), then export again."
+        )
+    if svg:
+        return (
+            "Rasterise the chart's SVG again (needs Chromium: "
+            f"`python manage.py render_images {versioned}`), then export again."
+        )
+    what = "table" if element.kind == "table" else "chart"
+    if element.image:
+        return (
+            f"The {what}'s image came from the paper's own image files on arXiv and cannot be "
+            f"made again offline: restore {element.image} under MEDIA_ROOT from a backup, then "
+            "export again (or make a new split without this pair)."
+        )
     return (
-        f"paper {paperid}: {_element_ref(element)}: {why}. Render the paper's images "
-        "(re-import its page with `python manage.py import_arxiv_html PAGE --images now`, "
-        "or wait for its render job), then export again."
+        f"The {what}'s image comes from the paper's own image files on arXiv, which were never "
+        "stored (they could not be fetched when the paper was imported), and the paper cannot "
+        "be imported again now that it holds expert work: make a new split without this pair "
+        "(python manage.py make_split …) and export that one."
     )
 
 
@@ -467,4 +573,58 @@ def dataset_card(
     return "\n".join(lines)
 
 
-__all__ = ["build_release", "dataset_card", "selectors"]
+# --- Where exports started from the pages go -------------------------------------------------
+
+FOLDER_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def release_folder_name(split_name: str, stamp: str, *, hidden: bool = False) -> str:
+    """`<name>-<stamp>[-hidden]` as ONE path component, whatever the split is called (names
+    made before they were checked may hold `/`, `..` or spaces)."""
+    safe = FOLDER_UNSAFE.sub("-", split_name).strip(".-") or "split"
+    return f"{safe[:64]}-{stamp}{'-hidden' if hidden else ''}"
+
+
+def release_out(release_dir: Path | str, split_name: str, when: datetime, *, hidden: bool) -> Path:
+    """RELEASE_DIR/<name>-<stamp>[-hidden]/SciVer, always inside RELEASE_DIR."""
+    stamp = when.strftime("%Y%m%d-%H%M%S")
+    return Path(release_dir) / release_folder_name(split_name, stamp, hidden=hidden) / SCIVER_FOLDER
+
+
+def inside_release_dir(out: Path | str, release_dir: Path | str) -> bool:
+    """Whether `out` is RELEASE_DIR/<one safe folder>/SciVer (no `..`, no separator, no
+    absolute part that would lead elsewhere)."""
+    try:
+        parts = Path(out).relative_to(Path(release_dir)).parts
+    except ValueError:
+        return False
+    return (
+        len(parts) == 2
+        and parts[1] == SCIVER_FOLDER
+        and not FOLDER_UNSAFE.search(parts[0])
+        and not parts[0].startswith(".")
+    )
+
+
+def confine_export(export: ReleaseExport) -> ReleaseExport:
+    """Keep a page-started export inside RELEASE_DIR: a folder built from an unsafe split name
+    (`../../x`, `a/../b`, `/tmp/x`) is replaced, on the record too, by a safe one."""
+    if inside_release_dir(export.out, settings.RELEASE_DIR):
+        return export
+    out = release_out(settings.RELEASE_DIR, export.split.name, export.created_at,
+                      hidden=export.hide_test_labels)  # fmt: skip
+    ReleaseExport.objects.filter(pk=export.pk).update(out=str(out))
+    export.out = str(out)
+    return export
+
+
+__all__ = [
+    "BUILDING",
+    "build_release",
+    "confine_export",
+    "dataset_card",
+    "inside_release_dir",
+    "release_folder_name",
+    "release_out",
+    "selectors",
+]

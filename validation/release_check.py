@@ -1,6 +1,7 @@
 """Verifies a release folder (pure: files in, problems and warnings out): schema of every
 record, paths, checksums and sizes, unique paperids and image names, pair integrity, no test
-labels when they are hidden; and warns about synthetic (demo) content."""
+labels when they are hidden; and warns about synthetic (demo) content and a folder whose name
+breaks the records' ./SciVer/… paths."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 from validation.release.formats import (
     HIDDEN_FIELDS,
     HIDDEN_JSONL_FIELDS,
+    SCIVER_FOLDER,
     SCIVER_ROOT,
     sciver_path,
 )
@@ -41,7 +43,8 @@ ELEMENT_FIELDS = {
 
 @dataclass
 class ReleaseReport:
-    """`problems` make a release unsound; `warnings` (synthetic content) do not."""
+    """`problems` make a release unsound; `warnings` (synthetic content, a folder not named
+    SciVer) do not."""
 
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -224,7 +227,21 @@ def inspect_release(root: Path) -> ReleaseReport:
         problems += _paper_problems(path)
     problems += _identity_problems(ours)
     report.warnings += _synthetic(ours, manifest, problems)
+    report.warnings += _folder_name(root)
     return report
+
+
+def _folder_name(root: Path) -> list[str]:
+    """The records' paths start with ./SciVer/: a folder named otherwise breaks them for code
+    written for SciVer's release (this check reads them from `root` whatever its name)."""
+    name = root.resolve().name
+    if name == SCIVER_FOLDER:
+        return []
+    return [
+        f"the release folder is named {name!r}, not {SCIVER_FOLDER!r}: paper_path and the image "
+        f"paths ({SCIVER_ROOT}/…) resolve only from the parent of a folder named "
+        f"{SCIVER_FOLDER}; rename the folder to {SCIVER_FOLDER}"
+    ]
 
 
 def _identity_problems(rows: list[tuple[str, str, dict]]) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -22,7 +23,7 @@ from annotation.models import (
 )
 from annotation.models.review import FINAL_STATES, LABELS
 from papers.models import Element, Paper
-from validation.models import Validation, ValidationStatus
+from validation.models import SplitMember, Validation, ValidationStatus
 
 FINAL = [s.value for s in FINAL_STATES]
 
@@ -194,11 +195,36 @@ def validation_page(item_id: int) -> ValidationPage:
                           paragraphs, sampled_texts)  # fmt: skip
 
 
+def unopened_for(user: AbstractBaseUser, codes: list[str]) -> int:
+    """Final claims not yet handed out (they become items when someone presses Next) that
+    `user` could take then: the rule of `open_validations` (who is named for a claim) and of
+    `work.available_to` (named for it, or unnamed in a subfield they are eligible for, on a
+    pair where they hold no role)."""
+    from validation.services import plan_validations  # local: services imports this module
+
+    claims = list(claims_to_validate().filter(validation__isnull=True).select_related("pair"))
+    if not claims:
+        return 0
+    plans = plan_validations(claims)
+    roles = set(
+        PairRole.objects.filter(
+            expert_id=user.pk, pair_id__in={c.pair_id for c in claims}
+        ).values_list("pair_id", flat=True)
+    )
+    return sum(
+        p.assignee == user.pk
+        or (p.assignee is None and p.code in codes and p.claim.pair_id not in roles)
+        for p in plans
+    )
+
+
 def validation_queue(user: AbstractBaseUser) -> dict[str, int | WorkItem | None]:
-    """The expert's validation and baseline work: held items and how many they may take."""
+    """The expert's validation and baseline work: held items and how many they may take
+    (`available` counts the claims that wait for validation but have no item yet, `unopened`,
+    by the same rule as the items)."""
     from django.utils import timezone
 
-    from annotation.work import available_to  # local: annotation.work imports much
+    from annotation.work import available_to, eligible_codes  # local: annotation.work imports much
 
     now = timezone.now()
     held = {
@@ -207,15 +233,70 @@ def validation_queue(user: AbstractBaseUser) -> dict[str, int | WorkItem | None]
         .first()
         for kind in (WorkKind.VALIDATE, WorkKind.BASELINE)
     }
+    unopened = unopened_for(user, eligible_codes(user))
     return {
         "held": held[WorkKind.VALIDATE],
-        "available": available_to(user, WorkKind.VALIDATE, now).count(),
-        # Final claims not yet handed out become items when someone presses Next.
-        "unopened": claims_to_validate().filter(validation__isnull=True).exists(),
+        "available": available_to(user, WorkKind.VALIDATE, now).count() + unopened,
+        "unopened": unopened,
         "done": WorkItem.objects.filter(kind=WorkKind.VALIDATE, done_by_id=user.pk).count(),
         "baseline_held": held[WorkKind.BASELINE],
         "baseline": available_to(user, WorkKind.BASELINE, now).count(),
     }
+
+
+def frozen_splits(pair_ids: Iterable[int]) -> dict[int, list[str]]:
+    """The frozen splits holding each pair (by name, oldest first)."""
+    splits: dict[int, list[str]] = {}
+    for pair_id, name in (
+        SplitMember.objects.filter(pair_id__in=list(pair_ids))
+        .order_by("split__created_at", "split_id")
+        .values_list("pair_id", "split__name")
+    ):
+        splits.setdefault(pair_id, []).append(name)
+    return splits
+
+
+def frozen_split_warning(splits: list[str]) -> str:
+    """What re-opening a claim of these frozen splits means for their exports."""
+    names = ", ".join(splits)
+    return (
+        f"This claim's pair is in the frozen split{'s' if len(splits) > 1 else ''} {names}: "
+        f"exporting {'them' if len(splits) > 1 else 'it'} is refused until the claim is "
+        "validated again."
+    )
+
+
+@dataclass
+class ValidatedRow:
+    """A validated claim on the admins' overview: its final label (and the writer's, when a
+    revision changed it), and the frozen splits a re-open would hold back from export."""
+
+    validation: Validation
+    final_label: str
+    written_label: str
+    frozen_splits: list[str]
+
+    @property
+    def label_changed(self) -> bool:
+        return self.final_label != self.written_label
+
+    @property
+    def frozen_warning(self) -> str:
+        return frozen_split_warning(self.frozen_splits) if self.frozen_splits else ""
+
+
+def validated_rows(limit: int = 100) -> list[ValidatedRow]:
+    """The most recent validations, newest first, for the overview (fixed queries)."""
+    recent = list(
+        Validation.objects.select_related("claim__pair", "claim__review", "validator")
+        .filter(status=ValidationStatus.VALIDATED)
+        .order_by("-validated_at", "-id")[:limit]
+    )
+    splits = frozen_splits({v.claim.pair_id for v in recent})
+    return [
+        ValidatedRow(v, v.claim.review.final_label, v.claim.label, splits.get(v.claim.pair_id, []))
+        for v in recent
+    ]
 
 
 def roles_on(pair_ids: list[int]) -> dict[int, dict[int, str]]:

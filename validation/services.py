@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 import shutil
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
@@ -94,16 +95,21 @@ def validator_choice(
     return False, None
 
 
-@transaction.atomic
-def open_validations(*, actor: AbstractBaseUser | None = None) -> list[Validation]:
-    """Every final claim without a validation becomes a validation item (idempotent). A
-    perturbation found true is not validated: its writer replaces it, and the new claim is."""
-    claims = list(
-        selectors.claims_to_validate()
-        .filter(validation__isnull=True)
-        .select_related("pair")
-        .select_for_update(of=("self",))
-    )
+@dataclass
+class PlannedValidation:
+    """Who a final claim's validation item goes to when it is opened: `assignee` (an expert
+    named for it, or None: anyone eligible free of a role on the pair) and why."""
+
+    claim: Claim
+    code: str
+    assignee: int | None
+    note: str = ""
+    action: str = ""
+
+
+def plan_validations(claims: list[Claim]) -> list[PlannedValidation]:
+    """The rule `open_validations` follows (read only, so the workspace can count what an
+    expert could take before the items exist). `claims` come with their pairs."""
     if not claims:
         return []
     pairs = {c.pair_id: c.pair for c in claims}
@@ -118,32 +124,48 @@ def open_validations(*, actor: AbstractBaseUser | None = None) -> list[Validatio
         claim__in=claims, decision="decided"
     ).values_list("claim_id", "adjudicator_id"):
         adjudicators.setdefault(claim_id, []).append(expert_id)
-    created = []
+    plans = []
     for claim in claims:
-        pair = pairs[claim.pair_id]
-        code = codes[pair.pk]
-        free, fallback = validator_choice(
-            eligible[code], roles.get(pair.pk, {}), adjudicators.get(claim.pk, [])
-        )
+        pair_roles = roles.get(claim.pair_id, {})
+        code = codes[claim.pair_id]
+        _, fallback = validator_choice(eligible[code], pair_roles, adjudicators.get(claim.pk, []))
         # A claim joining a pair whose validator is known (a new perturbation, or a claim
         # final later than its sibling) goes to that validator: one validator per pair.
         validator = next(
-            (e for e, r in roles.get(pair.pk, {}).items()
-             if r == Role.VALIDATOR and e in eligible[code]),
+            (e for e, r in pair_roles.items() if r == Role.VALIDATOR and e in eligible[code]),
             None,
-        )  # fmt: skip
+        )
         if validator is not None:
-            fallback = validator
-        item = work.create_item(
-            kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=code, actor=actor,
-            pair=pair, claim=claim, assignee_id=fallback,
-        )  # fmt: skip
-        if validator is not None:
-            work.record(item, "assigned", actor=actor, new={"assignee": validator},
-                        note="the pair's validator validates all its claims")  # fmt: skip
+            plans.append(PlannedValidation(claim, code, validator, action="assigned",
+                         note="the pair's validator validates all its claims"))  # fmt: skip
         elif fallback is not None:
-            work.record(item, "assigned to adjudicator", actor=actor, new={"assignee": fallback},
-                        note="nobody else eligible is free of a role on the pair")  # fmt: skip
+            plans.append(PlannedValidation(claim, code, fallback, action="assigned to adjudicator",
+                         note="nobody else eligible is free of a role on the pair"))  # fmt: skip
+        else:
+            plans.append(PlannedValidation(claim, code, None))
+    return plans
+
+
+@transaction.atomic
+def open_validations(*, actor: AbstractBaseUser | None = None) -> list[Validation]:
+    """Every final claim without a validation becomes a validation item (idempotent). A
+    perturbation found true is not validated: its writer replaces it, and the new claim is."""
+    claims = list(
+        selectors.claims_to_validate()
+        .filter(validation__isnull=True)
+        .select_related("pair")
+        .select_for_update(of=("self",))
+    )
+    created = []
+    for plan in plan_validations(claims):
+        claim = plan.claim
+        item = work.create_item(
+            kind=WorkKind.VALIDATE, paper_id=claim.pair.paper_id, subfield_code=plan.code,
+            actor=actor, pair=claim.pair, claim=claim, assignee_id=plan.assignee,
+        )  # fmt: skip
+        if plan.assignee is not None:
+            work.record(item, plan.action, actor=actor, new={"assignee": plan.assignee},
+                        note=plan.note)  # fmt: skip
         created.append(Validation.objects.create(claim=claim, item=item))
     return created
 
@@ -173,6 +195,50 @@ def take_next(*, user: AbstractBaseUser) -> WorkItem:
         work.record(other, "assigned", actor=user, new={"assignee": user.pk},
                     note="the pair's validator validates both its claims")  # fmt: skip
     return item
+
+
+@dataclass
+class ValidationDraft:
+    """The validator's unfinished choices, autosaved on the item (`autosave_draft` reads it
+    with `from_data` and stores `as_draft`) and put back on the page when it is reloaded."""
+
+    text: str = ""
+    subset: str = ""
+    label: str = ""
+    evidence: list[int] = field(default_factory=list)
+    explanation: str = ""
+    criteria_failed: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_data(cls, data: Mapping) -> ValidationDraft:
+        def strings(name: str) -> list[str]:
+            values = data.get(name) or []
+            return [str(v) for v in values] if isinstance(values, list) else []
+
+        return cls(
+            text=str(data.get("text", ""))[:MAX_TEXT],
+            subset=str(data.get("subset", ""))[:16],
+            label=str(data.get("label", ""))[:16],
+            evidence=sorted(_ids(strings("evidence"))),
+            explanation=str(data.get("explanation", ""))[:MAX_TEXT],
+            criteria_failed=sorted(c for c in set(strings("criteria_failed")) if c in CRITERIA),
+        )
+
+    def as_draft(self) -> dict:
+        return {"text": self.text, "subset": self.subset, "label": self.label,
+                "evidence": self.evidence, "explanation": self.explanation,
+                "criteria_failed": self.criteria_failed}  # fmt: skip
+
+    def as_form(self) -> dict:
+        """The page's form (what a refused submission shows) from the draft."""
+        return {"criteria_failed": self.criteria_failed, "text": self.text, "subset": self.subset,
+                "label": self.label, "evidence_ids": self.evidence,
+                "explanation": self.explanation}  # fmt: skip
+
+    @staticmethod
+    def is_draft(data: object) -> bool:
+        """Whether an item's draft holds a validator's choices (an unsaved item's is empty)."""
+        return isinstance(data, dict) and "text" in data and "evidence" in data
 
 
 def _ids(values: Iterable[object]) -> set[int]:
@@ -344,18 +410,89 @@ def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Val
 # --- Human baseline --------------------------------------------------------------------------
 
 
-def baseline_pool(expert_ids: list[int]) -> dict[str, list[int]]:
+@dataclass(frozen=True)
+class PoolClaim:
+    """A validated claim the baseline may sample: its pair and gold (final) label."""
+
+    claim_id: int
+    pair_id: int
+    label: str
+
+
+def baseline_pool(expert_ids: list[int]) -> dict[str, list[PoolClaim]]:
     """Validated claims by subset whose pairs none of the experts worked on."""
     worked = set(
         PairRole.objects.filter(expert_id__in=expert_ids).values_list("pair_id", flat=True)
     )
-    pool: dict[str, list[int]] = {s: [] for s in Subset.values}
-    for claim_id, pair_id, subset in selectors.validated_claims().values_list(
-        "pk", "pair_id", "pair__subset"
+    pool: dict[str, list[PoolClaim]] = {s: [] for s in Subset.values}
+    for claim_id, pair_id, subset, label in selectors.validated_claims().values_list(
+        "pk", "pair_id", "pair__subset", "review__final_label"
     ):
         if pair_id not in worked:
-            pool[subset].append(claim_id)
+            pool[subset].append(PoolClaim(claim_id, pair_id, label))
     return pool
+
+
+@dataclass
+class BaselineSample:
+    """The claims drawn per subset, and the subsets that had fewer pairs than asked."""
+
+    chosen: dict[str, list[int]] = field(default_factory=dict)
+    short: dict[str, int] = field(default_factory=dict)
+
+    def claim_ids(self) -> list[int]:
+        return [c for ids in self.chosen.values() for c in ids]
+
+
+def sample_baseline(
+    pool: Mapping[str, Sequence[PoolClaim]], *, per_subset: int, rng: random.Random
+) -> BaselineSample:
+    """Draw `per_subset` claims of each subset (pure), at most one per pair: the two claims of
+    a pair share their evidence and differ by the perturbation, so seeing both gives the label
+    away. The pairs are drawn uniformly; then each drawn pair gives its entailed or its refuted
+    claim so that the labels are as balanced as the pairs allow (a subset's odd claim goes to
+    the label behind across the study so far)."""
+    sample = BaselineSample()
+    totals = dict.fromkeys(LABELS, 0)
+    for subset in sorted(pool):
+        by_pair: dict[int, dict[str, list[int]]] = {}
+        for claim in pool[subset]:
+            by_pair.setdefault(claim.pair_id, {}).setdefault(claim.label, []).append(claim.claim_id)
+        pairs = sorted(by_pair)
+        if len(pairs) < per_subset:
+            sample.short[subset] = len(pairs)
+        drawn = rng.sample(pairs, min(per_subset, len(pairs)))
+        if not drawn:
+            continue
+        # Pairs with one label give that one; the others fill in towards the balance.
+        forced = dict.fromkeys(LABELS, 0)
+        flexible = []
+        for pair_id in drawn:
+            labels = sorted(by_pair[pair_id])
+            if len(labels) == 1:
+                forced[labels[0]] += 1
+            else:
+                flexible.append(pair_id)
+        n = len(drawn)
+        first, second = LABELS
+        extra_first = bool(n % 2) and (
+            totals[first] < totals[second]
+            or (totals[first] == totals[second] and rng.random() < 0.5)
+        )
+        want_first = n // 2 + (1 if extra_first else 0)
+        want_first = max(forced[first], min(forced[first] + len(flexible), want_first))
+        to_first = set(rng.sample(flexible, want_first - forced[first]))
+        chosen = []
+        for pair_id in drawn:
+            labels = by_pair[pair_id]
+            if len(labels) == 1:
+                label = next(iter(labels))
+            else:
+                label = first if pair_id in to_first else second
+            chosen.append(rng.choice(sorted(labels[label])))
+            totals[label] += 1
+        sample.chosen[subset] = chosen
+    return sample
 
 
 def baseline_candidates() -> list[AbstractBaseUser]:
@@ -366,48 +503,58 @@ def baseline_candidates() -> list[AbstractBaseUser]:
     )
 
 
+def baseline_order(entries: Sequence[int], *, seed: int, expert_id: int) -> list[int]:
+    """The order one expert is served a study's claims in (pure): shuffled per expert, so two
+    experts never read the same sequence, and reproducible from the study's seed."""
+    order = sorted(entries)
+    random.Random(f"baseline-{seed}-expert-{expert_id}").shuffle(order)
+    return order
+
+
 @transaction.atomic
 def start_baseline(
     *, by: AbstractBaseUser, expert_ids: list[int], per_subset: int = 10, seed: int = 0
 ) -> BaselineStudy:
     """Sample `per_subset` validated claims of each subset that the two experts never worked
-    on, and hand each to both, blind."""
+    on, at most one per pair and labels balanced, and hand each to both, blind, each expert in
+    their own shuffled order."""
     _staff(by)
     expert_ids = sorted(set(expert_ids))
     if len(expert_ids) != 2:
         raise AnnotationError("Choose exactly two experts for the study.")
     if per_subset < 1:
         raise AnnotationError("Sample at least one claim per subset.")
-    pool = baseline_pool(expert_ids)
-    rng = random.Random(seed)
-    chosen: list[int] = []
-    short = []
-    for subset in Subset.values:
-        ids = sorted(pool[subset])
-        if len(ids) < per_subset:
-            short.append(f"{subset} {len(ids)}")
-        chosen += rng.sample(ids, min(per_subset, len(ids)))
+    sample = sample_baseline(
+        baseline_pool(expert_ids), per_subset=per_subset, rng=random.Random(seed)
+    )
+    chosen = sample.claim_ids()
     if not chosen:
         raise AnnotationError(
             "No validated claim is free of these experts' work: choose others, or validate more."
         )
+    short = [f"{subset} {n}" for subset, n in sample.short.items()]
     study = BaselineStudy.objects.create(
         per_subset=per_subset, seed=seed, created_by=by,
-        note=("fewer than asked: " + ", ".join(short)) if short else "",
+        note=("fewer pairs than asked: " + ", ".join(short)) if short else "",
     )  # fmt: skip
     study.experts.set(expert_ids)
     claims = Claim.objects.select_related("pair", "review").in_bulk(chosen)
     codes = _subfield_codes({c.pair for c in claims.values()})
+    entries = {}
     for claim_id in chosen:
         claim = claims[claim_id]
         entry = BaselineItem.objects.create(
             study=study, claim=claim, subset=claim.pair.subset, gold_label=claim.review.final_label
         )
-        for expert_id in expert_ids:
+        entries[entry.pk] = entry
+    # An expert's items are served oldest first: created in that expert's own order.
+    for expert_id in expert_ids:
+        for entry_id in baseline_order(list(entries), seed=seed, expert_id=expert_id):
+            claim = entries[entry_id].claim
             work.create_item(
                 kind=WorkKind.BASELINE, paper_id=claim.pair.paper_id, subfield_code=codes[claim.pair_id],
                 actor=by, pair=claim.pair, claim=claim, assignee_id=expert_id,
-                draft={"baseline_item": entry.pk},
+                draft={"baseline_item": entry_id},
             )  # fmt: skip
     return study
 
@@ -485,7 +632,16 @@ def freeze_split(
 ) -> SplitVersion:
     """Draw and freeze a split over the complete validated pairs. A name is a version: an
     existing split is never changed."""
+    from validation.split import check_licence_codes, check_split_name
+
     name = (name or next_split_name()).strip()
+    try:  # every caller (command, page, shell) gets the same guards
+        check_split_name(name)
+        licences = check_licence_codes(
+            licences or (), {code for _, code in selectors.LICENCE_CODES}
+        )
+    except SplitError as exc:
+        raise AnnotationError(str(exc)) from exc
     if SplitVersion.objects.filter(name=name).exists():
         raise AnnotationError(f"A split named {name} exists; splits are frozen, choose a new name.")
     pool = split_pool()
@@ -551,12 +707,11 @@ def start_export(
     from jobs.dispatch import start_job
 
     _staff(by)
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-    folder = (
-        Path(settings.RELEASE_DIR) / f"{split.name}-{stamp}{'-hidden' if hide_test_labels else ''}"
-    )
+    from validation.export import release_out
+
+    out = release_out(settings.RELEASE_DIR, split.name, timezone.now(), hidden=hide_test_labels)
     export = ReleaseExport.objects.create(
-        split=split, out=str(folder / "SciVer"), hide_test_labels=hide_test_labels, created_by=by
+        split=split, out=str(out), hide_test_labels=hide_test_labels, created_by=by
     )
     job = start_job(
         kind="export_release", function="validation.jobs.export_release_job",

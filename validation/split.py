@@ -4,15 +4,66 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["Split", "SplitError", "SplitPair", "make_split"]
+__all__ = [
+    "SPLIT_NAME_RULE",
+    "Split",
+    "SplitError",
+    "SplitPair",
+    "check_licence_codes",
+    "check_split_name",
+    "default_sizes",
+    "make_split",
+]
+
+SCIVER_SIZES = (1000, 2000)  # validation and test claims of the SciVer benchmark
+
+# A split's name becomes part of folder names (RELEASE_DIR/<name>-<stamp>/SciVer): one path
+# component, no separators, no leading dot, nothing a shell or a zip tool would mangle.
+SPLIT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+SPLIT_NAME_RULE = (
+    "1 to 64 letters, digits, dots, hyphens or underscores, starting with a letter or a digit "
+    "(e.g. v3, sciver-2025.1)"
+)
 
 
 class SplitError(ValueError):
     """A split that cannot be made as asked; the message says why and what is available."""
+
+
+def check_split_name(name: str) -> str:
+    """`name` if it is a safe split name (see SPLIT_NAME_RULE); SplitError otherwise."""
+    if not SPLIT_NAME.fullmatch(name):
+        raise SplitError(f"The split name {name!r} is not allowed: use {SPLIT_NAME_RULE}.")
+    return name
+
+
+def default_sizes(pairs: int, *, claims_per_pair: int = 2) -> tuple[int, int]:
+    """The sizes a form offers: SciVer's 1,000 + 2,000 claims when the pool has them, else the
+    whole pool in the same 1:2 proportion (in whole pairs), so that the default can be made."""
+    validation, test = SCIVER_SIZES
+    if pairs * claims_per_pair >= validation + test:
+        return validation, test
+    val_pairs = pairs * validation // (validation + test)
+    return val_pairs * claims_per_pair, (pairs - val_pairs) * claims_per_pair
+
+
+def check_licence_codes(codes: Iterable[str], known: Collection[str]) -> list[str]:
+    """The licence filter's codes, normalised (lower case, sorted, once each); SplitError
+    naming the unknown ones and listing the valid ones (a typo would silently empty the pool)."""
+    wanted = sorted({_normalise_licence(code) for code in codes if code.strip()})
+    valid = {_normalise_licence(code) for code in known}
+    unknown = [code for code in wanted if code not in valid]
+    if unknown:
+        raise SplitError(
+            f"Unknown licence code(s): {', '.join(unknown)}. Valid codes: "
+            f"{', '.join(sorted(valid))}."
+        )
+    return wanted
 
 
 @dataclass(frozen=True)
@@ -115,6 +166,11 @@ def make_split(
     """
     if validation < 0 or test < 0:
         raise SplitError(f"split sizes cannot be negative (validation={validation}, test={test})")
+    if validation + test == 0:
+        raise SplitError(
+            "a split needs at least one claim in total (validation=0, test=0); "
+            "ask for some validation and/or test claims"
+        )
     pool = list(pairs)
     seen: set[tuple[str, int | str]] = set()
     for pair in pool:

@@ -26,7 +26,6 @@ from validation.models import (
     BaselineStudy,
     ReleaseExport,
     SplitVersion,
-    Validation,
     ValidationRevision,
 )
 
@@ -58,9 +57,15 @@ def next_validation(request: HttpRequest) -> HttpResponse:
 @login_required
 def validate(request: HttpRequest, item_id: int) -> HttpResponse:
     item = get_object_or_404(
-        WorkItem.objects.only("id", "status", "holder_id", "done_by_id", "version"),
+        WorkItem.objects.only("id", "status", "holder_id", "done_by_id", "version", "draft",
+                              "draft_saved_at"),
         pk=item_id, kind=WorkKind.VALIDATE,
     )  # fmt: skip
+    if request.method == "POST" and request.content_type == "application/json":
+        # The page's autosave (JSON in, JSON out; only the holder's is kept).
+        from annotation.views.common import autosave_draft
+
+        return autosave_draft(request, item, services.ValidationDraft)
     holder = item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
     if not (holder or request.user.is_staff or item.done_by_id == request.user.pk):
         return forbidden(request, "This validation is not yours.")
@@ -91,6 +96,8 @@ def validate(request: HttpRequest, item_id: int) -> HttpResponse:
         else:
             messages.success(request, "Validated. Thank you.")
             return redirect("annotation:home")
+    elif holder and services.ValidationDraft.is_draft(item.draft):  # a reload: the autosave
+        form = services.ValidationDraft.from_data(item.draft).as_form()
     page = selectors.validation_page(item.pk)
     claim, pair = page.claim, page.pair
     entailed = (
@@ -119,7 +126,8 @@ def validate(request: HttpRequest, item_id: int) -> HttpResponse:
         "errors": errors,
         "form": form,
         "selected": selected,
-        "failed": set(form.get("criteria_failed", []) or page.validation.criteria_failed),
+        "failed": set(form["criteria_failed"] if form else page.validation.criteria_failed),
+        "draft_saved_at": item.draft_saved_at if form and request.method != "POST" else None,
         "token": uuid.uuid4(),
         "revisions": ValidationRevision.objects.filter(validation=page.validation).select_related(
             "by"
@@ -150,9 +158,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         .objects.filter(is_active=True, expert__active=True)
         .order_by("username")
         .only("id", "username"),
-        "recent": Validation.objects.select_related("claim__pair", "validator")
-        .filter(status="validated")
-        .order_by("-validated_at", "-id")[:100],
+        "recent": selectors.validated_rows(100),
     }
     return render(request, "validation/overview.html", context)
 
@@ -169,6 +175,9 @@ def reopen(request: HttpRequest, claim_id: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Claim {claim.pk} is back in validation.")
+        splits = selectors.frozen_splits([claim.pair_id]).get(claim.pair_id)
+        if splits:
+            messages.warning(request, selectors.frozen_split_warning(splits))
     return redirect("validation:overview")
 
 
@@ -176,7 +185,12 @@ def reopen(request: HttpRequest, claim_id: int) -> HttpResponse:
 def statistics(request: HttpRequest) -> HttpResponse:
     names = list(SplitVersion.objects.values_list("name", flat=True))
     name = request.GET.get("split") or None
-    if name not in names:
+    if name is not None and name not in names:
+        messages.error(
+            request,
+            f"There is no split {name!r} (splits: {', '.join(names) or 'none yet'}): "
+            "showing the validated pool instead.",
+        )
         name = None
     result = selectors.dataset_statistics(name)
     plots = {}
@@ -334,26 +348,47 @@ def baseline_answer(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @staff_required
 def releases(request: HttpRequest) -> HttpResponse:
+    from validation.split import (
+        SPLIT_NAME_RULE,
+        SplitError,
+        check_licence_codes,
+        check_split_name,
+        default_sizes,
+    )
+
+    known_licences = sorted({code for _, code in selectors.LICENCE_CODES})
     if request.method == "POST":
+        name = request.POST.get("name", "").strip()
         try:
             split = services.freeze_split(
                 validation=_int(request.POST.get("validation")) or 0,
                 test=_int(request.POST.get("test")) or 0,
                 seed=_int(request.POST.get("seed")) or 0,
-                licences=request.POST.get("licenses", "").split(","),
-                name=request.POST.get("name", "").strip() or None,
+                licences=check_licence_codes(
+                    request.POST.get("licenses", "").split(","), known_licences
+                ),
+                name=check_split_name(name) if name else None,
                 by=request.user,
             )
-        except AnnotationError as exc:
+        except (AnnotationError, SplitError) as exc:
             messages.error(request, str(exc))
         else:
             messages.success(request, f"Split {split.name} frozen.")
             return redirect("validation:releases")
     ok, _ = selectors.complete_pair_ids()
+    validation, test = default_sizes(len(ok))
+    form = {"validation": validation, "test": test, "seed": 13, "licenses": "", "name": ""}
+    if request.method == "POST":  # refused: the form keeps what was typed
+        form |= {k: request.POST.get(k, "") for k in form}
     context = {
         "splits": SplitVersion.objects.all(),
         "exports": ReleaseExport.objects.select_related("split", "job")[:30],
         "pool_claims": 2 * len(ok),
+        "pool_pairs": len(ok),
+        "form": form,
+        "next_name": services.next_split_name(),
+        "licence_codes": known_licences,
+        "name_rule": SPLIT_NAME_RULE,
     }
     return render(request, "validation/releases.html", context)
 

@@ -59,7 +59,9 @@ def test_an_expert_writes_a_claim_pair(page, task):
     assert page.locator("#ev-sampled").inner_text() == "2"
     page.keyboard.press("e")
     page.keyboard.type(ENTAILED)
-    page.wait_for_function("document.getElementById('draft-state').textContent.includes('Draft saved')")
+    page.wait_for_function(
+        "document.getElementById('draft-state').textContent.includes('Draft saved')"
+    )
 
     # The draft survives a reload.
     page.reload()
@@ -128,7 +130,9 @@ def test_the_refuted_claim_gets_its_own_evidence_and_the_task_goes_back(page, ta
     page.keyboard.press("2")
     assert page.locator("#ev-sampled").inner_text() == "2"
     assert page.locator("#ref-sampled").inner_text() == "3"
-    page.wait_for_function("document.getElementById('draft-state').textContent.includes('Draft saved')")
+    page.wait_for_function(
+        "document.getElementById('draft-state').textContent.includes('Draft saved')"
+    )
     page.reload()
     assert page.locator("#id_split_evidence").is_checked()
     assert page.locator("#ref-sampled").inner_text() == "3"

@@ -47,7 +47,9 @@ def test_a_writer_replaces_a_perturbation_that_turned_out_true(page):
     assert page.locator("#ref-sampled").inner_text() == "2"
     assert page.locator("#ref-paragraphs").inner_text() == "1"
     page.locator("#id_explanation").fill("The evidence table gives another value for this.")
-    page.wait_for_function("document.getElementById('draft-state').textContent.includes('Draft saved')")
+    page.wait_for_function(
+        "document.getElementById('draft-state').textContent.includes('Draft saved')"
+    )
     # The draft keeps the choice: a reload shows it again.
     page.reload()
     assert page.locator("#id_split_evidence").is_checked()

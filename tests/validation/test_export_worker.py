@@ -94,7 +94,7 @@ def test_export_from_the_admin_runs_on_a_real_rq_worker(settings, client, tmp_pa
     export.refresh_from_db()
     assert job.status == Job.Status.FINISHED, job.error
     assert job.rq_job_id and queue.count == 0
-    assert (job.progress_done, job.progress_total, job.percent) == (1, 1, 100)
+    assert (job.progress_done, job.progress_total, job.percent) == (1000, 1000, 100)
     assert job.message.startswith("wrote ") and job.message.endswith(" files")
     assert job.result["files"] == len(export.manifest["files"])
     assert job.started_at and job.finished_at and job.finished_at >= job.started_at

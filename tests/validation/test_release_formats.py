@@ -359,6 +359,35 @@ def test_a_failed_overwrite_keeps_the_old_release(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["SciVer"]
 
 
+def test_overwrite_never_deletes_what_is_not_a_release(tmp_path):
+    plain = tmp_path / "notes.txt"
+    plain.write_text("mine")
+    folder = tmp_path / "thesis"
+    folder.mkdir()
+    (folder / "manifest.json").write_text('{"name": "not ours"}')  # a manifest, not a release's
+    for target in (plain, folder):
+        with pytest.raises(ReleaseError, match="only replaces a"):
+            write_release(_release(), target, overwrite=True)
+    assert plain.read_text() == "mine" and (folder / "manifest.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "thesis"]
+
+
+def test_the_release_folder_follows_the_umask_and_progress_counts_every_file(tmp_path):
+    import os
+
+    seen: list[tuple[int, int, str]] = []
+    old = os.umask(0o022)
+    try:
+        manifest = write_release(
+            _release(progress=lambda *args: seen.append(args)), tmp_path / "SciVer"
+        )
+    finally:
+        os.umask(old)
+    assert (tmp_path / "SciVer").stat().st_mode & 0o777 == 0o755
+    files = len(manifest["files"])
+    assert seen == [(done, files, "writing files") for done in range(files + 1)]
+
+
 def test_image_sources_on_disk_are_copied(tmp_path):
     source = tmp_path / "chart.png"
     source.write_bytes(PNG * 3)

@@ -6,10 +6,18 @@ import random
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from validation.split import Split, SplitError, SplitPair, make_split
+from validation.split import (
+    Split,
+    SplitError,
+    SplitPair,
+    check_licence_codes,
+    check_split_name,
+    default_sizes,
+    make_split,
+)
 
 SUBSETS = ("direct", "parallel", "sequential", "analytical")
 
@@ -122,7 +130,7 @@ def test_bad_records_are_rejected():
     with pytest.raises(SplitError, match="appears twice"):
         make_split([SplitPair(1, "direct"), SplitPair(1, "parallel")], validation=2, test=0, seed=1)
     with pytest.raises(SplitError, match="at least one"):
-        make_split([SplitPair(1, "direct", 0)], validation=0, test=0, seed=1)
+        make_split([SplitPair(1, "direct", 0)], validation=2, test=0, seed=1)
     with pytest.raises(SplitError, match="negative"):
         make_split([], validation=-2, test=0, seed=1)
 
@@ -136,9 +144,14 @@ def test_single_claim_pairs_allow_odd_sizes():
     _assert_no_leakage(split)
 
 
-def test_empty_request_on_empty_pool():
-    split = make_split([], validation=0, test=0, seed=1)
-    assert split.validation == () and split.test == ()
+def test_an_empty_split_is_refused():
+    for pool in ([], _pool({"direct": 2})):
+        with pytest.raises(
+            SplitError, match=r"at least one claim in total \(validation=0, test=0\)"
+        ):
+            make_split(pool, validation=0, test=0, seed=1)
+    split = make_split(_pool({"direct": 2}), validation=0, test=2, seed=1)
+    assert split.validation == () and split.claims("test") == 2
     with pytest.raises(KeyError):
         split.pairs("train")
 
@@ -147,8 +160,9 @@ def test_empty_request_on_empty_pool():
 def pools_and_sizes(draw):
     counts = {s: draw(st.integers(0, 40)) for s in SUBSETS}
     pairs = sum(counts.values())
+    assume(pairs > 0)  # an empty split is refused (test_an_empty_split_is_refused)
     val = draw(st.integers(0, pairs))
-    test = draw(st.integers(0, pairs - val))
+    test = draw(st.integers(0 if val else 1, max(pairs - val, 0 if val else 1)))
     return _pool(counts), 2 * val, 2 * test, draw(st.integers(0, 2**32))
 
 
@@ -160,3 +174,37 @@ def test_any_feasible_request_is_exact_proportional_and_leak_free(case):
     _assert_no_leakage(split)
     _assert_proportional(split, pool)
     assert make_split(pool, validation=validation, test=test, seed=seed) == split
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../../qaB-escape", "bad name/../x", "/tmp/abs", "a/b", "..", ".hidden", "", " v1", "-x",
+     "a\\b", "é", "x" * 65, "v1\n"],
+)  # fmt: skip
+def test_unsafe_split_names_are_refused(name):
+    with pytest.raises(SplitError, match="letters, digits, dots, hyphens or underscores"):
+        check_split_name(name)
+
+
+@pytest.mark.parametrize("name", ["v1", "v12", "sciver-2025.1", "demo_2", "A", "x" * 64])
+def test_slug_like_split_names_pass(name):
+    assert check_split_name(name) == name
+
+
+def test_licence_codes_are_checked_against_the_known_ones():
+    known = ["cc-by", "cc-by-sa", "cc0", "arxiv"]
+    assert check_licence_codes([" CC-BY", "cc0", "", "cc-by"], known) == ["cc-by", "cc0"]
+    assert check_licence_codes([], known) == []
+    with pytest.raises(SplitError) as caught:
+        check_licence_codes(["cc-by", "bogus", "cc-bysa"], known)
+    assert str(caught.value) == (
+        "Unknown licence code(s): bogus, cc-bysa. Valid codes: arxiv, cc-by, cc-by-sa, cc0."
+    )
+
+
+def test_default_sizes_are_scivers_or_what_the_pool_holds():
+    assert default_sizes(5000) == (1000, 2000)
+    assert default_sizes(1500) == (1000, 2000)
+    assert default_sizes(24) == (16, 32)  # the demo's 24 pairs: all of them, 1:2
+    assert default_sizes(1) == (0, 2)
+    assert default_sizes(0) == (0, 0)

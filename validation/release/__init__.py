@@ -11,7 +11,13 @@ from validation.release.records import (
     pseudonymise,
     release_paperids,
 )
-from validation.release.writer import Release, ReleaseError, write_release
+from validation.release.writer import (
+    Release,
+    ReleaseError,
+    check_out,
+    is_release_folder,
+    write_release,
+)
 
 __all__ = [
     "EvidencePiece",
@@ -21,7 +27,9 @@ __all__ = [
     "ReleaseError",
     "ReleasePaper",
     "VisualElement",
+    "check_out",
     "image_name",
+    "is_release_folder",
     "jsonl_record",
     "pseudonymise",
     "release_paperids",

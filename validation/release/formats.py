@@ -13,6 +13,7 @@ from validation.release.records import ReleaseClaim, ReleasePaper
 __all__ = [
     "CSV_COLUMNS",
     "HIDDEN_FIELDS",
+    "SCIVER_FOLDER",
     "SCIVER_ROOT",
     "csv_text",
     "json_bytes",
@@ -24,8 +25,10 @@ __all__ = [
     "synthetic",
 ]
 
-# The public release's records point into a folder named SciVer next to the reader's code.
-SCIVER_ROOT = "./SciVer"
+# The public release's records point into a folder named SciVer next to the reader's code:
+# `paper_path` and the image paths resolve only from the parent of a folder with that name.
+SCIVER_FOLDER = "SciVer"
+SCIVER_ROOT = f"./{SCIVER_FOLDER}"
 # What --hide-test-labels removes from a record: everything that gives the answer away.
 HIDDEN_FIELDS = ("label", "origin_statement", "perturbed_statement", "perturbed_explanation")
 HIDDEN_JSONL_FIELDS = (*HIDDEN_FIELDS, "evidence", "provenance", "annotators")

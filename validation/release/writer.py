@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
+import secrets
 import shutil
-import tempfile
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -25,10 +26,20 @@ from validation.release.formats import (
 )
 from validation.release.records import ReleaseClaim, ReleasePaper
 
-__all__ = ["MANIFEST_FORMAT", "SPLIT_FILES", "Release", "ReleaseError", "write_release"]
+__all__ = [
+    "MANIFEST_FORMAT",
+    "SPLIT_FILES",
+    "Release",
+    "ReleaseError",
+    "check_out",
+    "is_release_folder",
+    "write_release",
+]
 
 MANIFEST_FORMAT = "sciver-studio-release/1"
 WRITERS = 4  # threads copying files into the staging folder
+PROGRESS_STEPS = 100  # at most this many progress reports while the files are written
+WRITING = "writing files"
 # split name → (SciVer file, our JSON Lines, our CSV)
 SPLIT_FILES = {
     "validation": ("valset.json", "data/validation.jsonl", "data/validation.csv"),
@@ -45,7 +56,8 @@ class Release:
     """Everything a release folder holds, already decided: records, papers, image sources.
 
     `images` maps a release-relative path (`images/…png`) to its bytes or a file to copy.
-    `seed` orders hidden test records (so a re-export is byte-identical).
+    `seed` orders hidden test records (so a re-export is byte-identical). `progress`, if
+    given, hears (files written, files, "writing files") as the files are written.
     """
 
     name: str
@@ -55,6 +67,46 @@ class Release:
     readme: str = ""
     hide_test_labels: bool = False
     seed: int = 0
+    progress: Callable[[int, int, str], None] | None = field(
+        default=None, compare=False, repr=False
+    )
+
+
+def is_release_folder(path: Path) -> bool:
+    """A folder holding a manifest.json written by this writer (a previous release)."""
+    manifest = Path(path) / "manifest.json"
+    if not Path(path).is_dir() or not manifest.is_file():
+        return False
+    try:
+        said = json.loads(manifest.read_text("utf-8")).get("format")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(said, str) and said.startswith(MANIFEST_FORMAT.split("/")[0] + "/")
+
+
+def check_out(out: Path, *, overwrite: bool, flag: str = "overwrite=True") -> None:
+    """Refuse a destination that exists (unless `overwrite`), and with `overwrite` anything
+    but a previous release: a plain file, or a folder without a release's manifest.json, is
+    never deleted. `flag` is how the caller's user asks for overwriting (`--overwrite`)."""
+    out = Path(out)
+    if not out.exists() and not out.is_symlink():
+        return
+    if not overwrite:
+        raise ReleaseError(
+            f"{out} already exists; choose another folder, or pass {flag} to replace the "
+            "release in it"
+        )
+    if out.is_symlink() or not out.is_dir():
+        raise ReleaseError(
+            f"{out} is not a folder (a file or a link): {flag} only replaces a previous "
+            "release folder; choose another destination"
+        )
+    if not is_release_folder(out):
+        raise ReleaseError(
+            f"{out} is not a previous release (no manifest.json written by export_release): "
+            f"{flag} only replaces a release folder, so nothing was deleted; choose another "
+            "destination, or remove that folder yourself"
+        )
 
 
 def _check(release: Release) -> dict[str, ReleasePaper]:
@@ -185,6 +237,18 @@ def _write(root: Path, relative: str, source: bytes | Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+def _new_folder(out: Path, suffix: str) -> Path:
+    """A new hidden folder beside `out` (same file system: renames are atomic), mode per umask."""
+    for _ in range(100):
+        folder = out.parent / f".{out.name}.{secrets.token_hex(6)}.{suffix}"
+        try:
+            os.mkdir(folder)
+        except FileExistsError:  # pragma: no cover - 48 random bits
+            continue
+        return folder
+    raise ReleaseError(f"cannot make a temporary folder beside {out}")  # pragma: no cover
+
+
 def write_release(release: Release, out: Path, *, overwrite: bool = False) -> dict[str, Any]:
     """Write `release` to `out` and return its manifest (also written as manifest.json).
 
@@ -194,21 +258,29 @@ def write_release(release: Release, out: Path, *, overwrite: bool = False) -> di
     """
     out = Path(out)
     papers = _check(release)
-    if out.exists() and not overwrite:
-        raise ReleaseError(f"{out} already exists; pass overwrite=True to replace it")
+    check_out(out, overwrite=overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    # Not tempfile.mkdtemp: its folder is 0700 and would stay so after the rename, while the
+    # files inside follow the umask. os.mkdir applies the umask (0755 with the usual 022).
+    staging = _new_folder(out, "partial")
     try:
         files = _files(release, papers)
         for folder in {str(Path(relative).parent) for relative in files}:
             (staging / folder).mkdir(parents=True, exist_ok=True)
+        progress = release.progress
+        every = max(1, len(files) // PROGRESS_STEPS)
+        if progress:
+            progress(0, len(files), WRITING)
+        entries = {}
         # Copying is waiting on the disk (the GIL is released): a few threads overlap it.
         with ThreadPoolExecutor(max_workers=WRITERS) as pool:
             written = pool.map(lambda item: _write(staging, *item), files.items())
-            entries = {
-                relative: {"sha256": sha256, "bytes": size}
-                for relative, (sha256, size) in zip(files, written, strict=True)
-            }
+            for done, (relative, (sha256, size)) in enumerate(
+                zip(files, written, strict=True), start=1
+            ):
+                entries[relative] = {"sha256": sha256, "bytes": size}
+                if progress and (done % every == 0 or done == len(files)):
+                    progress(done, len(files), WRITING)
         licences = Counter(p.licence for p in papers.values())
         manifest = {
             "format": MANIFEST_FORMAT,
@@ -226,7 +298,8 @@ def write_release(release: Release, out: Path, *, overwrite: bool = False) -> di
         }
         (staging / "manifest.json").write_bytes(json_bytes(manifest))
         if out.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            check_out(out, overwrite=overwrite)  # it may have appeared while we were writing
+            retired = _new_folder(out, "old")
             os.rename(out, retired / out.name)
             try:
                 os.rename(staging, out)

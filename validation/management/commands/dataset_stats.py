@@ -20,7 +20,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         name = options["split"] or None
         if name and not SplitVersion.objects.filter(name=name).exists():
-            raise CommandError(f"There is no split {name!r}.")
+            names = ", ".join(SplitVersion.objects.values_list("name", flat=True)) or "none yet"
+            raise CommandError(
+                f"There is no split {name!r} (splits: {names}); leave out --split for the pool."
+            )
         result = selectors.dataset_statistics(name)
         synthetic = stats.synthetic_summary(name)
         result["synthetic"] = synthetic

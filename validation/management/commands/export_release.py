@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from validation import services
 from validation.models import SplitVersion
-from validation.release import ReleaseError
+from validation.release import ReleaseError, check_out
+from validation.release.formats import SCIVER_FOLDER
 
 
 class Command(BaseCommand):
@@ -14,15 +17,25 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--split", required=True)
-        parser.add_argument("--out", required=True)
+        parser.add_argument(
+            "--out", required=True, help=f"the release folder, named {SCIVER_FOLDER} (DIR/SciVer)"
+        )
         parser.add_argument("--hide-test-labels", action="store_true")
-        parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
+        parser.add_argument(
+            "--overwrite", action="store_true", help="replace a previous release in --out"
+        )
 
     def handle(self, *args, **options) -> None:
         split = SplitVersion.objects.filter(name=options["split"]).first()
         if split is None:
             names = ", ".join(SplitVersion.objects.values_list("name", flat=True)) or "none yet"
             raise CommandError(f"There is no split {options['split']!r} (splits: {names}).")
+        out = Path(options["out"])
+        try:
+            # Before any work or progress line: a destination we may not write is said at once.
+            check_out(out, overwrite=options["overwrite"], flag="--overwrite")
+        except ReleaseError as exc:
+            raise CommandError(str(exc)) from exc
 
         def progress(done: int, total: int, message: str) -> None:
             self.stderr.write(f"\r{message}: {done}/{total}", ending="")
@@ -41,6 +54,13 @@ class Command(BaseCommand):
             f"{manifest['papers']} papers, "
             + ", ".join(f"{part} {c['claims']} claims" for part, c in counts.items())
         )
+        if out.resolve().name != SCIVER_FOLDER:
+            self.stdout.write(self.style.WARNING(
+                f"warning: the folder is named {out.resolve().name!r}, not {SCIVER_FOLDER!r}: "
+                f"the SciVer records' paper_path and image paths (./{SCIVER_FOLDER}/…) resolve "
+                f"only from the parent of a folder named {SCIVER_FOLDER}; rename it (or export "
+                f"to {out.resolve().parent / SCIVER_FOLDER})"
+            ))  # fmt: skip
         if manifest.get("synthetic_papers"):
             fake = sum(c.get("synthetic", 0) for c in counts.values())
             self.stdout.write(self.style.WARNING(

@@ -5,7 +5,10 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.errors import AnnotationError
-from validation import services
+from validation import selectors, services
+from validation.split import SPLIT_NAME_RULE, SplitError, check_licence_codes, check_split_name
+
+KNOWN_LICENCES = {code for _, code in selectors.LICENCE_CODES}
 
 
 class Command(BaseCommand):
@@ -15,17 +18,24 @@ class Command(BaseCommand):
         parser.add_argument("--validation", type=int, required=True, help="claims (a pair is 2)")
         parser.add_argument("--test", type=int, required=True, help="claims (a pair is 2)")
         parser.add_argument("--seed", type=int, default=13)
-        parser.add_argument("--licenses", "--licences", default="", help="e.g. cc-by,cc0")
-        parser.add_argument("--name", default="", help="the split's version name (default v<n>)")
+        parser.add_argument(
+            "--licenses", "--licences", default="",
+            help="keep only papers with these licences, e.g. cc-by,cc0 (codes: "
+            + ", ".join(sorted(KNOWN_LICENCES)) + ")",
+        )  # fmt: skip
+        parser.add_argument(
+            "--name", default="", help=f"the split's version name (default v<n>): {SPLIT_NAME_RULE}"
+        )
 
     def handle(self, *args, **options) -> None:
-        licences = [x for x in options["licenses"].split(",") if x.strip()]
         try:
+            name = check_split_name(options["name"]) if options["name"] else None
+            licences = check_licence_codes(options["licenses"].split(","), KNOWN_LICENCES)
             split = services.freeze_split(
                 validation=options["validation"], test=options["test"], seed=options["seed"],
-                licences=licences, name=options["name"] or None,
+                licences=licences, name=name,
             )  # fmt: skip
-        except AnnotationError as exc:
+        except (SplitError, AnnotationError) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"split {split.name} frozen (seed {split.seed})")
         for part, counts in split.counts.items():
