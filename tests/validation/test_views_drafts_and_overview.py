@@ -187,7 +187,11 @@ def test_the_workspace_offers_validation_only_to_experts_who_may_take_a_claim(cl
     queue = selectors.validation_queue(team.validators[0])
     assert (queue["available"], queue["unopened"]) == (2, 2)
     client.force_login(team.validators[0])
-    assert 'id="next-validation"' in client.get("/").content.decode()
+    html = client.get("/").content.decode()
+    assert 'id="next-validation"' in html
+    # With nothing else to do, `n` (the workspace's "next" form) validates the next claim.
+    form = re.search(r'<form[^>]*id="next-form"[^>]*>.*?</form>', html, re.S)
+    assert form and 'action="/validate/next/"' in form.group(0) and "<kbd>n</kbd>" in form.group(0)
     # The count is the rule take-next follows: the validator takes one, and the other is named
     # for them; nobody else is offered it.
     services.take_next(user=team.validators[0])
