@@ -203,25 +203,6 @@ window.claimForm = function (root, options) {
     mark(item);
   }
 
-  // One element, one box: the whole context (loaded on demand) replaces an element the page
-  // already shows (e.g. evidence marked earlier, under "Other evidence you marked") with a line
-  // pointing at it, as the server does for what it knew when it rendered the context.
-  function dropRepeated(container) {
-    for (const item of Array.from(container.querySelectorAll(".ev-item"))) {
-      const above = Array.from(document.querySelectorAll(`.ev-item[data-ev="${item.dataset.ev}"]`))
-        .find((other) => !container.contains(other));
-      if (!above) continue;
-      const line = document.createElement("p");
-      line.className = "muted small shown-above";
-      const link = document.createElement("a");
-      link.href = `#${above.id}`;
-      const box = item.querySelector("input[aria-label]");
-      link.textContent = box ? box.getAttribute("aria-label").replace(/^[^:]*: /, "") : above.id;
-      line.append(link, " — shown above");
-      item.replaceWith(line);
-    }
-  }
-
   // --- Zoom.
   const dialog = document.getElementById("zoom");
   const zoomImg = document.getElementById("zoom-img");
@@ -339,7 +320,7 @@ window.claimForm = function (root, options) {
   }
   // Evidence loaded with the whole context joins the page's evidence.
   document.body.addEventListener("htmx:afterSwap", (event) => {
-    dropRepeated(event.detail.target);
+    window.dropRepeatedEvidence(event.detail.target);
     refresh();
   });
 

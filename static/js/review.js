@@ -85,26 +85,9 @@
   document.addEventListener("input", (event) => {
     if (event.target.matches("textarea")) changed();
   });
-  // One element, one box: the whole context (loaded on demand) replaces an element the page
-  // already shows (e.g. under "Other evidence you marked") with a line pointing at it.
-  function dropRepeated(container) {
-    for (const item of Array.from(container.querySelectorAll(".ev-item"))) {
-      const above = Array.from(document.querySelectorAll(`.ev-item[data-ev="${item.dataset.ev}"]`))
-        .find((other) => !container.contains(other));
-      if (!above) continue;
-      const line = document.createElement("p");
-      line.className = "muted small shown-above";
-      const link = document.createElement("a");
-      link.href = `#${above.id}`;
-      const box = item.querySelector("input[aria-label]");
-      link.textContent = box ? box.getAttribute("aria-label").replace(/^Evidence: /, "") : above.id;
-      line.append(link, " — shown above");
-      item.replaceWith(line);
-    }
-  }
 
   document.body.addEventListener("htmx:afterSwap", (event) => {
-    dropRepeated(event.detail.target);
+    window.dropRepeatedEvidence(event.detail.target);
     refresh();
   });
 
