@@ -27,7 +27,7 @@ from annotation.models import (
 from annotation.models.review import FINAL_STATES, ReviewState
 from papers.models import Element, ElementPanel
 from validation import selectors, stats
-from validation.models import ReleaseExport, SplitVersion, ValidationStatus
+from validation.models import SplitVersion, ValidationStatus
 from validation.release import (
     EvidencePiece,
     PaperSection,
@@ -591,39 +591,10 @@ def release_out(release_dir: Path | str, split_name: str, when: datetime, *, hid
     return Path(release_dir) / release_folder_name(split_name, stamp, hidden=hidden) / SCIVER_FOLDER
 
 
-def inside_release_dir(out: Path | str, release_dir: Path | str) -> bool:
-    """Whether `out` is RELEASE_DIR/<one safe folder>/SciVer (no `..`, no separator, no
-    absolute part that would lead elsewhere)."""
-    try:
-        parts = Path(out).relative_to(Path(release_dir)).parts
-    except ValueError:
-        return False
-    return (
-        len(parts) == 2
-        and parts[1] == SCIVER_FOLDER
-        and not FOLDER_UNSAFE.search(parts[0])
-        and not parts[0].startswith(".")
-    )
-
-
-def confine_export(export: ReleaseExport) -> ReleaseExport:
-    """Keep a page-started export inside RELEASE_DIR: a folder built from an unsafe split name
-    (`../../x`, `a/../b`, `/tmp/x`) is replaced, on the record too, by a safe one."""
-    if inside_release_dir(export.out, settings.RELEASE_DIR):
-        return export
-    out = release_out(settings.RELEASE_DIR, export.split.name, export.created_at,
-                      hidden=export.hide_test_labels)  # fmt: skip
-    ReleaseExport.objects.filter(pk=export.pk).update(out=str(out))
-    export.out = str(out)
-    return export
-
-
 __all__ = [
     "BUILDING",
     "build_release",
-    "confine_export",
     "dataset_card",
-    "inside_release_dir",
     "release_folder_name",
     "release_out",
     "selectors",
