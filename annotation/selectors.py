@@ -46,8 +46,6 @@ from annotation.models import (
     Role,
     Subfield,
     Training,
-    WorkItem,
-    WorkKind,
 )
 from annotation.models.experts import min_publications
 from papers.models import Element, Paper, Section
@@ -196,16 +194,6 @@ def visible_papers(user: AnyUser, queryset: QuerySet[Paper] | None = None) -> Qu
         paper=OuterRef("pk"), expert_id=user.pk, status__in=Assignment.OPEN
     )
     return queryset.filter(Exists(mine))
-
-
-def pair_subfield_code(pair: ClaimPair) -> str:
-    """The subfield a pair was written in (its writing item's), else its paper's."""
-    code = (
-        WorkItem.objects.filter(pair=pair, kind=WorkKind.WRITE)
-        .values_list("subfield_code", flat=True)
-        .first()
-    )
-    return code or paper_subfield_codes([pair.paper_id])[pair.paper_id] or ""
 
 
 # Media files live at papers/<arxiv id>v<version>/<import folder>/<file> (papers/services.py).

@@ -1,13 +1,13 @@
-"""URL routes of the annotation app: workspace, curation, claim writing, admins' pages."""
+"""URL routes of the annotation app: curation, claim writing, review, admins' pages. The
+workspace home (`annotation:home`) joins them in workspace/urls.py, above every stage."""
 
 from django.urls import path
 
-from annotation.views import claims, curation, manage, review, stats, workspace
+from annotation.views import claims, curation, manage, review, stats
 
 app_name = "annotation"
 
 urlpatterns = [
-    path("", workspace.home, name="home"),
     path("curate/<str:arxiv_id>v<int:version>/", curation.curate, name="curate"),
     path(
         "curate/<str:arxiv_id>v<int:version>/tables/<int:element_id>/",

@@ -1,8 +1,8 @@
 """Handing out work items with leases, safely under concurrency, with append-only history.
 
-Generic over the kind of work: claim writing uses it now, second annotation, adjudication and
-validation reuse it. Every state change is a function here that writes a WorkEvent in the same
-transaction; "next item" takes the oldest item the expert may take with
+Generic over the kind of work: claim writing, second annotation, adjudication, validation and
+the human baseline use it. Every state change is `annotation.lifecycle.move` (the item's
+declared transitions, its version and one audit event in the same transaction); "next item" takes the oldest item the expert may take with
 `select_for_update(skip_locked=True)` on PostgreSQL (SQLite serialises writers with immediate
 transactions, see config/settings.py).
 """
@@ -23,9 +23,17 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
-from annotation import selectors
+from annotation import lifecycle, selectors
 from annotation.errors import AnnotationError
-from annotation.models import ClaimPair, PairRole, Subfield, WorkEvent, WorkItem, WorkStatus
+from annotation.models import (
+    ClaimPair,
+    PairRole,
+    Subfield,
+    WorkAction,
+    WorkEvent,
+    WorkItem,
+    WorkStatus,
+)
 
 
 class NothingToDo(AnnotationError):
@@ -49,25 +57,13 @@ def record(
     action: str,
     *,
     actor: AbstractBaseUser | None,
-    from_status: str = "",
-    to_status: str = "",
     old: dict[str, Any] | None = None,
     new: dict[str, Any] | None = None,
-    pair: ClaimPair | None = None,
     note: str = "",
 ) -> WorkEvent:
-    """Append one history row (call inside the transaction that makes the change)."""
-    return WorkEvent.objects.create(
-        item=item,
-        pair=pair or item.pair,
-        action=action,
-        from_status=from_status,
-        to_status=to_status,
-        actor=actor,
-        old=old or {},
-        new=new or {},
-        note=note,
-    )
+    """An item's event that changes no state (e.g. flagged, assigned), in the caller's
+    transaction."""
+    return lifecycle.record(item, actor=actor, action=action, old=old, new=new, note=note)
 
 
 def eligible_codes(user: AbstractBaseUser) -> list[str]:
@@ -135,8 +131,8 @@ def next_item(
         if held.lease_expires_at <= now:  # nobody took it meanwhile: the lease is renewed
             held.lease_expires_at = now + lease_duration()
             held.save(update_fields=["lease_expires_at"])
-            record(held, "lease renewed", actor=user, from_status=held.status,
-                   to_status=held.status, new={"lease_expires_at": held.lease_expires_at.isoformat()})  # fmt: skip
+            record(held, WorkAction.LEASE_RENEWED, actor=user,
+                   new={"lease_expires_at": held.lease_expires_at.isoformat()})  # fmt: skip
         return held
     candidates = available_to(user, kind, now).order_by(*order)
     if connection.features.has_select_for_update_skip_locked:
@@ -144,22 +140,18 @@ def next_item(
     item = candidates.first()
     if item is None:
         raise NothingToDo("Nothing to do for you right now: no free items you may take.")
-    previous_status, previous_holder = item.status, item.holder_id
-    if previous_status == WorkStatus.LEASED:
-        record(item, "lease expired", actor=None, from_status=previous_status,
-               to_status=WorkStatus.OPEN, old={"holder": previous_holder,
-               "lease_expires_at": item.lease_expires_at.isoformat()},
-               note="the draft is kept")  # fmt: skip
-        previous_status = WorkStatus.OPEN
-    item.status = WorkStatus.LEASED
-    item.holder = user
-    item.version += 1
-    for name, value in _lease_fields(now).items():
-        setattr(item, name, value)
-    item.save(update_fields=["status", "holder", "version", "leased_at", "lease_expires_at"])
-    record(item, "claimed", actor=user, from_status=previous_status, to_status=item.status,
-           old={"holder": previous_holder}, new={"holder": user.pk, "version": item.version,
-           "lease_expires_at": item.lease_expires_at.isoformat()})  # fmt: skip
+    previous_holder = item.holder_id
+    if item.status == WorkStatus.LEASED:
+        lifecycle.move(item, WorkStatus.OPEN, actor=None, action=WorkAction.LEASE_EXPIRED,
+                       changes={"holder": None, "lease_expires_at": None},
+                       old={"holder": previous_holder,
+                            "lease_expires_at": item.lease_expires_at.isoformat()},
+                       note="the draft is kept")  # fmt: skip
+    lease = _lease_fields(now)
+    lifecycle.move(item, WorkStatus.LEASED, actor=user, action=WorkAction.CLAIMED,
+                   changes={"holder": user, **lease}, old={"holder": previous_holder},
+                   new={"holder": user.pk, "version": item.version + 1,
+                        "lease_expires_at": lease["lease_expires_at"].isoformat()})  # fmt: skip
     return item
 
 
@@ -215,15 +207,11 @@ def release_item(*, item: WorkItem, user: AbstractBaseUser, version: int | None)
     "next"), with its draft kept on it, and a history row saying who released it."""
     item = _lock(item.pk)
     check_holder(item, user, version)
-    previous = item.status
     old = {"holder": item.holder_id, "lease_expires_at": item.lease_expires_at.isoformat()}
-    item.status = WorkStatus.OPEN
-    item.holder = None
-    item.version += 1
-    item.lease_expires_at = None
-    item.save(update_fields=["status", "holder", "version", "lease_expires_at"])
-    record(item, "released", actor=user, from_status=previous, to_status=item.status, old=old,
-           new={"holder": None, "version": item.version}, note="handed back; the draft is kept")  # fmt: skip
+    lifecycle.move(item, WorkStatus.OPEN, actor=user, action=WorkAction.RELEASED,
+                   changes={"holder": None, "lease_expires_at": None}, old=old,
+                   new={"holder": None, "version": item.version + 1},
+                   note="handed back; the draft is kept")  # fmt: skip
     return item
 
 
@@ -249,20 +237,12 @@ def finish_submission(
     new: dict[str, Any],
 ) -> WorkItem:
     """Mark a locked item done with what was submitted, and write its history row."""
-    previous = item.status
-    item.status = WorkStatus.DONE
-    item.done_by = user
-    item.done_at = timezone.now()
-    item.submit_token = token
-    item.version += 1
-    item.lease_expires_at = None
+    changes: dict[str, Any] = {"done_by": user, "done_at": timezone.now(), "submit_token": token,
+                               "lease_expires_at": None}  # fmt: skip
     if pair is not None:
-        item.pair = pair
-    item.save(update_fields=["status", "done_by", "done_at", "submit_token", "version",
-                             "lease_expires_at", "pair"])  # fmt: skip
-    record(item, "submitted", actor=user, from_status=previous, to_status=item.status,
-           old=old, new=new, pair=pair)  # fmt: skip
-    return item
+        changes["pair"] = pair
+    return lifecycle.move(item, WorkStatus.DONE, actor=user, action=WorkAction.SUBMITTED,
+                          changes=changes, old=old, new=new)  # fmt: skip
 
 
 def cancel_items(items: QuerySet[WorkItem], *, actor: AbstractBaseUser | None, note: str) -> int:
@@ -270,12 +250,8 @@ def cancel_items(items: QuerySet[WorkItem], *, actor: AbstractBaseUser | None, n
     its history row; a page opened on one is then refused. Returns how many."""
     cancelled = 0
     for item in items.select_for_update().filter(status__in=[WorkStatus.OPEN, WorkStatus.LEASED]):
-        previous = item.status
-        item.status, item.lease_expires_at = WorkStatus.CANCELLED, None
-        item.version += 1
-        item.save(update_fields=["status", "lease_expires_at", "version"])
-        record(item, "cancelled", actor=actor, from_status=previous, to_status=item.status,
-               note=note)  # fmt: skip
+        lifecycle.move(item, WorkStatus.CANCELLED, actor=actor, action=WorkAction.CANCELLED,
+                       changes={"lease_expires_at": None}, note=note)  # fmt: skip
         cancelled += 1
     return cancelled
 
@@ -287,15 +263,30 @@ def create_item(
     item = WorkItem.objects.create(
         kind=kind, paper_id=paper_id, subfield_code=subfield_code, **links
     )
-    record(item, "created", actor=actor, to_status=item.status,
-           new={"kind": kind, "assignee": item.assignee_id, "subfield": subfield_code})  # fmt: skip
+    lifecycle.opened(item, actor=actor, action=WorkAction.CREATED,
+                     new={"kind": kind, "assignee": item.assignee_id, "subfield": subfield_code})  # fmt: skip
     return item
+
+
+def assign(
+    item: WorkItem,
+    expert_id: int,
+    *,
+    actor: AbstractBaseUser | None,
+    action: str = WorkAction.ASSIGNED,
+    note: str = "",
+    new: dict[str, Any] | None = None,
+) -> WorkItem:
+    """Name the only expert who may take an item (a page opened on it before is refused)."""
+    return lifecycle.change(item, actor=actor, action=action, changes={"assignee_id": expert_id},
+                            old={"assignee": item.assignee_id},
+                            new=new or {"assignee": expert_id}, note=note)  # fmt: skip
 
 
 # --- Queries -------------------------------------------------------------------------------
 
 
-OVERRIDE_ACTION = "eligibility override"
+OVERRIDE_ACTION = WorkAction.OVERRIDE
 
 
 @dataclass

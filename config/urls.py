@@ -21,9 +21,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("annotation.account_urls")),
     path("crawl/", include("papers.urls_crawl")),
-    path("", include("annotation.urls")),
+    path("", include("workspace.urls")),  # the workspace home and the annotation app's pages
     path("", include("validation.urls")),
-    path("", include("papers.urls")),
+    path("", include("annotation.paper_urls")),
 ]
 
 if settings.REDIS_URL:

@@ -26,7 +26,7 @@ from annotation.models import (
 )
 from annotation.models.review import FINAL_STATES, ReviewState
 from papers.models import Element, ElementPanel
-from validation import selectors, stats
+from validation import stats
 from validation.models import SplitVersion, ValidationStatus
 from validation.release import (
     EvidencePiece,
@@ -475,9 +475,7 @@ def _claims(pair: ClaimPair, paperid: str, split: SplitVersion) -> tuple[Claim, 
 
 
 def _codes(pairs) -> dict[int, str]:
-    from validation.services import _subfield_codes
-
-    return _subfield_codes(pairs)
+    return {p.pk: p.subfield_code for p in pairs}
 
 
 def dataset_card(
@@ -597,5 +595,4 @@ __all__ = [
     "dataset_card",
     "release_folder_name",
     "release_out",
-    "selectors",
 ]

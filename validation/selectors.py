@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -23,7 +22,8 @@ from annotation.models import (
 )
 from annotation.models.review import FINAL_STATES, LABELS
 from papers.models import Element, Paper
-from validation.models import SplitMember, Validation, ValidationStatus
+from validation import stats
+from validation.models import SplitMember, SplitVersion, Validation, ValidationStatus
 
 FINAL = [s.value for s in FINAL_STATES]
 
@@ -105,31 +105,6 @@ def back_to_writer() -> list[BackToWriter]:
     return [BackToWriter(c, items.get(c.pk)) for c in claims]
 
 
-LICENCE_CODES = [
-    (re.compile(r"publicdomain/zero|cc0", re.I), "cc0"),
-    (re.compile(r"licenses/by-nc-sa|by-nc-sa", re.I), "cc-by-nc-sa"),
-    (re.compile(r"licenses/by-nc-nd|by-nc-nd", re.I), "cc-by-nc-nd"),
-    (re.compile(r"licenses/by-nc/|by-nc\b", re.I), "cc-by-nc"),
-    (re.compile(r"licenses/by-sa|by-sa", re.I), "cc-by-sa"),
-    (re.compile(r"licenses/by-nd|by-nd", re.I), "cc-by-nd"),
-    (re.compile(r"licenses/by/|cc[- ]by\b", re.I), "cc-by"),
-    (re.compile(r"nonexclusive-distrib", re.I), "arxiv"),
-]
-
-
-def licence_code(url: str, name: str = "") -> str:
-    """A short code for a paper's licence (`cc-by`, `cc0`, `arxiv`, …; `unknown`)."""
-    for text in (url or "", name or ""):
-        for pattern, code in LICENCE_CODES:
-            if pattern.search(text):
-                return code
-    return "unknown"
-
-
-def paper_licence(paper: Paper) -> str:
-    return licence_code(paper.license_url, paper.license_name)
-
-
 # --- The validation page ---------------------------------------------------------------------
 
 
@@ -195,36 +170,11 @@ def validation_page(item_id: int) -> ValidationPage:
                           paragraphs, sampled_texts)  # fmt: skip
 
 
-def unopened_for(user: AbstractBaseUser, codes: list[str]) -> int:
-    """Final claims not yet handed out (they become items when someone presses Next) that
-    `user` could take then: the rule of `open_validations` (who is named for a claim) and of
-    `work.available_to` (named for it, or unnamed in a subfield they are eligible for, on a
-    pair where they hold no role)."""
-    from validation.services import plan_validations  # local: services imports this module
-
-    claims = list(claims_to_validate().filter(validation__isnull=True).select_related("pair"))
-    if not claims:
-        return 0
-    plans = plan_validations(claims)
-    roles = set(
-        PairRole.objects.filter(
-            expert_id=user.pk, pair_id__in={c.pair_id for c in claims}
-        ).values_list("pair_id", flat=True)
-    )
-    return sum(
-        p.assignee == user.pk
-        or (p.assignee is None and p.code in codes and p.claim.pair_id not in roles)
-        for p in plans
-    )
-
-
 def validation_queue(user: AbstractBaseUser) -> dict[str, int | WorkItem | None]:
-    """The expert's validation and baseline work: held items and how many they may take
-    (`available` counts the claims that wait for validation but have no item yet, `unopened`,
-    by the same rule as the items)."""
+    """The expert's validation and baseline work: held items and how many they may take."""
     from django.utils import timezone
 
-    from annotation.work import available_to, eligible_codes  # local: annotation.work imports much
+    from annotation.work import available_to  # local: annotation.work imports much
 
     now = timezone.now()
     held = {
@@ -233,11 +183,9 @@ def validation_queue(user: AbstractBaseUser) -> dict[str, int | WorkItem | None]
         .first()
         for kind in (WorkKind.VALIDATE, WorkKind.BASELINE)
     }
-    unopened = unopened_for(user, eligible_codes(user))
     return {
         "held": held[WorkKind.VALIDATE],
-        "available": available_to(user, WorkKind.VALIDATE, now).count() + unopened,
-        "unopened": unopened,
+        "available": available_to(user, WorkKind.VALIDATE, now).count(),
         "done": WorkItem.objects.filter(kind=WorkKind.VALIDATE, done_by_id=user.pk).count(),
         "baseline_held": held[WorkKind.BASELINE],
         "baseline": available_to(user, WorkKind.BASELINE, now).count(),
@@ -329,9 +277,6 @@ def recent_validations(limit: int = 50) -> list[Validation]:
 
 def stat_records(claims: QuerySet[Claim]) -> list:
     """One `stats.StatRecord` per claim with its final label and evidence (fixed queries)."""
-    from validation import stats
-    from validation.services import _subfield_codes
-
     claims = list(
         claims.select_related("pair__paper", "review").prefetch_related(
             Prefetch(
@@ -340,7 +285,7 @@ def stat_records(claims: QuerySet[Claim]) -> list:
         )
     )
     pairs = {c.pair_id: c.pair for c in claims}
-    codes = _subfield_codes(pairs.values())
+    codes = {pk: p.subfield_code for pk, p in pairs.items()}
     context_ids = {p.context_id for p in pairs.values()}
     context_words: dict[int, int] = dict.fromkeys(context_ids, 0)
     for context_id, text in CuratedElement.objects.filter(
@@ -389,9 +334,6 @@ def stage_progress() -> list[tuple[str, int]]:
 def dataset_statistics(split_name: str | None = None) -> dict:
     """Per part of a split (or the validated pool before a split): Table 2, evidence
     breakdown, subsets and subfields; and every stage's progress."""
-    from validation import stats
-    from validation.models import SplitMember, SplitVersion
-
     parts: dict[str, QuerySet[Claim]] = {}
     if split_name:
         split = SplitVersion.objects.get(name=split_name)
@@ -414,4 +356,33 @@ def dataset_statistics(split_name: str | None = None) -> dict:
     result["validated"] = live_validations().filter(status=ValidationStatus.VALIDATED).count()
     result["splittable_pairs"] = len(ok)
     result["back_to_writer"] = len(back)
+    return result
+
+
+# --- Synthetic content ---------------------------------------------------------------------
+
+
+def synthetic_summary(split_name: str | None = None) -> dict:
+    """How much of the data is simulate_annotation's synthetic demo data: papers in the
+    database, and per part of a split (or the validated pool) claims and their papers."""
+    parts = {}
+    if split_name:
+        for part in ("validation", "test"):
+            ids = SplitMember.objects.filter(split__name=split_name, part=part).values("pair_id")
+            parts[part] = Claim.objects.current().filter(pair_id__in=ids)
+    else:
+        parts["validated pool"] = validated_claims()
+    result: dict = {
+        "papers": Paper.objects.filter(synthetic=True).count(),
+        "all_papers": Paper.objects.count(),
+        "parts": {},
+    }
+    for name, claims in parts.items():
+        rows = list(claims.order_by().values_list("pair__paper__synthetic", "pair__paper_id"))
+        result["parts"][name] = {
+            "claims": sum(fake for fake, _ in rows),
+            "all_claims": len(rows),
+            "papers": len({paper for fake, paper in rows if fake}),
+        }
+    result["any"] = bool(result["papers"]) or any(p["claims"] for p in result["parts"].values())
     return result

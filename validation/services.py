@@ -16,18 +16,19 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from annotation import lifecycle, work
 from annotation import selectors as annotation_selectors
-from annotation import work
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.models import (
     Adjudication,
     Claim,
     ClaimPair,
     ClaimReview,
-    PairReview,
     PairRole,
+    PairState,
     Role,
     Subset,
+    WorkAction,
     WorkItem,
     WorkKind,
     WorkStatus,
@@ -35,7 +36,8 @@ from annotation.models import (
 from annotation.models.review import LABELS
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
-from validation import selectors
+from papers.licences import KNOWN_LICENCES, paper_licence
+from validation import routing, selectors
 from validation.models import (
     CRITERIA,
     BaselineAnswer,
@@ -66,115 +68,46 @@ def _staff(by: AbstractBaseUser) -> None:
         raise AnnotationError("Only admins can do this.")
 
 
-def _subfield_codes(pairs: Iterable[ClaimPair]) -> dict[int, str]:
-    pairs = list(pairs)
-    written = dict(
-        WorkItem.objects.filter(pair__in=pairs, kind=WorkKind.WRITE).values_list(
-            "pair_id", "subfield_code"
-        )
-    )
-    by_paper = annotation_selectors.paper_subfield_codes({p.paper_id for p in pairs})
-    return {p.pk: written.get(p.pk) or by_paper.get(p.paper_id) or "" for p in pairs}
-
-
 # --- Validation ------------------------------------------------------------------------------
 
 
-def validator_choice(
-    eligible: Iterable[int], roles: dict[int, str], adjudicators: Iterable[int]
-) -> tuple[bool, int | None]:
-    """Who may validate a claim (pure): (anyone free, fallback). Preferred: an eligible expert
-    with no role on the pair (not its writer, nor a second annotator). Failing that, the
-    claim's adjudicator (named as the item's assignee)."""
-    eligible = list(eligible)
-    if any(e not in roles for e in eligible):
-        return True, None
-    for expert in adjudicators:
-        if expert in eligible and roles.get(expert) == Role.ADJUDICATOR:
-            return False, expert
-    return False, None
-
-
-@dataclass
-class PlannedValidation:
-    """Who a final claim's validation item goes to when it is opened: `assignee` (an expert
-    named for it, or None: anyone eligible free of a role on the pair) and why."""
-
-    claim: Claim
-    code: str
-    assignee: int | None
-    note: str = ""
-    action: str = ""
-
-
-def plan_validations(claims: list[Claim]) -> list[PlannedValidation]:
-    """The rule `open_validations` follows (read only, so the workspace can count what an
-    expert could take before the items exist). `claims` come with their pairs."""
-    if not claims:
-        return []
-    pairs = {c.pair_id: c.pair for c in claims}
-    codes = _subfield_codes(pairs.values())
-    roles = selectors.roles_on(list(pairs))
-    eligible = {
-        code: [u.pk for u in annotation_selectors.eligible_experts(code)]
-        for code in set(codes.values())
-    }
-    adjudicators: dict[int, list[int]] = {}
-    for claim_id, expert_id in Adjudication.objects.filter(
-        claim__in=claims, decision="decided"
-    ).values_list("claim_id", "adjudicator_id"):
-        adjudicators.setdefault(claim_id, []).append(expert_id)
-    plans = []
-    for claim in claims:
-        pair_roles = roles.get(claim.pair_id, {})
-        code = codes[claim.pair_id]
-        _, fallback = validator_choice(eligible[code], pair_roles, adjudicators.get(claim.pk, []))
-        # A claim joining a pair whose validator is known (a new perturbation, or a claim
-        # final later than its sibling) goes to that validator: one validator per pair.
-        validator = next(
-            (e for e, r in pair_roles.items() if r == Role.VALIDATOR and e in eligible[code]),
-            None,
-        )
-        if validator is not None:
-            plans.append(PlannedValidation(claim, code, validator, action="assigned",
-                         note="the pair's validator validates all its claims"))  # fmt: skip
-        elif fallback is not None:
-            plans.append(PlannedValidation(claim, code, fallback, action="assigned to adjudicator",
-                         note="nobody else eligible is free of a role on the pair"))  # fmt: skip
-        else:
-            plans.append(PlannedValidation(claim, code, None))
-    return plans
-
-
-@transaction.atomic
-def open_validations(*, actor: AbstractBaseUser | None = None) -> list[Validation]:
-    """Every final claim without a validation becomes a validation item (idempotent). A
-    perturbation found true is not validated: its writer replaces it, and the new claim is."""
-    claims = list(
-        selectors.claims_to_validate()
-        .filter(validation__isnull=True)
-        .select_related("pair")
-        .select_for_update(of=("self",))
+def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> Validation | None:
+    """A claim that became final is handed to validation in the same transaction (registered
+    with `annotation.lifecycle.on_enter` in `validation.apps`): its validation item goes to the
+    pair's validator if it has one, else to anyone eligible free of a role on the pair, else to
+    its adjudicator. A perturbation found true is not validated: its writer replaces it, and
+    the new claim is. A dropped pair's or a replaced claim's claims are not either."""
+    claim = Claim.objects.select_related("pair").get(pk=review.claim_id)
+    pair = claim.pair
+    if (
+        claim.superseded
+        or pair.state == PairState.DROPPED
+        or (claim.label == "refuted" and review.final_label == "entailed")
+        or Validation.objects.filter(claim=claim).exists()
+    ):
+        return None
+    roles = selectors.roles_on([pair.pk]).get(pair.pk, {})
+    eligible = [u.pk for u in annotation_selectors.eligible_experts(pair.subfield_code)]
+    adjudicators = Adjudication.objects.filter(claim=claim, decision="decided").values_list(
+        "adjudicator_id", flat=True
     )
-    created = []
-    for plan in plan_validations(claims):
-        claim = plan.claim
-        item = work.create_item(
-            kind=WorkKind.VALIDATE, paper_id=claim.pair.paper_id, subfield_code=plan.code,
-            actor=actor, pair=claim.pair, claim=claim, assignee_id=plan.assignee,
-        )  # fmt: skip
-        if plan.assignee is not None:
-            work.record(item, plan.action, actor=actor, new={"assignee": plan.assignee},
-                        note=plan.note)  # fmt: skip
-        created.append(Validation.objects.create(claim=claim, item=item))
-    return created
+    route = routing.route_validation(eligible, roles, list(adjudicators))
+    item = work.create_item(
+        kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=pair.subfield_code,
+        actor=actor, pair=pair, claim=claim, assignee_id=route.assignee,
+    )  # fmt: skip
+    if route.assignee is not None:
+        work.record(item, route.action, actor=actor, new={"assignee": route.assignee},
+                    note=route.note)  # fmt: skip
+    validation = Validation.objects.create(claim=claim, item=item)
+    lifecycle.opened(validation, actor=actor, action=WorkAction.OPENED)
+    return validation
 
 
 @transaction.atomic
 def take_next(*, user: AbstractBaseUser) -> WorkItem:
     """Lease the expert's next validation item, record their role on the pair, and name them
     for the pair's other claim (the validator of a pair validates both its claims)."""
-    open_validations(actor=None)
     item = work.next_item(user=user, kind=WorkKind.VALIDATE)
     PairRole.objects.get_or_create(pair_id=item.pair_id, expert=user,
                                    defaults={"role": Role.VALIDATOR})  # fmt: skip
@@ -189,10 +122,7 @@ def take_next(*, user: AbstractBaseUser) -> WorkItem:
         )
         .exclude(pk=item.pk)
     ):
-        other.assignee = user
-        other.version += 1
-        other.save(update_fields=["assignee", "version"])
-        work.record(other, "assigned", actor=user, new={"assignee": user.pk},
+        work.assign(other, user.pk, actor=user,
                     note="the pair's validator validates both its claims")  # fmt: skip
     return item
 
@@ -278,7 +208,7 @@ def submit_validation(
     )
     pair = ClaimPair.objects.select_for_update().get(pk=claim.pair_id)
     review = ClaimReview.objects.select_for_update().get(claim=claim)
-    validation = Validation.objects.select_for_update().get(claim=claim)
+    validation = Validation.objects.get(claim=claim)
     if validation.status != ValidationStatus.PENDING:
         raise InvalidTransition("This claim is already validated.")
     failed = sorted(set(criteria_failed))
@@ -360,18 +290,19 @@ def submit_validation(
             )
     if "evidence" in changed:
         review.final_evidence.set(after["evidence"])
-    validation.status = ValidationStatus.VALIDATED
-    validation.validator = user
-    validation.validated_at = timezone.now()
-    validation.criteria_failed = failed
-    validation.revisions += 1 if changed else 0
-    validation.reopen_reason = ""
-    validation.save()
+    outcome = "revised" if changed else "passed"
+    lifecycle.move(
+        validation, ValidationStatus.VALIDATED, actor=user, action=WorkAction.VALIDATED,
+        changes={"validator": user, "validated_at": timezone.now(), "criteria_failed": failed,
+                 "revisions": validation.revisions + (1 if changed else 0), "reopen_reason": ""},
+        new={"outcome": outcome, "criteria_failed": failed},
+        refusal="This claim is already validated.",
+    )  # fmt: skip
     work.finish_submission(
         item, user=user, token=token, pair=None,
         old={k: before[k] for k in changed} | {"draft": item.draft},
         new={k: after[k] for k in changed} | {"criteria_failed": failed,
-             "outcome": "revised" if changed else "passed"},
+             "outcome": outcome},
     )  # fmt: skip
     return validation
 
@@ -384,26 +315,22 @@ def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Val
     reason = reason.strip()
     if not reason:
         raise AnnotationError("Say why the item is re-opened.")
-    validation = (
-        Validation.objects.select_for_update().select_related("claim__pair").get(claim=claim)
-    )
-    if validation.status != ValidationStatus.VALIDATED:
-        raise InvalidTransition("Only validated items can be re-opened.")
+    validation = Validation.objects.select_related("claim__pair").get(claim=claim)
     if validation.claim.superseded:
         raise InvalidTransition("A new perturbation replaced this claim: it is no longer released.")
-    if PairReview.objects.filter(pair_id=validation.claim.pair_id, dropped=True).exists():
+    if validation.claim.pair.state == PairState.DROPPED:
         raise InvalidTransition("This claim's pair was dropped.")
     pair = validation.claim.pair
+    previous = validation.item_id
     item = work.create_item(
-        kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=_subfield_codes([pair])[pair.pk],
+        kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=pair.subfield_code,
         actor=by, pair=pair, claim=validation.claim,
     )  # fmt: skip
-    work.record(item, "reopened", actor=by, from_status=ValidationStatus.VALIDATED,
-                to_status=ValidationStatus.PENDING, old={"item": validation.item_id}, note=reason)  # fmt: skip
-    validation.status = ValidationStatus.PENDING
-    validation.item = item
-    validation.reopen_reason = reason
-    validation.save(update_fields=["status", "item", "reopen_reason"])
+    lifecycle.move(
+        validation, ValidationStatus.PENDING, actor=by, action=WorkAction.REOPENED,
+        changes={"item": item, "reopen_reason": reason}, old={"item": previous},
+        new={"item": item.pk}, note=reason, refusal="Only validated items can be re-opened.",
+    )  # fmt: skip
     return validation
 
 
@@ -539,7 +466,6 @@ def start_baseline(
     )  # fmt: skip
     study.experts.set(expert_ids)
     claims = Claim.objects.select_related("pair", "review").in_bulk(chosen)
-    codes = _subfield_codes({c.pair for c in claims.values()})
     entries = {}
     for claim_id in chosen:
         claim = claims[claim_id]
@@ -552,7 +478,7 @@ def start_baseline(
         for entry_id in baseline_order(list(entries), seed=seed, expert_id=expert_id):
             claim = entries[entry_id].claim
             work.create_item(
-                kind=WorkKind.BASELINE, paper_id=claim.pair.paper_id, subfield_code=codes[claim.pair_id],
+                kind=WorkKind.BASELINE, paper_id=claim.pair.paper_id, subfield_code=claim.pair.subfield_code,
                 actor=by, pair=claim.pair, claim=claim, assignee_id=expert_id,
                 draft={"baseline_item": entry_id},
             )  # fmt: skip
@@ -608,7 +534,7 @@ def split_pool() -> list[SplitPair]:
         .only("id", "subset", "paper__license_url", "paper__license_name")
     )
     return [
-        SplitPair(pair_id=p.pk, subset=p.subset, claims=2, licence=selectors.paper_licence(p.paper))
+        SplitPair(pair_id=p.pk, subset=p.subset, claims=2, licence=paper_licence(p.paper))
         for p in pairs
     ]
 
@@ -637,9 +563,7 @@ def freeze_split(
     name = (name or next_split_name()).strip()
     try:  # every caller (command, page, shell) gets the same guards
         check_split_name(name)
-        licences = check_licence_codes(
-            licences or (), {code for _, code in selectors.LICENCE_CODES}
-        )
+        licences = check_licence_codes(licences or (), KNOWN_LICENCES)
     except SplitError as exc:
         raise AnnotationError(str(exc)) from exc
     if SplitVersion.objects.filter(name=name).exists():

@@ -551,7 +551,6 @@ def _simulate(
             write(paper, writer_for(paper, person=False))
             drain(WorkKind.EVIDENCE, everyone, second_annotate(rng, report))
             drain(WorkKind.ADJUDICATE, everyone, adjudicate(rng, report))
-            validation_services.open_validations(actor=None)
         elif stage == "waiting for adjudication":
             write(paper, writer_for(paper, person=False))
             drain(WorkKind.EVIDENCE, everyone, disagree(report))

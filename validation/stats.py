@@ -104,40 +104,6 @@ def release_table(claims: Sequence[ReleaseClaim]) -> dict[str, float | int]:
     return table | {f"evidence: {k}": v for k, v in evidence_breakdown(records).items()}
 
 
-# --- Synthetic content ---------------------------------------------------------------------
-
-
-def synthetic_summary(split_name: str | None = None) -> dict:
-    """How much of the data is simulate_annotation's synthetic demo data: papers in the
-    database, and per part of a split (or the validated pool) claims and their papers."""
-    from annotation.models import Claim
-    from papers.models import Paper
-    from validation import selectors
-    from validation.models import SplitMember
-
-    parts = {}
-    if split_name:
-        for part in ("validation", "test"):
-            ids = SplitMember.objects.filter(split__name=split_name, part=part).values("pair_id")
-            parts[part] = Claim.objects.current().filter(pair_id__in=ids)
-    else:
-        parts["validated pool"] = selectors.validated_claims()
-    result: dict = {
-        "papers": Paper.objects.filter(synthetic=True).count(),
-        "all_papers": Paper.objects.count(),
-        "parts": {},
-    }
-    for name, claims in parts.items():
-        rows = list(claims.order_by().values_list("pair__paper__synthetic", "pair__paper_id"))
-        result["parts"][name] = {
-            "claims": sum(fake for fake, _ in rows),
-            "all_claims": len(rows),
-            "papers": len({paper for fake, paper in rows if fake}),
-        }
-    result["any"] = bool(result["papers"]) or any(p["claims"] for p in result["parts"].values())
-    return result
-
-
 # --- Plots -----------------------------------------------------------------------------------
 
 PALETTE = ("#3b6ea5", "#c0504d", "#9bbb59", "#8064a2", "#4bacc6", "#f79646")

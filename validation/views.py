@@ -19,6 +19,7 @@ from annotation.errors import AnnotationError
 from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind, WorkStatus
 from annotation.views.common import element_image as serve_element_image
 from annotation.views.common import forbidden, staff_required
+from papers.licences import KNOWN_LICENCES
 from validation import selectors, services, stats
 from validation.models import (
     CRITERIA,
@@ -138,9 +139,6 @@ def validate(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @staff_required
 def overview(request: HttpRequest) -> HttpResponse:
-    created = services.open_validations(actor=request.user)
-    if created:
-        messages.info(request, f"{len(created)} final claim(s) entered validation.")
     total, waiting = work.waiting_items(kind=WorkKind.VALIDATE)
     back_total, back_waiting = work.waiting_items(kind=WorkKind.REPERTURB)
     ok, _ = selectors.complete_pair_ids()
@@ -202,7 +200,7 @@ def statistics(request: HttpRequest) -> HttpResponse:
         ]
     progress = stats.bar_chart(result["progress"], title="Progress of every stage")
     context = {"result": result, "plots": plots, "progress_plot": progress, "names": names,
-               "name": name, "synthetic": stats.synthetic_summary(name)}  # fmt: skip
+               "name": name, "synthetic": selectors.synthetic_summary(name)}  # fmt: skip
     return render(request, "validation/statistics.html", context)
 
 
@@ -356,7 +354,7 @@ def releases(request: HttpRequest) -> HttpResponse:
         default_sizes,
     )
 
-    known_licences = sorted({code for _, code in selectors.LICENCE_CODES})
+    known_licences = sorted(KNOWN_LICENCES)
     if request.method == "POST":
         name = request.POST.get("name", "").strip()
         try:

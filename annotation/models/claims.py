@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from annotation.models.assignment import Role
+
 
 class Subset(models.TextChoices):
     """SciVer's reasoning types; every claim task asks for one."""
@@ -64,8 +66,27 @@ class ClaimTask(models.Model):
         return f"task {self.pk} ({self.subset}) on {self.paper_id}"
 
 
+class PairState(models.TextChoices):
+    """Where a claim pair stands: in the workflow, back to its writer while a new perturbation
+    is written (the last one turned out true), or dropped by an admin."""
+
+    ACTIVE = "active", "active"
+    REPERTURB = "reperturb", "back to its writer for a new perturbation"
+    DROPPED = "dropped", "dropped"
+
+
 class ClaimPair(models.Model):
     """An entailed claim and its refuted rewrite, written together from one task."""
+
+    State = PairState
+    MACHINE = "pair"
+    STATE_FIELD = "state"
+    # Declared transitions; every change is `annotation.lifecycle.move`, which writes the event.
+    TRANSITIONS = {
+        PairState.ACTIVE: {PairState.REPERTURB, PairState.DROPPED},
+        PairState.REPERTURB: {PairState.ACTIVE, PairState.DROPPED},
+        PairState.DROPPED: set(),
+    }
 
     task = models.OneToOneField(ClaimTask, on_delete=models.PROTECT, related_name="pair")
     paper = models.ForeignKey("papers.Paper", on_delete=models.PROTECT, related_name="claim_pairs")
@@ -76,16 +97,25 @@ class ClaimPair(models.Model):
     writer = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="claim_pairs_written"
     )
+    subfield_code = models.CharField(
+        max_length=32, help_text="The subfield it was written in: who may work on it later"
+    )
+    state = models.CharField(max_length=16, choices=PairState.choices, default=PairState.ACTIVE)
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(subset__in=Subset.values), name="claimpair_subset")
+            models.CheckConstraint(condition=Q(subset__in=Subset.values), name="claimpair_subset"),
+            models.CheckConstraint(condition=Q(state__in=PairState.values), name="claimpair_state"),
         ]
 
     def __str__(self) -> str:
         return f"pair {self.pk} ({self.subset})"
+
+    def audit_subjects(self) -> dict[str, int | None]:
+        return {"pair_id": self.pk}
 
 
 class ClaimQuerySet(models.QuerySet):
@@ -167,12 +197,13 @@ class PairRole(models.Model):
 
     pair = models.ForeignKey(ClaimPair, on_delete=models.PROTECT, related_name="roles")
     expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    role = models.CharField(max_length=16)  # annotation.models.Role values
+    role = models.CharField(max_length=16, choices=Role.choices)
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["pair", "expert"], name="pairrole_one_role_per_expert")
+            models.UniqueConstraint(fields=["pair", "expert"], name="pairrole_one_role_per_expert"),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="pairrole_role_valid"),
         ]
 
     def __str__(self) -> str:
@@ -203,6 +234,16 @@ class WorkItem(models.Model):
 
     Kind = WorkKind
     Status = WorkStatus
+    MACHINE = "item"
+    STATE_FIELD = "status"
+    # Declared transitions; every change is `annotation.lifecycle.move`, which writes the event.
+    # An expired lease goes back to open before someone else claims it.
+    TRANSITIONS = {
+        WorkStatus.OPEN: {WorkStatus.LEASED, WorkStatus.CANCELLED},
+        WorkStatus.LEASED: {WorkStatus.OPEN, WorkStatus.DONE, WorkStatus.CANCELLED},
+        WorkStatus.DONE: set(),
+        WorkStatus.CANCELLED: set(),
+    }
 
     kind = models.CharField(max_length=16, choices=WorkKind.choices)
     status = models.CharField(max_length=16, choices=WorkStatus.choices, default=WorkStatus.OPEN)
@@ -277,15 +318,64 @@ class WorkItem(models.Model):
     def lease_live(self, now) -> bool:
         return self.status == WorkStatus.LEASED and self.lease_expires_at > now
 
+    def audit_subjects(self) -> dict[str, int | None]:
+        return {"item_id": self.pk, "claim_id": self.claim_id, "pair_id": self.pair_id}
+
+
+class Machine(models.TextChoices):
+    """The state machines of the workflow; each audit event belongs to one, and its from/to
+    states are that machine's."""
+
+    ITEM = "item", "work item"
+    REVIEW = "review", "claim review"
+    VALIDATION = "validation", "validation"
+    PAIR = "pair", "claim pair"
+
+
+class WorkAction(models.TextChoices):
+    """What an audit event records (the values are the history's wording since the start)."""
+
+    CREATED = "created", "created"
+    OPENED = "opened", "opened"
+    CLAIMED = "claimed", "claimed"
+    LEASE_RENEWED = "lease renewed", "lease renewed"
+    LEASE_EXPIRED = "lease expired", "lease expired"
+    RELEASED = "released", "released"
+    SUBMITTED = "submitted", "submitted"
+    CANCELLED = "cancelled", "cancelled"
+    OVERRIDE = "eligibility override", "eligibility override"
+    FLAGGED = "flagged", "flagged"
+    ASSIGNED = "assigned", "assigned"
+    ASSIGNED_TO_ADJUDICATOR = "assigned to adjudicator", "assigned to adjudicator"
+    COMPARED = "compared", "compared"
+    ADJUDICATED = "adjudicated", "adjudicated"
+    REOPENED = "reopened", "reopened"
+    VALIDATED = "validated", "validated"
+    SENT_BACK = "sent back to writer", "sent back to writer"
+    PERTURBATION_REPLACED = "perturbation replaced", "perturbation replaced"
+    REPERTURB_WITHDRAWN = "new perturbation withdrawn", "new perturbation withdrawn"
+    PAIR_DROPPED = "pair dropped", "pair dropped"
+
 
 class WorkEvent(models.Model):
-    """Append-only history of work items and claim pairs: who, when, from, to, old and new."""
+    """The workflow's append-only audit log: one row per state change (or per recorded decision
+    such as an override) of one machine, with its subjects (item, claim, pair; any may be
+    empty), who, when, from, to, old and new. Written only by `annotation.lifecycle`."""
 
-    item = models.ForeignKey(WorkItem, on_delete=models.PROTECT, related_name="events")
+    Action = WorkAction
+    Machine = Machine
+
+    machine = models.CharField(max_length=16, choices=Machine.choices)
+    item = models.ForeignKey(
+        WorkItem, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    claim = models.ForeignKey(
+        Claim, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
     pair = models.ForeignKey(
         ClaimPair, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
     )
-    action = models.CharField(max_length=32)
+    action = models.CharField(max_length=32, choices=WorkAction.choices)
     from_status = models.CharField(max_length=16, blank=True)
     to_status = models.CharField(max_length=16, blank=True)
     actor = models.ForeignKey(
@@ -298,9 +388,26 @@ class WorkEvent(models.Model):
 
     class Meta:
         ordering = ["at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(action__in=WorkAction.values), name="workevent_action_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(machine__in=Machine.values), name="workevent_machine_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(item__isnull=False) | Q(claim__isnull=False) | Q(pair__isnull=False),
+                name="workevent_has_subject",
+            ),
+        ]
+        indexes = [models.Index(fields=["machine", "action"])]
 
     def __str__(self) -> str:
-        return f"item {self.item_id}: {self.action} {self.from_status or '∅'} → {self.to_status}"
+        subject = (
+            f"item {self.item_id}" if self.item_id else
+            f"claim {self.claim_id}" if self.claim_id else f"pair {self.pair_id}"
+        )  # fmt: skip
+        return f"{subject}: {self.action} {self.from_status or '∅'} → {self.to_status}"
 
     def save(self, *args, **kwargs) -> None:
         if not self._state.adding:

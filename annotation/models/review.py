@@ -6,13 +6,13 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from annotation.models.claims import Claim
+
 LABELS = ("entailed", "refuted")
 
 
 class ReviewState(models.TextChoices):
-    """Where a claim stands after writing. Declared transitions (annotation.review.services):
-    second → unanimous | adjudication; adjudication → adjudicated | unresolved;
-    unresolved → adjudication (reopened); any → dropped (its pair dropped)."""
+    """Where a claim stands after writing (transitions declared on ClaimReview)."""
 
     SECOND = "second", "awaiting second annotation"
     ADJUDICATION = "adjudication", "awaiting adjudication"
@@ -81,11 +81,27 @@ class ClaimReview(models.Model):
     (unanimous or adjudicated; unresolved claims never reach a release)."""
 
     State = ReviewState
+    MACHINE = "review"
+    STATE_FIELD = "state"
+    # Declared transitions; every change is `annotation.lifecycle.move`, which writes the event.
+    TRANSITIONS = {
+        ReviewState.SECOND: {ReviewState.UNANIMOUS, ReviewState.ADJUDICATION, ReviewState.DROPPED},
+        ReviewState.ADJUDICATION: {
+            ReviewState.ADJUDICATED,
+            ReviewState.UNRESOLVED,
+            ReviewState.DROPPED,
+        },
+        ReviewState.UNRESOLVED: {ReviewState.ADJUDICATION, ReviewState.DROPPED},
+        ReviewState.UNANIMOUS: {ReviewState.DROPPED},
+        ReviewState.ADJUDICATED: {ReviewState.DROPPED},
+        ReviewState.DROPPED: set(),
+    }
 
     claim = models.OneToOneField(
         "annotation.Claim", on_delete=models.PROTECT, related_name="review"
     )
     state = models.CharField(max_length=16, choices=ReviewState.choices, default=ReviewState.SECOND)
+    version = models.PositiveIntegerField(default=1)
     disagreement = models.CharField(
         max_length=16, choices=Disagreement.choices, blank=True, default=""
     )
@@ -110,6 +126,12 @@ class ClaimReview(models.Model):
 
     def __str__(self) -> str:
         return f"claim {self.claim_id}: {self.state}"
+
+    def audit_subjects(self) -> dict[str, int | None]:
+        pair_id = self.claim.pair_id if "claim" in self._state.fields_cache else None
+        if pair_id is None:
+            pair_id = Claim.objects.values_list("pair_id", flat=True).get(pk=self.claim_id)
+        return {"claim_id": self.claim_id, "pair_id": pair_id}
 
 
 class EvidenceAnnotation(models.Model):

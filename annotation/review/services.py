@@ -15,7 +15,7 @@ from django.db.models import Case, Count, F, IntegerField, Value, When
 from django.db.models.functions import Mod
 from django.utils import timezone
 
-from annotation import selectors, work
+from annotation import lifecycle, selectors, work
 from annotation.agreement import is_agreed, jaccard
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.models import (
@@ -31,8 +31,10 @@ from annotation.models import (
     ExpertProfile,
     PairReview,
     PairRole,
+    PairState,
     ReviewState,
     Role,
+    WorkAction,
     WorkItem,
     WorkKind,
     WorkStatus,
@@ -109,7 +111,7 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
     adjudicate). With one or two, both claims are assigned to one of them (the least loaded) and
     the pair is flagged: the other, if any, stays free to adjudicate. With none, the items wait,
     visibly, for an admin."""
-    code = selectors.pair_subfield_code(pair)
+    code = pair.subfield_code
     on_pair = set(PairRole.objects.filter(pair=pair).values_list("expert_id", flat=True))
     candidates = [u for u in selectors.eligible_experts(code) if u.pk not in on_pair]
     split = len(candidates) >= SPLIT_MIN_ELIGIBLE
@@ -127,13 +129,13 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
         )
     items = []
     for claim in Claim.objects.current().filter(pair=pair).order_by("label"):
-        ClaimReview.objects.create(claim=claim)
+        _open_review(claim, actor=actor)
         item = work.create_item(
             kind=WorkKind.EVIDENCE, paper_id=pair.paper_id, subfield_code=code, actor=actor,
             pair=pair, claim=claim, assignee_id=only.pk if only else None,
         )  # fmt: skip
         if only is not None:
-            work.record(item, "flagged", actor=actor, new={"assignee": only.pk},
+            work.record(item, WorkAction.FLAGGED, actor=actor, new={"assignee": only.pk},
                         note=f"{why}: both claims of the pair go to {only.get_username()}, "
                         "who may tell which one was perturbed")  # fmt: skip
         items.append(item)
@@ -146,9 +148,16 @@ def open_replacement_review(*, claim: Claim, actor: AbstractBaseUser | None) -> 
     claims would know which one is perturbed). With nobody free it waits, visibly, for an
     admin, who may allow a former second annotator (the pair is then flagged)."""
     pair = claim.pair
-    ClaimReview.objects.create(claim=claim)
+    _open_review(claim, actor=actor)
     return work.create_item(kind=WorkKind.EVIDENCE, paper_id=pair.paper_id,
-                            subfield_code=selectors.pair_subfield_code(pair), actor=actor, pair=pair, claim=claim)  # fmt: skip
+                            subfield_code=pair.subfield_code, actor=actor, pair=pair, claim=claim)  # fmt: skip
+
+
+def _open_review(claim: Claim, *, actor: AbstractBaseUser | None) -> ClaimReview:
+    review = ClaimReview.objects.create(claim=claim)
+    review.claim = claim
+    lifecycle.opened(review, actor=actor, action=WorkAction.OPENED)
+    return review
 
 
 @transaction.atomic
@@ -219,30 +228,30 @@ def _compare(
     *, item: WorkItem, annotation: EvidenceAnnotation, evidence: set[int], actor: AbstractBaseUser
 ) -> None:
     claim = Claim.objects.only("id", "label", "pair_id").get(pk=item.claim_id)
-    review = ClaimReview.objects.select_for_update().get(claim=claim)
-    if review.state != ReviewState.SECOND:
-        raise InvalidTransition(f"Claim {claim.pk} is {review.get_state_display()}.")
+    review = ClaimReview.objects.select_related("claim").get(claim=claim)
     written = set(claim.evidence.values_list("pk", flat=True))
     threshold = settings.EVIDENCE_JACCARD_THRESHOLD
-    review.evidence_jaccard = jaccard(written, evidence)
-    if is_agreed(claim.label, written, annotation.label, evidence, jaccard_threshold=threshold):
-        # Agreed: the writer's evidence stays (it met the subset's rules; equal by default).
-        review.state, review.disagreement = ReviewState.UNANIMOUS, Disagreement.NONE
-        review.final_label = claim.label
-        review.save()
-        review.final_evidence.set(sorted(written))
+    score = jaccard(written, evidence)
+    agreed = is_agreed(claim.label, written, annotation.label, evidence,
+                       jaccard_threshold=threshold)  # fmt: skip
+    if agreed:  # the writer's evidence stays (it met the subset's rules; equal by default)
+        to, changes = ReviewState.UNANIMOUS, {"disagreement": Disagreement.NONE,
+                                               "final_label": claim.label}  # fmt: skip
     else:
-        review.state = ReviewState.ADJUDICATION
-        review.disagreement = (
-            Disagreement.LABEL if claim.label != annotation.label else Disagreement.EVIDENCE
-        )
-        review.save()
+        to, changes = ReviewState.ADJUDICATION, {"disagreement": (
+            Disagreement.LABEL if claim.label != annotation.label else Disagreement.EVIDENCE)}  # fmt: skip
+    if agreed:  # the final evidence is in place before the claim is handed on
+        review.final_evidence.set(sorted(written))
+    lifecycle.move(
+        review, to, actor=actor, action=WorkAction.COMPARED, item=item,
+        changes={"evidence_jaccard": score, **changes},
+        new={"disagreement": changes["disagreement"], "jaccard": score, "threshold": threshold},
+        refusal=f"Claim {claim.pk} is {review.get_state_display()}.",
+    )  # fmt: skip
+    if not agreed:
         work.create_item(kind=WorkKind.ADJUDICATE, paper_id=item.paper_id,
                          subfield_code=item.subfield_code, actor=actor, pair_id=claim.pair_id,
                          claim=claim)  # fmt: skip
-    work.record(item, "compared", actor=actor, from_status=ReviewState.SECOND,
-                to_status=review.state, new={"disagreement": review.disagreement,
-                "jaccard": review.evidence_jaccard, "threshold": threshold})  # fmt: skip
 
 
 @transaction.atomic
@@ -304,18 +313,18 @@ def submit_adjudication(
         label=label if decided else "", confidence=confidence, reason=reason, notes=notes,
         overrides_both=overrides_both,
     )  # fmt: skip
-    review = ClaimReview.objects.select_for_update().get(claim=claim)
-    if review.state != ReviewState.ADJUDICATION:
-        raise InvalidTransition(f"Claim {claim.pk} is {review.get_state_display()}.")
+    review = ClaimReview.objects.select_related("claim").get(claim=claim)
     previous = review.state
     if decided:
         adjudication.evidence.set(sorted(evidence))
-        review.state, review.final_label = ReviewState.ADJUDICATED, label
-        review.save()
         review.final_evidence.set(sorted(evidence))
-    else:
-        review.state = ReviewState.UNRESOLVED
-        review.save()
+    lifecycle.move(
+        review, ReviewState.ADJUDICATED if decided else ReviewState.UNRESOLVED, actor=user,
+        action=WorkAction.ADJUDICATED, item=item,
+        changes={"final_label": label} if decided else {},
+        new={"decision": decision, "label": adjudication.label},
+        refusal=f"Claim {claim.pk} is {review.get_state_display()}.",
+    )  # fmt: skip
     work.finish_submission(
         item, user=user, token=token, pair=None, old={"draft": item.draft, "state": previous},
         new={"decision": decision, "label": adjudication.label, "evidence": sorted(evidence),
@@ -341,18 +350,16 @@ def reopen_unresolved(*, claim: Claim, by: AbstractBaseUser, note: str = "") -> 
     """Hand an unresolved claim to another adjudicator (the previous ones hold a role on the
     pair, so they are never handed it again)."""
     _staff(by)
-    review = ClaimReview.objects.select_for_update().select_related("claim__pair").get(claim=claim)
-    if review.state != ReviewState.UNRESOLVED:
-        raise InvalidTransition(
-            f"Only unresolved claims can be reopened; this one is {review.get_state_display()}."
-        )
-    review.state = ReviewState.ADJUDICATION
-    review.save(update_fields=["state", "updated_at"])
+    review = ClaimReview.objects.select_related("claim__pair").get(claim=claim)
     pair = review.claim.pair
     item = work.create_item(kind=WorkKind.ADJUDICATE, paper_id=pair.paper_id,
-                            subfield_code=selectors.pair_subfield_code(pair), actor=by, pair=pair, claim=claim)  # fmt: skip
-    work.record(item, "reopened", actor=by, from_status=ReviewState.UNRESOLVED,
-                to_status=ReviewState.ADJUDICATION, note=note.strip())  # fmt: skip
+                            subfield_code=pair.subfield_code, actor=by, pair=pair, claim=claim)  # fmt: skip
+    lifecycle.move(
+        review, ReviewState.ADJUDICATION, actor=by, action=WorkAction.REOPENED, item=item,
+        note=note.strip(),
+        refusal="Only unresolved claims can be reopened; this one is "
+        f"{review.get_state_display()}.",
+    )  # fmt: skip
     return item
 
 
@@ -367,8 +374,10 @@ def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairRevi
     if not reason:
         raise AnnotationError("Say why the pair is dropped.")
     review = PairReview.objects.select_for_update().get(pair=pair)
-    if review.dropped:
-        raise InvalidTransition(f"Pair {pair.pk} was already dropped.")
+    states = dict(ClaimReview.objects.filter(claim__pair=pair).values_list("claim_id", "state"))
+    lifecycle.move(pair, PairState.DROPPED, actor=by, action=WorkAction.PAIR_DROPPED,
+                   old={"states": states}, note=reason,
+                   refusal=f"Pair {pair.pk} was already dropped.")  # fmt: skip
     review.dropped, review.drop_reason = True, reason
     review.dropped_by, review.dropped_at = by, timezone.now()
     review.save()
@@ -376,11 +385,9 @@ def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairRevi
         WorkItem.objects.filter(pair=pair, kind__in=DROPPED_PAIR_KINDS),
         actor=by, note=f"pair dropped: {reason}",
     )  # fmt: skip
-    states = dict(ClaimReview.objects.filter(claim__pair=pair).values_list("claim_id", "state"))
-    ClaimReview.objects.filter(claim__pair=pair).update(state=ReviewState.DROPPED)
-    anchor = WorkItem.objects.filter(pair=pair).order_by("created_at", "id").first()
-    work.record(anchor, "pair dropped", actor=by, pair=pair, old={"states": states},
-                new={"state": ReviewState.DROPPED}, note=reason)  # fmt: skip
+    for claim_review in ClaimReview.objects.filter(claim__pair=pair).select_related("claim"):
+        lifecycle.move(claim_review, ReviewState.DROPPED, actor=by,
+                       action=WorkAction.PAIR_DROPPED, note=reason)  # fmt: skip
     return review
 
 
@@ -409,11 +416,6 @@ def allow_expert(
         )
     if role is not None:  # the pair's other claim is theirs: both claims with one person
         PairReview.objects.filter(pair_id=item.pair_id).update(same_second_annotator=True)
-    old = {"assignee": item.assignee_id, "subfield": item.subfield_code}
-    item.assignee_id = expert.pk
-    item.version += 1
-    item.save(update_fields=["assignee", "version"])
     codes = sorted(profile.subfields.values_list("code", flat=True))
-    work.record(item, work.OVERRIDE_ACTION, actor=by, old=old,
-                new={"assignee": expert.pk, "expert_subfields": codes}, note=note.strip())  # fmt: skip
-    return item
+    return work.assign(item, expert.pk, actor=by, action=WorkAction.OVERRIDE, note=note.strip(),
+                       new={"assignee": expert.pk, "expert_subfields": codes})  # fmt: skip

@@ -1,1 +1,2 @@
-"""Views of the annotation app: the workspace, curation, and the admins' pages."""
+"""Views of the annotation app: the paper pages, curation, claim writing, review, and the
+admins' pages (the workspace home composes every stage: `workspace.views`)."""

@@ -7,13 +7,14 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotation import selectors, work
+from annotation import lifecycle, work
 from annotation.errors import InvalidTransition
 from annotation.models import (
     Claim,
     ClaimLabel,
     ClaimPair,
-    PairReview,
+    PairState,
+    WorkAction,
     WorkItem,
     WorkKind,
     WorkStatus,
@@ -37,25 +38,30 @@ def open_reperturbation(
     claim = Claim.objects.get(pk=claim.pk)
     if claim.label != ClaimLabel.REFUTED or claim.superseded:
         raise InvalidTransition("Only a pair's current refuted claim can be sent back.")
-    if PairReview.objects.filter(pair=pair, dropped=True).exists():
+    if pair.state == PairState.DROPPED:
         return None
     existing = open_item(pair)
     if existing is not None:
         return existing
     item = work.create_item(
-        kind=WorkKind.REPERTURB, paper_id=pair.paper_id, subfield_code=selectors.pair_subfield_code(pair),
+        kind=WorkKind.REPERTURB, paper_id=pair.paper_id, subfield_code=pair.subfield_code,
         actor=actor, pair=pair, claim=claim, assignee_id=pair.writer_id,
     )  # fmt: skip
-    work.record(item, "sent back to writer", actor=actor, pair=pair,
-                new={"claim": claim.pk, "final_label": ClaimLabel.ENTAILED,
-                     "writer": pair.writer_id},
-                note=f"the perturbation turned out true: {why}")  # fmt: skip
+    lifecycle.move(pair, PairState.REPERTURB, actor=actor, action=WorkAction.SENT_BACK, item=item,
+                   new={"claim": claim.pk, "final_label": ClaimLabel.ENTAILED,
+                        "writer": pair.writer_id},
+                   note=f"the perturbation turned out true: {why}")  # fmt: skip
     return item
 
 
 @transaction.atomic
 def cancel_reperturbation(*, pair: ClaimPair, actor: AbstractBaseUser | None, note: str) -> int:
     """Withdraw the pair's open re-perturbation item (its perturbation is false after all)."""
-    return work.cancel_items(
+    cancelled = work.cancel_items(
         WorkItem.objects.filter(pair=pair, kind=WorkKind.REPERTURB), actor=actor, note=note
     )
+    pair = ClaimPair.objects.get(pk=pair.pk)
+    if pair.state == PairState.REPERTURB:
+        lifecycle.move(pair, PairState.ACTIVE, actor=actor,
+                       action=WorkAction.REPERTURB_WITHDRAWN, note=note)  # fmt: skip
+    return cancelled

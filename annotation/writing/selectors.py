@@ -239,6 +239,17 @@ def final_or_written_evidence(claim: Claim) -> set[int]:
     return set(claim.evidence.values_list("pk", flat=True))
 
 
+@dataclass(frozen=True)
+class ValidatorChange:
+    """One field a validator changed on a claim, as its validation item's history recorded it."""
+
+    field: str
+    before: object
+    after: object
+    criteria_failed: list[str]
+    by: AbstractBaseUser | None
+
+
 @dataclass
 class FailedPerturbation:
     """A refuted claim that turned out true, and why: who said entailed, with their notes."""
@@ -247,7 +258,7 @@ class FailedPerturbation:
     review: ClaimReview | None
     second: EvidenceAnnotation | None
     adjudications: list[Adjudication]
-    revisions: list  # validation.ValidationRevision rows of its label, text or explanation
+    revisions: list[ValidatorChange]  # what its validators changed: label, text, …
     reopen_reason: str = ""
 
 
@@ -272,19 +283,49 @@ class ReperturbationPage:
         return {e.pk for e in self.evidence}
 
 
-def _failed(claim: Claim) -> FailedPerturbation:
-    from validation.models import Validation, ValidationRevision  # the later stage's rows
+# The fields a validator may revise, in the validation form's order (a submission's history
+# row keeps each changed one in `old` and `new`; PostgreSQL's jsonb does not keep key order).
+VALIDATED_FIELDS = ("text", "subset", "label", "evidence", "explanation")
 
-    validation = Validation.objects.filter(claim=claim).first()
+
+def validator_changes(claim: Claim) -> tuple[list[ValidatorChange], str]:
+    """What the claim's validators changed, and why it was re-opened if it waits for validation
+    again, read from its validation items' history: annotation knows nothing of the validation
+    stage's tables."""
+    events = (
+        WorkEvent.objects.filter(
+            item__claim=claim, item__kind=WorkKind.VALIDATE, action__in=["submitted", "reopened"]
+        )
+        .select_related("actor")
+        .order_by("at", "id")
+    )
+    changes: list[ValidatorChange] = []
+    reopen_reason = ""
+    for event in events:
+        if event.action == "reopened":
+            reopen_reason = event.note
+            continue
+        reopen_reason = ""  # validated again since
+        new, old = event.new or {}, event.old or {}
+        changes.extend(
+            ValidatorChange(
+                name, old.get(name), new[name], list(new.get("criteria_failed", [])), event.actor
+            )
+            for name in VALIDATED_FIELDS
+            if name in new
+        )
+    return changes, reopen_reason
+
+
+def _failed(claim: Claim) -> FailedPerturbation:
+    revisions, reopen_reason = validator_changes(claim)
     return FailedPerturbation(
         claim=claim,
         review=ClaimReview.objects.filter(claim=claim).first(),
         second=EvidenceAnnotation.objects.filter(claim=claim).select_related("annotator").first(),
         adjudications=list(Adjudication.objects.filter(claim=claim).select_related("adjudicator")),
-        revisions=list(
-            ValidationRevision.objects.filter(validation__claim=claim).select_related("by")
-        ),
-        reopen_reason=validation.reopen_reason if validation else "",
+        revisions=revisions,
+        reopen_reason=reopen_reason,
     )
 
 

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from annotation import selectors, work
+from annotation import lifecycle, selectors, work
 from annotation.errors import AnnotationError, InvalidTransition, NotAssigned
 from annotation.models import (
     Assignment,
@@ -25,10 +25,11 @@ from annotation.models import (
     ClaimTask,
     CuratedContext,
     ExpertProfile,
-    PairReview,
     PairRole,
+    PairState,
     PerturbationKind,
     Role,
+    WorkAction,
     WorkItem,
     WorkKind,
     WorkStatus,
@@ -145,8 +146,11 @@ def submit_claim_pair(
     if errors:
         raise InvalidClaim(errors)
     pair = ClaimPair.objects.create(
-        task=task, paper_id=task.paper_id, context=task.context, subset=task.subset, writer=user
-    )
+        task=task, paper_id=task.paper_id, context=task.context, subset=task.subset, writer=user,
+        subfield_code=item.subfield_code,
+    )  # fmt: skip
+    lifecycle.opened(pair, actor=user, action=WorkAction.CREATED, item=item,
+                     new={"subset": pair.subset, "subfield": pair.subfield_code})  # fmt: skip
     claims = {
         ClaimLabel.ENTAILED: Claim.objects.create(
             pair=pair, label=ClaimLabel.ENTAILED, text=draft.entailed
@@ -215,7 +219,7 @@ def submit_reperturbation(
         .select_related("task", "context")
         .get(pk=item.pair_id)
     )
-    if PairReview.objects.filter(pair=pair, dropped=True).exists():
+    if pair.state == PairState.DROPPED:
         raise InvalidTransition(f"Pair {pair.pk} was dropped.")
     old = Claim.objects.select_for_update().get(pk=item.claim_id)
     if old.superseded:
@@ -270,9 +274,10 @@ def submit_reperturbation(
                 "explanation": old.explanation}  # fmt: skip
     work.finish_submission(item, user=user, token=token, pair=None,
                            old={"draft": item.draft, "refuted": replaced}, new=submitted)  # fmt: skip
-    work.record(item, "perturbation replaced", actor=user, pair=pair, old=replaced,
-                new=submitted, note=f"claim {old.pk} superseded; claim {new.pk} goes to blind "
-                "second annotation")  # fmt: skip
+    lifecycle.move(pair, PairState.ACTIVE, actor=user, action=WorkAction.PERTURBATION_REPLACED,
+                   item=item, old=replaced, new=submitted,
+                   note=f"claim {old.pk} superseded; claim {new.pk} goes to blind second "
+                   "annotation")  # fmt: skip
     review_services.open_replacement_review(claim=new, actor=user)
     return new
 
@@ -308,7 +313,7 @@ def reassign_reperturbation(
         raise InvalidTransition("This item is not waiting (it is taken, done or cancelled).")
     if not ExpertProfile.objects.filter(user_id=expert.pk, active=True, user__is_active=True):
         raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
-    code = selectors.pair_subfield_code(item.pair)
+    code = item.pair.subfield_code
     if not selectors.eligible_experts(code).filter(pk=expert.pk).exists():
         raise AnnotationError(
             f"{expert.get_username()} is not eligible for {code or 'this pair’s subfield'} "
@@ -325,10 +330,4 @@ def reassign_reperturbation(
     if role is None:
         PairRole.objects.create(pair_id=item.pair_id, expert=expert, role=Role.WRITER)
     _drop_unused_writer_role(item)
-    old = {"assignee": item.assignee_id}
-    item.assignee_id = expert.pk
-    item.version += 1
-    item.save(update_fields=["assignee", "version"])
-    work.record(item, work.OVERRIDE_ACTION, actor=by, old=old, new={"assignee": expert.pk},
-                note=note.strip())  # fmt: skip
-    return item
+    return work.assign(item, expert.pk, actor=by, action=WorkAction.OVERRIDE, note=note.strip())

@@ -27,6 +27,7 @@ from tests.annotation.review_factories import adjudicate, crew, written_pair
 from tests.validation.factories import add_images, validate_all
 from validation import selectors as validation_selectors
 from validation import services as validation
+from validation.models import Validation
 
 pytestmark = pytest.mark.django_db
 
@@ -79,7 +80,8 @@ def test_an_adjudication_that_finds_the_perturbation_true_sends_it_back_to_its_w
         WorkItem.objects.create(kind=WorkKind.REPERTURB, paper=pair.paper, pair=pair,
                                 subfield_code="cs.CL")  # fmt: skip
     # The claim found true is not validated (its replacement will be); the pair waits.
-    assert {v.claim.label for v in validation.open_validations()} == {"entailed"}
+    opened = Validation.objects.filter(claim__pair=pair)
+    assert {v.claim.label for v in opened} == {"entailed"}
     assert validation_selectors.complete_pair_ids() == ([], [pair.pk])
     assert writing_selectors.writing_queue(c["wendy"], []).reperturb_to_write == 1
 
@@ -217,7 +219,9 @@ def test_the_new_claim_replaces_the_old_one_which_is_kept_superseded():
                    "Baseline model.")  # fmt: skip
 
 
-def test_a_validators_revision_to_entailed_sends_it_back_and_back_to_refuted_withdraws_it():
+def test_a_validators_revision_to_entailed_sends_it_back_and_back_to_refuted_withdraws_it(
+    client,
+):
     c = crew("wendy", "sam", "tom", "val", "vic")
     pair = written_pair(c["wendy"], c["boss"])
     for name in ("sam", "tom"):  # both agree with the writer: unanimous
@@ -246,12 +250,22 @@ def test_a_validators_revision_to_entailed_sends_it_back_and_back_to_refuted_wit
         )  # fmt: skip
 
     validate(c["val"], "entailed")
+    validate_all_for(c["val"])  # the other claim, if it became final (and so waits) later
     item = reperturb_item(pair)
     assert item.assignee == c["wendy"] and item.claim == refuted
     assert "revised to entailed by its validator" in WorkEvent.objects.get(
         item=item, action="sent back to writer").note  # fmt: skip
     assert validation_selectors.complete_pair_ids() == ([], [pair.pk])
+    # The page says what the validator changed, and later why it was re-opened (an admin looks).
+    client.force_login(c["boss"])
+    url = reverse("annotation:reperturb", args=[item.pk])
+    why = client.get(url).content.decode()
+    assert "Validation revised its label: refuted → entailed (criteria failed: label)" in why
+    assert "Validation re-opened" not in why
     validation.reopen_validation(claim=refuted, by=c["boss"], reason="the label looks wrong")
+    why = client.get(url).content.decode()
+    assert "Validation revised its label: refuted → entailed" in why
+    assert "Validation re-opened: “the label looks wrong”" in why
     validate(c["vic"], "refuted")  # a second validator says it is false after all
     item.refresh_from_db()
     assert item.status == "cancelled"
@@ -274,7 +288,7 @@ def test_the_whole_loop_ends_in_a_pair_that_may_enter_a_split():
     new.review.refresh_from_db()
     assert (new.review.state, new.review.final_label) == ("unanimous", "refuted")
     # The pair's validator validates the new claim too.
-    created = validation.open_validations()
+    created = list(Validation.objects.filter(claim=new))  # opened when it became final
     assert [v.claim for v in created] == [new] and created[0].item.assignee == c["val"]
     assert validate_all_for(c["val"]) == 1
     assert validation_selectors.complete_pair_ids() == ([pair.pk], [])

@@ -11,7 +11,7 @@ from annotation.errors import AnnotationError
 from annotation.models import ClaimPair, PairRole, WorkItem, WorkKind
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair
-from validation import selectors, services
+from validation import routing, selectors, services
 from validation.models import Validation, ValidationRevision
 
 pytestmark = pytest.mark.django_db
@@ -39,18 +39,17 @@ def validate(item: WorkItem, user, **changes) -> Validation:
     )
 
 
-def test_final_claims_become_validation_items_once():
+def test_final_claims_become_validation_items_when_final_and_once():
     team = Team()
-    final_pair(team)
-    assert len(services.open_validations()) == 2
-    assert services.open_validations() == []
+    pair, _ = final_pair(team)
+    # Opened in the transaction that made each claim final, one per claim.
     assert WorkItem.objects.filter(kind=WorkKind.VALIDATE).count() == 2
+    assert Validation.objects.filter(claim__pair=pair).count() == 2
 
 
 def test_writer_and_second_annotators_never_validate_and_the_pair_goes_to_one_validator():
     team = Team()
     pair, claims = final_pair(team)
-    services.open_validations()
     for user in (team.writer, team.second, team.third):
         with pytest.raises(work.NothingToDo):
             services.take_next(user=user)
@@ -70,7 +69,6 @@ def test_nobody_eligible_waits_visibly():
     # everyone eligible holds a role on the pair.
     team.third.is_active = False
     team.third.save(update_fields=["is_active"])
-    services.open_validations()
     total, waiting = work.waiting_items(kind=WorkKind.VALIDATE)
     assert total == 2
     assert "already holds a role on this pair" in waiting[0].reason
@@ -79,7 +77,6 @@ def test_nobody_eligible_waits_visibly():
 def test_pass_records_no_revision_and_validates():
     team = Team()
     final_pair(team)
-    services.open_validations()
     item = services.take_next(user=team.validators[0])
     validation = validate(item, team.validators[0])
     assert validation.status == "validated" and validation.revisions == 0
@@ -90,7 +87,6 @@ def test_pass_records_no_revision_and_validates():
 def test_revision_changes_in_place_keeps_before_after_and_the_subset_is_the_pairs():
     team = Team()
     pair, claims = final_pair(team)
-    services.open_validations()
     item = services.take_next(user=team.validators[0])
     new_subset = "analytical" if pair.subset != "analytical" else "direct"
     validation = validate(
@@ -125,7 +121,6 @@ def test_revision_changes_in_place_keeps_before_after_and_the_subset_is_the_pair
 def test_bad_validations_record_nothing_and_say_which_field(changes, field):
     team = Team()
     final_pair(team)
-    services.open_validations()
     item = services.take_next(user=team.validators[0])
     with pytest.raises(services.InvalidValidation) as caught:
         validate(item, team.validators[0], **changes)
@@ -137,7 +132,6 @@ def test_bad_validations_record_nothing_and_say_which_field(changes, field):
 def test_a_refuted_claim_keeps_its_explanation():
     team = Team()
     final_pair(team)
-    services.open_validations()
     item = services.take_next(user=team.validators[0])
     if item.claim.label != "refuted":
         validate(item, team.validators[0])
@@ -150,7 +144,6 @@ def test_a_refuted_claim_keeps_its_explanation():
 def test_the_same_submission_twice_records_once():
     team = Team()
     final_pair(team)
-    services.open_validations()
     item = services.take_next(user=team.validators[0])
     data = fields(
         item, criteria_failed=["language"], text="Ours reaches 73.2 BLEU, above the Baseline."
@@ -165,7 +158,6 @@ def test_the_same_submission_twice_records_once():
 def test_admin_reopens_with_a_reason_and_only_admins_may():
     team = Team()
     final_pair(team)
-    services.open_validations()
     item = services.take_next(user=team.validators[0])
     validate(item, team.validators[0])
     with pytest.raises(AnnotationError):
@@ -185,14 +177,13 @@ def test_admin_reopens_with_a_reason_and_only_admins_may():
 
 
 def test_validator_choice_prefers_experts_without_a_role_then_the_adjudicator():
-    assert services.validator_choice([1, 2], {1: "writer"}, []) == (True, None)
-    assert services.validator_choice([1, 2], {1: "writer", 2: "adjudicator"}, [2]) == (False, 2)
-    assert services.validator_choice([1], {1: "writer"}, []) == (False, None)
+    assert routing.validator_choice([1, 2], {1: "writer"}, []) == (True, None)
+    assert routing.validator_choice([1, 2], {1: "writer", 2: "adjudicator"}, [2]) == (False, 2)
+    assert routing.validator_choice([1], {1: "writer"}, []) == (False, None)
 
 
 def test_another_subfield_expert_never_validates():
     team = Team(validators=0)
     final_pair(team)
-    services.open_validations()
     with pytest.raises(work.NothingToDo):
         services.take_next(user=make_expert("vision", codes=("cs.CV",)))

@@ -32,7 +32,6 @@ class World:
 def world() -> World:
     team = Team()
     pair, _ = final_pair(team)
-    services.open_validations()
     item = services.take_next(user=team.validators[0])
     return World(team, item, pair, make_expert("outsider", codes=("cs.CV",)))
 

@@ -32,7 +32,6 @@ def team() -> Team:
 def held(team) -> WorkItem:
     """A final pair's first claim, leased to validator0."""
     final_pair(team)
-    services.open_validations()
     return services.take_next(user=team.validators[0])
 
 
@@ -175,17 +174,17 @@ def test_every_evidence_box_has_an_accessible_name(client, team, held):
 
 
 def test_the_workspace_offers_validation_only_to_experts_who_may_take_a_claim(client, team):
-    final_pair(team)  # its claims are final, no validation item exists yet
-    assert not WorkItem.objects.filter(kind=WorkKind.VALIDATE).exists()
+    final_pair(team)  # its claims are final: their validation items are open
+    assert WorkItem.objects.filter(kind=WorkKind.VALIDATE, status="open").count() == 2
     outsider = make_expert("outsider", codes=("cs.CV",))
     for user in (team.writer, team.second, team.third, outsider):
         queue = selectors.validation_queue(user)
-        assert (queue["available"], queue["unopened"]) == (0, 0), user.username
+        assert queue["available"] == 0, user.username
         client.force_login(user)
         html = client.get("/").content.decode()
         assert 'id="next-validation"' not in html, user.username
     queue = selectors.validation_queue(team.validators[0])
-    assert (queue["available"], queue["unopened"]) == (2, 2)
+    assert queue["available"] == 2
     client.force_login(team.validators[0])
     html = client.get("/").content.decode()
     assert 'id="next-validation"' in html
@@ -204,7 +203,6 @@ def test_the_workspace_offers_validation_only_to_experts_who_may_take_a_claim(cl
 
 def revise_label(team: Team, claim: Claim, label: str) -> None:
     validator = team.validators[0]
-    services.open_validations()
     item = WorkItem.objects.get(kind=WorkKind.VALIDATE, claim=claim)
     if item.status != "leased":
         item = services.take_next(user=validator)

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from annotation.models import Claim
+
 # The five criteria of the checklist (SciVer prints four; the fifth is ours).
 CRITERIA: dict[str, str] = {
     "language": "Grammatical, well structured, no spelling or typographical errors",
@@ -27,6 +29,13 @@ class Validation(models.Model):
     """One final claim's place in validation: its current work item and latest outcome."""
 
     Status = ValidationStatus
+    MACHINE = "validation"
+    STATE_FIELD = "status"
+    # Declared transitions; every change is `annotation.lifecycle.move`, which writes the event.
+    TRANSITIONS = {
+        ValidationStatus.PENDING: {ValidationStatus.VALIDATED},
+        ValidationStatus.VALIDATED: {ValidationStatus.PENDING},
+    }
 
     claim = models.OneToOneField(
         "annotation.Claim", on_delete=models.PROTECT, related_name="validation"
@@ -46,6 +55,7 @@ class Validation(models.Model):
         default=0, help_text="Submissions that changed the claim (a revised item has ≥ 1)"
     )
     reopen_reason = models.TextField(blank=True)
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -61,6 +71,10 @@ class Validation(models.Model):
 
     def __str__(self) -> str:
         return f"validation of claim {self.claim_id}: {self.status}"
+
+    def audit_subjects(self) -> dict[str, int | None]:
+        pair_id = Claim.objects.values_list("pair_id", flat=True).get(pk=self.claim_id)
+        return {"item_id": self.item_id, "claim_id": self.claim_id, "pair_id": pair_id}
 
 
 class ValidationRevision(models.Model):

@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from validation import selectors, stats
+from validation import selectors
 from validation.models import SplitVersion
 
 
@@ -25,7 +25,7 @@ class Command(BaseCommand):
                 f"There is no split {name!r} (splits: {names}); leave out --split for the pool."
             )
         result = selectors.dataset_statistics(name)
-        synthetic = stats.synthetic_summary(name)
+        synthetic = selectors.synthetic_summary(name)
         result["synthetic"] = synthetic
         if options["json"]:
             self.stdout.write(json.dumps(result, indent=2, default=str))

@@ -5,10 +5,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.errors import AnnotationError
-from validation import selectors, services
+from papers.licences import KNOWN_LICENCES
+from validation import services
 from validation.split import SPLIT_NAME_RULE, SplitError, check_licence_codes, check_split_name
-
-KNOWN_LICENCES = {code for _, code in selectors.LICENCE_CODES}
 
 
 class Command(BaseCommand):

@@ -1,4 +1,5 @@
-"""Read-only pages over the imported papers: the list, and one paper's context."""
+"""Read-only pages over the imported papers: the list, and one paper's context. They live in
+annotation because who may see a paper depends on their assignments."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The workspace home: the signed-in expert's queue, and for admins what waits for them."""
+"""The workspace home: the signed-in expert's queue from every stage, and for admins what waits
+for them."""
 
 from __future__ import annotations
 
@@ -25,4 +26,4 @@ def home(request: HttpRequest) -> HttpResponse:
     if request.user.is_staff:
         context["overview"] = selectors.assignment_overview()
         context["writing"] = writing.writing_overview()
-    return render(request, "annotation/home.html", context)
+    return render(request, "workspace/home.html", context)

@@ -1,0 +1,182 @@
+"""The workflow's state machines, in one place: every state change of a work item, a claim's
+review, a validation and a claim pair is `move()`, which locks the row, checks the model's
+declared `TRANSITIONS`, saves, bumps `version` and writes one audit event (`WorkEvent`) in one
+transaction; then it hands the work on that the new state makes due (`on_enter`).
+
+A model takes part by declaring `MACHINE` (its `WorkEvent.Machine` value), `STATE_FIELD`,
+`TRANSITIONS` (state → the states it may become), a `version` field and `audit_subjects()` (the
+item, claim and pair an event about it names). Later stages register what becomes due when an
+earlier stage's row enters a state (validation: a claim that becomes final is validated), so
+that this stage never imports them and the handoff still happens in the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import models, transaction
+
+from annotation.errors import InvalidTransition
+from annotation.models import WorkAction, WorkEvent, WorkItem
+
+M = TypeVar("M", bound=models.Model)
+Handler = Callable[..., None]
+
+_on_enter: dict[tuple[type[models.Model], str], list[Handler]] = defaultdict(list)
+
+
+def on_enter(model: type[models.Model], states: Iterable[str], handler: Handler) -> None:
+    """Call `handler(obj, actor=…)` inside `move()`'s transaction whenever a `model` row enters
+    one of `states` (registered once, at start-up, by the stage the work is handed to)."""
+    for state in states:
+        if handler not in _on_enter[(model, str(state))]:
+            _on_enter[(model, str(state))].append(handler)
+
+
+def _label(model: type[models.Model], state: str) -> str:
+    field = model._meta.get_field(model.STATE_FIELD)
+    return str(dict(field.flatchoices).get(state, state or "new"))
+
+
+def can_move(model: type[models.Model], current: str, to: str) -> bool:
+    return str(to) in {str(s) for s in model.TRANSITIONS.get(current, ())}
+
+
+def _event(
+    obj: models.Model,
+    *,
+    action: str,
+    actor: AbstractBaseUser | None,
+    from_status: str = "",
+    to_status: str = "",
+    old: Mapping[str, Any] | None = None,
+    new: Mapping[str, Any] | None = None,
+    note: str = "",
+    item: WorkItem | None = None,
+) -> WorkEvent:
+    subjects = obj.audit_subjects()
+    if item is not None:
+        subjects["item_id"] = item.pk
+    return WorkEvent.objects.create(
+        machine=type(obj).MACHINE,
+        action=WorkAction(action),
+        from_status=str(from_status),
+        to_status=str(to_status),
+        actor=actor,
+        old=dict(old or {}),
+        new=dict(new or {}),
+        note=note,
+        **subjects,
+    )
+
+
+def _save(obj: models.Model, fields: Iterable[str]) -> None:
+    names = set(fields)
+    names |= {
+        f.name for f in obj._meta.concrete_fields if getattr(f, "auto_now", False)
+    }  # e.g. updated_at
+    obj.save(update_fields=sorted(names))
+
+
+@transaction.atomic
+def move(
+    obj: M,
+    to: str,
+    *,
+    actor: AbstractBaseUser | None,
+    action: str,
+    changes: Mapping[str, Any] | None = None,
+    old: Mapping[str, Any] | None = None,
+    new: Mapping[str, Any] | None = None,
+    note: str = "",
+    item: WorkItem | None = None,
+    refusal: str = "",
+) -> M:
+    """Move `obj` to state `to` (with the other field `changes` that go with it), or raise
+    InvalidTransition (`refusal` is the message for the person, else a generic one). The state
+    checked is the locked row's, not the possibly stale one in memory."""
+    model = type(obj)
+    field = model.STATE_FIELD
+    current, version = (
+        model.objects.select_for_update().filter(pk=obj.pk).values_list(field, "version").get()
+    )
+    if not can_move(model, current, to):
+        raise InvalidTransition(
+            refusal
+            or f"This {model._meta.verbose_name} is {_label(model, current)}: it cannot become "
+            f"{_label(model, to)}."
+        )
+    changes = dict(changes or {})
+    setattr(obj, field, to)
+    obj.version = version + 1
+    for name, value in changes.items():
+        setattr(obj, name, value)
+    _save(obj, [field, "version", *changes])
+    _event(obj, action=action, actor=actor, from_status=current, to_status=to, old=old, new=new,
+           note=note, item=item)  # fmt: skip
+    for handler in _on_enter.get((model, str(to)), ()):
+        handler(obj, actor=actor)
+    return obj
+
+
+@transaction.atomic
+def change(
+    obj: M,
+    *,
+    actor: AbstractBaseUser | None,
+    action: str,
+    changes: Mapping[str, Any],
+    old: Mapping[str, Any] | None = None,
+    new: Mapping[str, Any] | None = None,
+    note: str = "",
+) -> M:
+    """A change that is not a move but that a page opened before it must not overwrite (e.g.
+    naming who may take an item): saved, `version` bumped, one event (from and to the current
+    state)."""
+    model = type(obj)
+    field = model.STATE_FIELD
+    current, version = (
+        model.objects.select_for_update().filter(pk=obj.pk).values_list(field, "version").get()
+    )
+    setattr(obj, field, current)
+    obj.version = version + 1
+    for name, value in changes.items():
+        setattr(obj, name, value)
+    _save(obj, ["version", *changes])
+    _event(obj, action=action, actor=actor, from_status=current, to_status=current, old=old,
+           new=new, note=note)  # fmt: skip
+    return obj
+
+
+def opened(
+    obj: models.Model,
+    *,
+    actor: AbstractBaseUser | None,
+    action: str = WorkAction.CREATED,
+    new: Mapping[str, Any] | None = None,
+    note: str = "",
+    item: WorkItem | None = None,
+) -> WorkEvent:
+    """The first event of a row just created in its initial state (call in its transaction)."""
+    state = getattr(obj, type(obj).STATE_FIELD)
+    return _event(obj, action=action, actor=actor, to_status=state, new=new, note=note, item=item)
+
+
+def record(
+    obj: models.Model,
+    *,
+    actor: AbstractBaseUser | None,
+    action: str,
+    old: Mapping[str, Any] | None = None,
+    new: Mapping[str, Any] | None = None,
+    note: str = "",
+    item: WorkItem | None = None,
+) -> WorkEvent:
+    """An event that changes no state (a lease renewed, a pair flagged): from and to the
+    current state (call in the transaction of what it records)."""
+    state = getattr(obj, type(obj).STATE_FIELD)
+    return _event(obj, action=action, actor=actor, from_status=state, to_status=state, old=old,
+                  new=new, note=note, item=item)  # fmt: skip

@@ -1,0 +1,37 @@
+"""A paper's licence as a short code (`cc-by`, `cc0`, `arxiv`, …), from its URL or name."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from papers.models import Paper
+
+# First match wins: the narrower Creative Commons variants come before plain `cc-by`.
+LICENCE_CODES = [
+    (re.compile(r"publicdomain/zero|cc0", re.I), "cc0"),
+    (re.compile(r"licenses/by-nc-sa|by-nc-sa", re.I), "cc-by-nc-sa"),
+    (re.compile(r"licenses/by-nc-nd|by-nc-nd", re.I), "cc-by-nc-nd"),
+    (re.compile(r"licenses/by-nc/|by-nc\b", re.I), "cc-by-nc"),
+    (re.compile(r"licenses/by-sa|by-sa", re.I), "cc-by-sa"),
+    (re.compile(r"licenses/by-nd|by-nd", re.I), "cc-by-nd"),
+    (re.compile(r"licenses/by/|cc[- ]by\b", re.I), "cc-by"),
+    (re.compile(r"nonexclusive-distrib", re.I), "arxiv"),
+]
+
+# The codes a licence filter may name (`unknown` is what no pattern matched, never a filter).
+KNOWN_LICENCES = frozenset(code for _, code in LICENCE_CODES)
+
+
+def licence_code(url: str, name: str = "") -> str:
+    """A short code for a paper's licence (`cc-by`, `cc0`, `arxiv`, …; `unknown`)."""
+    for text in (url or "", name or ""):
+        for pattern, code in LICENCE_CODES:
+            if pattern.search(text):
+                return code
+    return "unknown"
+
+
+def paper_licence(paper: Paper) -> str:
+    return licence_code(paper.license_url, paper.license_name)

@@ -1,0 +1,1 @@
+"""Pages that compose several stages of the pipeline (papers, annotation, validation)."""

@@ -1,0 +1,14 @@
+"""The workspace's route. It keeps the `annotation:home` name every page links to, so it joins
+the annotation app's routes in that one namespace rather than start a second one."""
+
+from django.urls import path
+
+from annotation import urls as annotation_urls
+from workspace import views
+
+app_name = annotation_urls.app_name
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    *annotation_urls.urlpatterns,
+]
