@@ -282,8 +282,14 @@ def test_unresolved_claims_are_reopened_for_another_adjudicator_or_their_pair_dr
     review.drop_pair(pair=pair, by=c["boss"], reason="the table is misparsed")
     assert set(states(pair).values()) == {"dropped"}
     assert not selectors.releasable_claims().filter(pair=pair).exists()
-    event = WorkEvent.objects.get(pair=pair, action="pair dropped")
-    assert event.note == "the table is misparsed"
+    event = WorkEvent.objects.get(pair=pair, action="pair dropped", machine="pair")
+    assert event.note == "the table is misparsed" and event.item is None
+    assert (event.from_status, event.to_status) == ("active", "dropped")
+    # Each claim's review moved too, each with its own row in the review's vocabulary.
+    moved = WorkEvent.objects.filter(pair=pair, action="pair dropped", machine="review")
+    reviewed = ClaimReview.objects.filter(claim__pair=pair).values_list("claim_id", flat=True)
+    assert sorted(moved.values_list("claim_id", flat=True)) == sorted(reviewed)
+    assert {e.to_status for e in moved} == {"dropped"}
 
 
 def test_dropping_cancels_the_open_review_items():
