@@ -16,7 +16,6 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from annotation import lifecycle
-from annotation.demo import create_demo_experts
 from annotation.errors import InvalidTransition
 from annotation.models import (
     ClaimPair,
@@ -29,6 +28,7 @@ from annotation.models import (
     WorkItem,
     WorkStatus,
 )
+from tests.validation.test_simulate import people
 from validation.models import Validation
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,11 +118,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _simulate() -> None:
-    users = get_user_model()
-    users.objects.create_user("admin", password="x", is_staff=True, is_superuser=True)
-    for name in ("alice", "bob", "carol"):
-        users.objects.create_user(name, password="x")
-    create_demo_experts()
+    people()
     call_command("simulate_annotation", "--papers", "12", "--seed", "5", stdout=io.StringIO())
 
 
