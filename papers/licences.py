@@ -23,6 +23,32 @@ LICENCE_CODES = [
 # The codes a licence filter may name (`unknown` is what no pattern matched, never a filter).
 KNOWN_LICENCES = frozenset(code for _, code in LICENCE_CODES)
 
+# A release carries the papers' text, table screenshots and chart images, cut and rearranged:
+# only these licences let anyone redistribute a paper with adaptations. A split holds only
+# their papers unless whoever makes it names other licences.
+REDISTRIBUTABLE = ("cc-by", "cc-by-sa", "cc0")
+
+LICENCE_NAMES = {
+    "cc-by": "CC BY",
+    "cc-by-sa": "CC BY-SA",
+    "cc0": "CC0 (public domain)",
+    "cc-by-nc": "CC BY-NC",
+    "cc-by-nc-sa": "CC BY-NC-SA",
+    "cc-by-nc-nd": "CC BY-NC-ND",
+    "cc-by-nd": "CC BY-ND",
+    "arxiv": "arXiv's non-exclusive licence to distribute",
+    "unknown": "unknown",
+}
+
+
+def allows_redistribution(code: str) -> bool:
+    """Whether a paper under this licence may be redistributed with adaptations."""
+    return code in REDISTRIBUTABLE
+
+
+def licence_name(code: str) -> str:
+    return LICENCE_NAMES.get(code, code)
+
 
 def licence_code(url: str, name: str = "") -> str:
     """A short code for a paper's licence (`cc-by`, `cc0`, `arxiv`, …; `unknown`)."""

@@ -16,10 +16,11 @@ from django.views.decorators.http import require_POST
 
 from annotation import checks, work
 from annotation.errors import AnnotationError
+from annotation.evidence import rule_text
 from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind, WorkStatus
 from annotation.views.common import element_image as serve_element_image
 from annotation.views.common import forbidden, staff_required
-from papers.licences import KNOWN_LICENCES
+from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
 from validation import selectors, services, stats
 from validation.models import (
     CRITERIA,
@@ -124,6 +125,10 @@ def validate(request: HttpRequest, item_id: int) -> HttpResponse:
         "criteria": CRITERIA,
         "subsets": Subset.values,
         "warnings": warnings,
+        "evidence_warning": selectors.evidence_rule_warning(page),
+        "evidence_rule": rule_text(
+            form["subset"] if form and form["subset"] in Subset.values else pair.subset, whole=True
+        ),
         "errors": errors,
         "form": form,
         "selected": selected,
@@ -374,7 +379,9 @@ def releases(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Split {split.name} frozen.")
             return redirect("validation:releases")
     ok, _ = selectors.complete_pair_ids()
-    validation, test = default_sizes(len(ok))
+    breakdown = services.licence_breakdown()
+    default_pairs = sum(share.pairs for share in breakdown if share.by_default)
+    validation, test = default_sizes(default_pairs)  # what a split without --licenses can take
     form = {"validation": validation, "test": test, "seed": 13, "licenses": "", "name": ""}
     if request.method == "POST":  # refused: the form keeps what was typed
         form |= {k: request.POST.get(k, "") for k in form}
@@ -383,6 +390,10 @@ def releases(request: HttpRequest) -> HttpResponse:
         "exports": ReleaseExport.objects.select_related("split", "job")[:30],
         "pool_claims": 2 * len(ok),
         "pool_pairs": len(ok),
+        "licence_breakdown": breakdown,
+        "default_pairs": default_pairs,
+        "default_claims": 2 * default_pairs,
+        "redistributable": ", ".join(REDISTRIBUTABLE),
         "form": form,
         "next_name": services.next_split_name(),
         "licence_codes": known_licences,

@@ -60,12 +60,15 @@ def make_paper(
     title: str = "A synthetic paper",
     acceptance: str = Paper.Acceptance.UNKNOWN,
     status: str = Paper.Status.PARSED,
+    license_url: str = "http://creativecommons.org/licenses/by/4.0/",
 ) -> Paper:
-    """A parsed paper with sections and elements, built directly (no HTML, no images)."""
+    """A parsed paper with sections and elements, built directly (no HTML, no images), under
+    CC BY unless told (a default split takes only redistributable papers)."""
     n = next(_ids)
     paper = Paper.objects.create(
         arxiv_id=f"2410.{90000 + n:05d}", version=1, title=title, primary_category=category,
         categories=[category], status=status, acceptance=acceptance,
+        license_url=license_url,
     )  # fmt: skip
     sections: list[Section] = []
     order = itertools.count()

@@ -20,6 +20,14 @@ class SplitVersion(models.Model):
     validation_size = models.PositiveIntegerField()
     test_size = models.PositiveIntegerField()
     licences = models.JSONField(default=list, blank=True, help_text="Licence filter, if any")
+    licences_by_default = models.BooleanField(
+        default=False,
+        help_text="The filter is the default one (licences that allow redistribution with "
+        "adaptations), not one its maker named",
+    )
+    left_out = models.JSONField(
+        default=dict, blank=True, help_text="Complete pairs the licence filter left out, by licence"
+    )
     counts = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

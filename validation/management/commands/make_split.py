@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.errors import AnnotationError
-from papers.licences import KNOWN_LICENCES
+from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE, allows_redistribution
 from validation import services
 from validation.split import SPLIT_NAME_RULE, SplitError, check_licence_codes, check_split_name
 
@@ -19,7 +19,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=13)
         parser.add_argument(
             "--licenses", "--licences", default="",
-            help="keep only papers with these licences, e.g. cc-by,cc0 (codes: "
+            help="keep only papers with these licences (default: those that allow redistribution "
+            "with adaptations, " + ",".join(REDISTRIBUTABLE) + "; codes: "
             + ", ".join(sorted(KNOWN_LICENCES)) + ")",
         )  # fmt: skip
         parser.add_argument(
@@ -37,6 +38,21 @@ class Command(BaseCommand):
         except (SplitError, AnnotationError) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"split {split.name} frozen (seed {split.seed})")
+        how = (
+            "by default: they allow redistribution with adaptations"
+            if split.licences_by_default
+            else "as asked"
+        )
+        self.stdout.write(f"  licences: {', '.join(split.licences)} ({how})")
+        for code in split.licences:
+            if not allows_redistribution(code):
+                self.stdout.write(
+                    f"  warning: {code} does not allow redistribution with adaptations; its "
+                    "papers are in this split because you named it"
+                )
+        if split.left_out:
+            shown = ", ".join(f"{code} {n}" for code, n in split.left_out.items())
+            self.stdout.write(f"  left out by the licence filter: pairs {shown}")
         for part, counts in split.counts.items():
             shown = ", ".join(f"{subset} {n}" for subset, n in counts.items())
             self.stdout.write(f"  {part}: {sum(counts.values())} claims ({shown})")
