@@ -4,8 +4,10 @@ blocking: pure functions, no Django."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+
+from annotation.evidence import evidence_rule_problem
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*%?")
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -104,6 +106,21 @@ def length_out_of_range(text: str, *, low: int, high: int) -> Warning | None:
     n = len(text.split())
     if n < low or n > high:
         return Warning("length", f"The claim has {n} words; the usual range is {low}–{high}.")
+    return None
+
+
+def evidence_rule(
+    subset: str,
+    evidence: Collection[int],
+    kinds: Mapping[int, str],
+    sampled: Collection[int],
+    labels: Mapping[int, str] | None = None,
+) -> Warning | None:
+    """The claim's final evidence breaks the evidence rule (e.g. a claim written before it):
+    shown to its validator, who fixes the evidence (submitting is held to the rule)."""
+    problem = evidence_rule_problem(subset, evidence, kinds, sampled, labels=labels)
+    if problem:
+        return Warning("evidence_rule", f"The evidence breaks the evidence rule. {problem}")
     return None
 
 

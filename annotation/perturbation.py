@@ -66,6 +66,27 @@ _NUMBER = re.compile(
 )
 
 
+# A number that names something rather than states a value: a reference to a table, figure,
+# section, equation, algorithm, citation, or a hyperparameter's setting, or part of a model's
+# name. Changing one makes a different claim, not a false one (a reviewer refuses it).
+_REFERENCE_BEFORE = re.compile(
+    r"(?:\b(?:tables?|tab\.|figures?|figs?\.|sections?|sec\.|§|equations?|eqs?\.|algorithms?|"
+    r"alg\.|appendix|theorem|lemma|definition|step|line|row|column|layer)\s*[(~]?\s*"
+    r"(?:[IVXLC]+|\d+)?[.\-–]?|\[[\d,\s–-]*|[=≤≥<>]\s*|[A-Za-z]-"
+    r"|\b(?:tables?|figures?|figs?\.|sections?|eqs?\.)\s*[\dIVX.]+"
+    r"(?:\s*(?:,|and|or|&|–|-)\s*[\dIVX.]+)*\s*(?:,|and|or|&|–|-)\s*)$",
+    re.I,
+)
+_REFERENCE_AFTER = re.compile(r"^[\d,\s–-]*\]")
+
+
+def is_reference_number(text: str, start: int, end: int) -> bool:
+    """Whether the number at text[start:end] is part of a reference ("Table 3", "Fig. 2(b)",
+    "Section 4.1", "[12]", "Eq. (3)"), a setting ("k=2") or a name ("GPT-4"), not a value."""
+    before = text[max(0, start - 24) : start]
+    return bool(_REFERENCE_BEFORE.search(before) or _REFERENCE_AFTER.match(text[end:]))
+
+
 def perturbation_suggestions(
     claim: str,
     *,
@@ -131,6 +152,8 @@ def _numbers_from_tables(
     for match in _NUMBER.finditer(claim):
         written = (match.group("sign") or "") + match.group("int") + (match.group("frac") or "")
         start, end = _number_span(match)
+        if is_reference_number(claim, start, end):
+            continue
         for table in tables:
             for r, row in enumerate(table.rows):
                 for c, cell in enumerate(row):
@@ -185,6 +208,8 @@ def _numbers_nearby(claim: str, collector: _Collector) -> None:
             continue
         if unit == "" and not frac and 1900 <= value <= 2100:
             continue  # a year: changing it makes a different, not a false, claim
+        if is_reference_number(claim, *_number_span(match)):
+            continue
         decimals = len(frac) - 1 if frac else 0
         for factor in (0.8, 1.25):
             new_value = value * factor

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db.models import Prefetch
 from django.urls import reverse
 
+from annotation.evidence import evidence_rule_problem
 from annotation.models import (
     Adjudication,
     Claim,
@@ -25,12 +26,12 @@ from annotation.models import (
     PairReview,
 )
 from annotation.models.review import FINAL_STATES, ReviewState
+from papers.licences import allows_redistribution, licence_code, licence_name
 from papers.models import Element, ElementPanel
 from validation import stats
 from validation.models import SplitVersion, ValidationStatus
 from validation.release import (
     EvidencePiece,
-    PaperSection,
     Release,
     ReleaseClaim,
     ReleaseError,
@@ -40,8 +41,16 @@ from validation.release import (
     pseudonymise,
     release_paperids,
 )
-from validation.release.formats import SCIVER_FOLDER, synthetic
-from validation.release.records import ELEMENTS_PER_TYPE
+from validation.release.formats import (
+    SCIVER_FOLDER,
+    jsonl_record,
+    sciver_paper,
+    sciver_record,
+    synthetic,
+)
+from validation.release.sections import paper_sections, record_sections
+from validation.release_check import REWRITE_PERTURBATION, record_findings
+from validation.selectors import section_tree
 
 Progress = Callable[[int, int, str], None]
 BUILDING = "building records"  # the first phase's progress message; then the files are written
@@ -55,12 +64,14 @@ PAPER_UNUSED = tuple(
 )  # fmt: skip
 ELEMENT_FIELDS = (
     "id", "paper_id", "kind", "anchor", "order", "label", "number", "caption", "text", "image",
-    "image_error", "section__number", "section__title", "section__anchor",
+    "image_error", "section_id", "section__number", "section__title", "section__anchor",
 )  # fmt: skip
+SHOWN = 50  # claims named in a refusal; the rest are counted
 
 
 @dataclass(frozen=True, slots=True)
 class ReleaseSection:
+    pk: int
     number: str
     title: str
     anchor: str
@@ -86,10 +97,10 @@ class ReleaseElement:
 
     @classmethod
     def from_row(cls, row: tuple) -> ReleaseElement:
-        """From a `values_list(*ELEMENT_FIELDS)` row (the section's three fields last)."""
-        *fields, number, title, anchor = row
+        """From a `values_list(*ELEMENT_FIELDS)` row (the section's four fields last)."""
+        *fields, section_pk, number, title, anchor = row
         fields[9] = fields[9] or ""  # image
-        return cls(*fields, section=ReleaseSection(number, title, anchor))
+        return cls(*fields, section=ReleaseSection(section_pk, number, title, anchor))
 
 
 def _item(element: ReleaseElement) -> str:
@@ -116,8 +127,13 @@ def build_release(
 ) -> Release:
     """Everything the release folder holds, in a fixed number of queries per 1,000 pairs.
 
-    Refuses (ReleaseError) a split whose pairs changed since it was frozen so that a claim is
-    no longer releasable: re-opened and not validated again, no longer final, dropped."""
+    Each record names exactly its claim's final table/chart evidence and the sections of its
+    evidence paragraphs (else of its tables/charts), with paper-file section ids SciVer's
+    reading reaches. Refuses (ReleaseError) a split whose pairs changed since it was frozen
+    so that a claim is no longer releasable (re-opened and not validated again, no longer
+    final, dropped), whose claims' final evidence breaks the evidence rule
+    (`annotation.evidence`), or whose records, read as SciVer's code reads them, would not
+    give a model their claim's evidence (`release_check.record_findings`)."""
     members = list(split.members.order_by("part", "pair_id").values_list("pair_id", "part"))
     part_of = dict(members)
     pairs = {
@@ -192,6 +208,10 @@ def build_release(
     ):
         element = ReleaseElement.from_row(values)
         elements[element.pk] = element
+    broken = list(_rule_breakers((pairs[pk] for pk, _ in members), final_evidence, elements))
+    if broken:
+        raise ReleaseError(_rule_message(split, broken))
+    section_id, section_titles = section_tree(contexts)
     salt = settings.RELEASE_SALT or settings.SECRET_KEY
     paper_objects = {p.paper_id: p.paper for p in pairs.values()}
     paperids = release_paperids((p.pk, p.arxiv_id, p.version) for p in paper_objects.values())
@@ -215,11 +235,41 @@ def build_release(
         made[element.pk] = VisualElement(type=element.kind, item=item, image_path=path)
         return made[element.pk]
 
+    # The paper files first: a record's `section` is in its paper file's order.
+    papers: list[ReleasePaper] = []
+    for paper_id, paper in sorted(paper_objects.items(), key=lambda kv: paperids[kv[0]]):
+        paperid = paperids[paper_id]
+        captions: dict[str, dict[str, str]] = {"table": {}, "chart": {}}
+        numbered: dict[tuple[str, str], ReleaseElement] = {}
+        for element, not_chart in by_paper[paper_id]:
+            if element.kind == "table" or (element.kind == "chart" and not not_chart):
+                # The paper file keys captions by number: a second element with the same
+                # number would silently replace the first one's caption.
+                other = numbered.setdefault((element.kind, _item(element)), element)
+                if other.pk != element.pk:
+                    raise ReleaseError(_same_number(other, element, paperid))
+                captions[element.kind][_item(element)] = element.caption
+        blocks = ((e.section.pk, e.kind, e.text) for e, _ in by_paper[paper_id])
+        papers.append(
+            ReleasePaper(
+                paperid=paperid,
+                sections=paper_sections(blocks, section_id, section_titles),
+                chart_captions=captions["chart"],
+                table_captions=captions["table"],
+                licence=paper.license_url or paper.license_name or "unknown",
+                arxiv_id=paper.arxiv_id,
+                version=paper.version,
+                synthetic=paper.synthetic,
+            )  # fmt: skip
+        )
+    file_order = {p.paperid: [s.section_id for s in p.sections] for p in papers}
+
     # request_id: a seeded permutation, so that ids do not reveal which claims form a pair.
     total = 2 * len(members)
     ids = list(range(1, total + 1))
     random.Random(split.seed).shuffle(ids)
     parts: dict[str, list[ReleaseClaim]] = {"validation": [], "test": []}
+    whose: dict[int, str] = {}  # request_id → the claim, as a refusal names it
     next_id = iter(ids)
     every = max(1, len(members) // 50)  # the page's bar moves in steps of about 2 %
     if progress:
@@ -228,26 +278,19 @@ def build_release(
         pair = pairs[pair_id]
         paperid = paperids[pair.paper_id]
         entailed, refuted = _claims(pair, paperid, split)
+        gone = [pk for pk in pair.task.sampled_ids if pk not in elements]
+        if gone:
+            raise ReleaseError(
+                f"pair {pair.pk} (paper {paperid}): its sampled element(s) {gone} no "
+                "longer exist (the paper was re-imported after the split was frozen?); "
+                "make a new split without this pair, or restore the paper's import"
+            )
+        sampled = [elements[pk] for pk in pair.task.sampled_ids]
         for claim in (entailed, refuted):
             evidence = sorted(
                 (elements[pk] for pk in final_evidence[claim.pk]),
                 key=lambda e: e.order,
             )
-            gone = [pk for pk in pair.task.sampled_ids if pk not in elements]
-            if gone:
-                raise ReleaseError(
-                    f"pair {pair.pk} (paper {paperid}): its sampled element(s) {gone} no "
-                    "longer exist (the paper was re-imported after the split was frozen?); "
-                    "make a new split without this pair, or restore the paper's import"
-                )
-            sampled = [elements[pk] for pk in pair.task.sampled_ids]
-            ev_ids = {e.pk for e in evidence}
-            chosen = [e for e in sampled if e.pk in ev_ids and e.kind in VISUAL]
-            chosen += [e for e in evidence if e.kind in VISUAL and e not in chosen]
-            # A claim re-labelled by its validator to another subset may cite fewer visuals
-            # than the SciVer record names: the sampled ones fill in, in draw order.
-            chosen += [e for e in sampled if e.kind in VISUAL and e not in chosen]
-            chosen = chosen[: ELEMENTS_PER_TYPE[pair.subset]]
             pieces = []
             for e in evidence:
                 is_visual = e.kind in VISUAL
@@ -267,21 +310,27 @@ def build_release(
                 annotators["adjudicator"] = pseudonymise(adjudicators[claim.pk], salt=salt)
             if claim.validation.validator_id:
                 annotators["validator"] = pseudonymise(claim.validation.validator_id, salt=salt)
-            sections = sorted(
-                {e.section.number for e in evidence if e.section.number},
-                key=lambda n: [int(x) if x.isdigit() else x for x in n.split(".")],
+            request_id = next(next_id)
+            whose[request_id] = (
+                f"claim {claim.pk} ({claim.label}, pair {pair.pk}, paper {pair.paper.versioned_id})"
             )
             parts[part].append(
                 ReleaseClaim(
-                    request_id=next(next_id),
+                    request_id=request_id,
                     paperid=paperid,
                     claim_type=pair.subset,
                     label=claim.label == "entailed",
                     origin_statement=entailed.text,
                     perturbed_statement=refuted.text,
                     perturbed_explanation=refuted.explanation,
-                    section=tuple(sections),
-                    elements=tuple(visual(e, paperid) for e in chosen),
+                    section=record_sections(
+                        [(e.kind, e.section.pk) for e in evidence],
+                        section_id,
+                        file_order[paperid],
+                    ),
+                    # Exactly the claim's tables/charts (the evidence rule held above): what
+                    # a model is shown beside the text is what the claim rests on.
+                    elements=tuple(visual(e, paperid) for e in evidence if e.kind in VISUAL),
                     evidence=tuple(pieces),
                     provenance="adjudicated"
                     if claim.review.state == ReviewState.ADJUDICATED
@@ -297,45 +346,90 @@ def build_release(
             )
         if progress and (done % every == 0 or done == len(members)):
             progress(done, len(members), BUILDING)
-    papers = []
-    for paper_id, paper in sorted(paper_objects.items(), key=lambda kv: paperids[kv[0]]):
-        paperid = paperids[paper_id]
-        sections: dict[str, list[str]] = {}
-        names: dict[str, str] = {}
-        captions: dict[str, dict[str, str]] = {"table": {}, "chart": {}}
-        numbered: dict[tuple[str, str], ReleaseElement] = {}
-        for element, not_chart in by_paper[paper_id]:
-            key = element.section.number or element.section.anchor
-            names[key] = element.section.title
-            sections.setdefault(key, [])
-            if element.kind == "paragraph":
-                sections[key].append(element.text)
-            elif element.kind == "table" or (element.kind == "chart" and not not_chart):
-                # The paper file keys captions by number: a second element with the same
-                # number would silently replace the first one's caption.
-                other = numbered.setdefault((element.kind, _item(element)), element)
-                if other.pk != element.pk:
-                    raise ReleaseError(_same_number(other, element, paperid))
-                captions[element.kind][_item(element)] = element.caption
-        papers.append(
-            ReleasePaper(
-                paperid=paperid,
-                sections=tuple(
-                    PaperSection(section_id=k, section_name=names[k], text="\n".join(v))
-                    for k, v in sections.items()
-                ),
-                chart_captions=captions["chart"],
-                table_captions=captions["table"],
-                licence=paper.license_url or paper.license_name or "unknown",
-                arxiv_id=paper.arxiv_id,
-                version=paper.version,
-                synthetic=paper.synthetic,
-            )  # fmt: skip
-        )
+    unfaithful = _unfaithful(parts, papers, whose)
+    if unfaithful:
+        raise ReleaseError(_unfaithful_message(split, unfaithful))
     readme = dataset_card(split, parts, papers, hide_test_labels)
     return Release(name=split.name, splits=parts, papers=papers, images=images, readme=readme,
                    hide_test_labels=hide_test_labels, seed=split.seed,
                    progress=progress)  # fmt: skip
+
+
+def _rule_breakers(
+    pairs: Iterable[ClaimPair],
+    final_evidence: Mapping[int, list[int]],
+    elements: Mapping[int, ReleaseElement],
+) -> Iterable[str]:
+    """The claims whose final evidence breaks the evidence rule, each as `claim … : why`."""
+    for pair in pairs:
+        for claim in sorted(pair.claims.all(), key=lambda c: c.label):
+            evidence = [pk for pk in final_evidence.get(claim.pk, []) if pk in elements]
+            kinds = {pk: elements[pk].kind for pk in evidence}
+            labels = {pk: elements[pk].label or elements[pk].anchor for pk in evidence}
+            problem = evidence_rule_problem(
+                pair.subset, evidence, kinds, pair.task.sampled_ids, labels=labels
+            )
+            if problem:
+                yield (
+                    f"claim {claim.pk} ({claim.label}, {pair.subset}, pair {pair.pk}, paper "
+                    f"{pair.paper.versioned_id}): {problem}"
+                )
+
+
+def _shown(items: list[str]) -> str:
+    more = f"; … and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
+    return "; ".join(items[:SHOWN]) + more
+
+
+def _rule_message(split: SplitVersion, broken: list[str]) -> str:
+    return (
+        f"split {split.name}: {len(broken)} claim(s) rest on final evidence that breaks the "
+        "evidence rule (exactly one table or chart for a direct or analytical claim, exactly "
+        "two for a parallel or sequential one, at least one of them sampled), so their "
+        "records would show a model other tables/charts than the claims need: "
+        f"{_shown(broken)}. Nothing was written. Re-open their validation (Validation, "
+        "/manage/validation/, Re-open, with the reason) so that a validator fixes the "
+        "evidence, then export again; or make a new split without these pairs "
+        "(python manage.py make_split …) and export that one."
+    )
+
+
+def _unfaithful(
+    parts: Mapping[str, list[ReleaseClaim]], papers: list[ReleasePaper], whose: Mapping[int, str]
+) -> list[tuple[str, str]]:
+    """Each record read as SciVer's code reads a release, with the checks check_release
+    makes (`record_findings`): what would be wrong with the release, before it is written,
+    as (the claim and what is wrong, what to do)."""
+    by_id = {p.paperid: p for p in papers}
+    files = {p.paperid: sciver_paper(p) for p in papers}
+    found = []
+    for claims in parts.values():
+        for claim in claims:
+            paper = by_id[claim.paperid]
+            for finding in record_findings(
+                sciver_record(claim), jsonl_record(claim, paper), files[claim.paperid]
+            ):
+                fix = finding.fix if finding.fix == REWRITE_PERTURBATION else EVIDENCE_FIX
+                found.append((f"{whose[claim.request_id]}: {finding.what}", fix))
+    return found
+
+
+EVIDENCE_FIX = (
+    "for a claim whose evidence is not in its record's context, re-open its validation so that "
+    "the validator picks its evidence from the paper's current curated context (its pair was "
+    "written on an earlier one), or make a new split without it"
+)
+
+
+def _unfaithful_message(split: SplitVersion, found: list[tuple[str, str]]) -> str:
+    fixes = list(dict.fromkeys(fix for _, fix in found))
+    return (
+        f"split {split.name}: {len(found)} record(s), read as SciVer's own code reads a "
+        f"release, would not give a model what their claims need: "
+        f"{_shown([what for what, _ in found])}. Nothing was written. To fix: "
+        + "; ".join(fix[:1].upper() + fix[1:] for fix in fixes)
+        + "."
+    )
 
 
 def _element_ref(element: ReleaseElement) -> str:
@@ -515,7 +609,7 @@ def dataset_card(
         "The annotations are released under CC-BY-4.0. The papers' text and images keep their "
         "own licences, listed below.",
         "",
-        f"Split seed {split.seed}; licence filter: {', '.join(split.licences) or 'none'}; "
+        f"Split seed {split.seed}; licence filter: {_licence_filter(split)}; "
         f"test labels {'hidden' if hide_test_labels else 'included'}.",
         "",
         "## Synthetic content",
@@ -545,9 +639,14 @@ def dataset_card(
             "Versioned here: " + ", ".join(f"`{p.paperid}`" for p in versioned) + ".",
             "",
         ]
-    lines += ["## Statistics", ""]
+    lines += [
+        "## Statistics",
+        "",
+        stats.MODEL_WORDS_NOTE[:1].upper() + stats.MODEL_WORDS_NOTE[1:] + ".",
+        "",
+    ]
     for name, claims in parts.items():
-        table = stats.release_table(claims)
+        table = stats.release_table(claims, by_id)
         lines.append(f"### {name} ({len(claims)} claims)")
         lines.append("")
         lines.append("| figure | value |")
@@ -555,20 +654,56 @@ def dataset_card(
         for key, value in table.items():
             lines.append(f"| {key} | {value} |")
         lines.append("")
-    lines += [
-        "## Papers and their licences",
-        "",
-        "| paper | arXiv | licence | synthetic |",
-        "|---|---|---|---|",
-    ]
-    lines += [
-        f"| {p.paperid} | {p.arxiv_id or p.paperid}"
-        f"{f'v{p.version}' if p.version is not None else ''} | {p.licence} | "
-        f"{'yes' if p.synthetic else 'no'} |"
-        for p in papers
-    ]
+    lines += _licence_lines(split, papers)
     lines.append("")
     return "\n".join(lines)
+
+
+def _licence_filter(split: SplitVersion) -> str:
+    if not split.licences:
+        return "none (any licence; this split was made before the default filter)"
+    codes = ", ".join(split.licences)
+    if split.licences_by_default:
+        return f"{codes} (the default: licences that allow redistribution with adaptations)"
+    return f"{codes} (named by whoever made the split)"
+
+
+def _licence_lines(split: SplitVersion, papers: list[ReleasePaper]) -> list[str]:
+    """The card's papers, listed under their licences; a paper whose licence does not allow
+    redistribution with adaptations says why it is here anyway."""
+    by_code: dict[str, list[ReleasePaper]] = defaultdict(list)
+    for paper in papers:
+        by_code[licence_code(paper.licence)].append(paper)
+    lines = ["## Papers and their licences", ""]
+    if split.left_out:
+        lines += [
+            "Left out by the licence filter (complete pairs): "
+            + ", ".join(f"{licence_name(code)} {n}" for code, n in split.left_out.items())
+            + ".",
+            "",
+        ]
+    for code in sorted(by_code, key=lambda c: (not allows_redistribution(c), c)):
+        group = by_code[code]
+        lines += [f"### {licence_name(code)} (`{code}`): {len(group)} paper(s)", ""]
+        if not allows_redistribution(code):
+            lines += [
+                f"> **{licence_name(code)} does not allow redistribution with adaptations.** "
+                f"These papers are here because split {split.name}'s licence filter names "
+                f"`{code}`"
+                + (" (made before the default filter)" if not split.licences else "")
+                + ": make sure you may publish them before you do.",
+                "",
+            ]
+        lines += ["| paper | arXiv | licence | synthetic |", "|---|---|---|---|"]
+        mark = "" if allows_redistribution(code) else " ⚠ not redistributable with adaptations"
+        lines += [
+            f"| {p.paperid} | {p.arxiv_id or p.paperid}"
+            f"{f'v{p.version}' if p.version is not None else ''} | {p.licence}{mark} | "
+            f"{'yes' if p.synthetic else 'no'} |"
+            for p in group
+        ]
+        lines.append("")
+    return lines
 
 
 # --- Where exports started from the pages go -------------------------------------------------

@@ -1,17 +1,25 @@
 """Verifies a release folder (pure: files in, problems and warnings out): schema of every
 record, paths, checksums and sizes, unique paperids and image names, pair integrity, no test
-labels when they are hidden; and warns about synthetic (demo) content and a folder whose name
-breaks the records' ./SciVer/… paths."""
+labels when they are hidden, the manifest's format version; that every record, read as
+SciVer's own code reads it (`validation.release.reading`), gives a model its claim's evidence
+(some text, every evidence paragraph, exactly its tables/charts), that every paper-file
+section is one a record can reach, and that no refuted claim differs from its entailed one
+only in a reference number or number formatting. It warns about synthetic (demo) content and
+a folder whose name breaks the records' ./SciVer/… paths."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from papers.licences import allows_redistribution, licence_code, licence_name
+from validation.release import reading
 from validation.release.formats import (
     HIDDEN_FIELDS,
     HIDDEN_JSONL_FIELDS,
@@ -20,9 +28,26 @@ from validation.release.formats import (
     sciver_path,
 )
 from validation.release.records import image_name
-from validation.release.writer import SPLIT_FILES
+from validation.release.writer import FORMAT_VERSION, LABELS_FORMAT, SPLIT_FILES
 
-__all__ = ["ReleaseReport", "check_release", "inspect_release"]
+__all__ = [
+    "Finding",
+    "ReleaseReport",
+    "check_release",
+    "inspect_release",
+    "perturbation_problem",
+    "record_findings",
+]
+
+REEXPORT = (
+    "export the split again with this SciVer Studio (python manage.py export_release --split "
+    "NAME --out DIR --overwrite); should the export refuse the claim, re-open its validation "
+    "so that the validator fixes its evidence"
+)
+REWRITE_PERTURBATION = (
+    "re-open the refuted claim's validation (Validation, /manage/validation/) so that the "
+    "validator rewrites it with a factual error the evidence contradicts, then export again"
+)
 
 COMMON = {
     "request_id": int, "paperid": str, "paper_path": str, "claim_type": str, "claim": str,
@@ -83,6 +108,12 @@ def _record_problems(where: str, record: Any, hidden: bool, root: Path) -> list[
             problems.append(f"{where}: missing {name!r}")
         elif not isinstance(record[name], kind) or (kind is int and isinstance(record[name], bool)):
             problems.append(f"{where}: {name!r} should be {kind.__name__}")
+    section = record.get("section")
+    if isinstance(section, list) and not all(isinstance(s, str) and s for s in section):
+        problems.append(
+            f"{where}: section {section!r} must list section ids as non-empty strings "
+            "(strict loaders of the format refuse it)"
+        )
     for name in ("paper_path", "image_path", "item1_path", "item2_path"):
         value = record.get(name)
         if isinstance(value, str) and not _local(root, value).is_file():
@@ -141,6 +172,14 @@ def _paper_problems(path: Path) -> list[str]:
         problems.append(f"papers/{path.name}: image_paths entries must hold caption")
     if any(set(v) != {"capture"} for v in paper.get("tables", {}).values()):
         problems.append(f"papers/{path.name}: tables entries must hold capture")
+    for section in paper.get("sections") if isinstance(paper.get("sections"), list) else []:
+        if isinstance(section, dict) and not reading.is_reachable(section.get("section_id", "")):
+            problems.append(
+                f"papers/{path.name}: section_id {section.get('section_id')!r} "
+                f"({section.get('section_name') or 'untitled'}) is one no record can name, so "
+                "SciVer's reading never gives a model its text (an anchor, not a section "
+                f"number or a lower-case slug); {REEXPORT.split(';')[0]}"
+            )
     return problems
 
 
@@ -161,6 +200,7 @@ def inspect_release(root: Path) -> ReleaseReport:
         return ReleaseReport([f"manifest.json: unreadable ({exc})"])
     problems: list[str] = []
     report = ReleaseReport(problems)
+    problems += _format_problems(manifest)
     listed = manifest.get("files", {})
     for name, entry in sorted(listed.items()):
         path = root / name
@@ -183,6 +223,7 @@ def inspect_release(root: Path) -> ReleaseReport:
         folded.setdefault(name.casefold(), name)
     hide = bool(manifest.get("hide_test_labels"))
     ours: list[tuple[str, str, dict]] = []  # (where, split, row) of our JSON Lines
+    sciver: list[tuple[str, dict]] = []  # (where, record) of the SciVer files
     ids: dict[int, str] = {}
     pairs: dict[object, list[tuple[str, dict]]] = defaultdict(list)
     for split, (sciver_file, jsonl_file, _) in SPLIT_FILES.items():
@@ -196,6 +237,8 @@ def inspect_release(root: Path) -> ReleaseReport:
         for index, record in enumerate(records):
             where = f"{sciver_file}[{index}]"
             problems += _record_problems(where, record, hidden, root)
+            if isinstance(record, dict):
+                sciver.append((where, record))
             rid = record.get("request_id") if isinstance(record, dict) else None
             if isinstance(rid, int):
                 if rid in ids:
@@ -225,10 +268,208 @@ def inspect_release(root: Path) -> ReleaseReport:
             problems.append(f"pair {pair_id}: the two claims disagree on origin_statement")
     for path in sorted((root / "papers").glob("*.json")):
         problems += _paper_problems(path)
+    problems += _fidelity_problems(root, sciver, ours)
+    problems += _labels_problems(root, manifest, sciver)
     problems += _identity_problems(ours)
     report.warnings += _synthetic(ours, manifest, problems)
     report.warnings += _folder_name(root)
+    report.warnings += _licence_warnings(ours)
     return report
+
+
+def _format_problems(manifest: dict) -> list[str]:
+    """A release written before the current format lacks what the checks below rely on."""
+    version = manifest.get("format_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version == FORMAT_VERSION:
+        return []
+    if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
+        return [
+            f"manifest.json: format_version {version} is newer than this check_release knows "
+            f"({FORMAT_VERSION}); check it with the SciVer Studio that wrote it"
+        ]
+    said = "no format_version" if version is None else f"format_version {version!r}"
+    return [
+        f"manifest.json: {said}: the release predates format {FORMAT_VERSION} (records that "
+        "name exactly their claim's tables/charts and sections SciVer's reading reaches, "
+        "hidden test labels kept outside the folder); export the split again "
+        "(python manage.py export_release --split NAME --out DIR --overwrite)"
+    ]
+
+
+# --- What a model is given: each record read as SciVer's code reads it --------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One way a record fails its claim, said without naming the record (the caller does),
+    and what fixes it."""
+
+    what: str
+    fix: str
+
+
+def _relative(path: str) -> str:
+    prefix = SCIVER_ROOT + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
+
+def record_findings(
+    record: Mapping[str, Any], row: Mapping[str, Any] | None, paper: Mapping[str, Any]
+) -> list[Finding]:
+    """What is wrong with the model input SciVer's reading builds for `record` from its
+    `paper` file, against our fuller `row` of the same claim (its evidence, statements): no
+    text at all, an evidence paragraph left out, images other than the claim's tables/charts,
+    a perturbation that changes only a reference number or a number's formatting. A hidden
+    test record (no evidence, no statements) is checked for text only."""
+    findings = []
+    seen = reading.model_input(record, paper)
+    section = record.get("section")
+    if not seen.context:
+        findings.append(Finding(
+            f"SciVer's reading gives the model no text: section {section!r} names no section "
+            "of its paper file", REEXPORT,
+        ))  # fmt: skip
+    row = row or {}
+    evidence = [p for p in row.get("evidence") or [] if isinstance(p, Mapping)]
+    if "evidence" in row:
+        reached = ", ".join(seen.section_ids) or "nothing"
+        for piece in evidence:
+            text = piece.get("text") or ""
+            if piece.get("kind") == "paragraph" and text and text not in seen.context:
+                findings.append(Finding(
+                    f"evidence paragraph {piece.get('anchor')} is not in the context SciVer's "
+                    f"reading builds from section {section!r} (it reads {reached})", REEXPORT,
+                ))  # fmt: skip
+        named = sorted(_relative(img.path) for img in seen.images)
+        wanted = sorted(
+            str(p.get("image_path")) for p in evidence if p.get("kind") in ("table", "chart")
+        )
+        if named != wanted:
+            findings.append(Finding(
+                f"the record shows the model {', '.join(named) or 'no image'} but the claim's "
+                f"table/chart evidence is {', '.join(wanted) or 'none'}", REEXPORT,
+            ))  # fmt: skip
+    statements = record if "origin_statement" in record else row
+    label = record.get("label", row.get("label"))
+    if label is False and "origin_statement" in statements:
+        why = perturbation_problem(
+            str(statements.get("origin_statement") or ""),
+            str(statements.get("perturbed_statement") or ""),
+        )
+        if why:
+            findings.append(Finding(f"the refuted claim {why}", REWRITE_PERTURBATION))
+    return findings
+
+
+# "Table 2", "Tab. 3", "Fig. 4a", "TABLE IV", "Section 3.2", "Eq. (5)", "Algorithm 1", "Table A.1"
+REFERENCE = re.compile(
+    r"\b((?i:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|eqs?\.|equations?|algorithms?|"
+    r"alg\.))(\s*)(\(?)([A-Z]?\.?\d+(?:\.\d+)*[a-z]?|[IVXLCDM]+)\b(\)?)"
+)
+NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?![\w])")
+
+
+def _mask_references(text: str) -> str:
+    return REFERENCE.sub(lambda m: f"{m.group(1)} {m.group(3)}#{m.group(5)}", text)
+
+
+def _number(match: re.Match[str]) -> str:
+    value = match.group(0)
+    if not any(c.isdigit() for c in value):
+        return value
+    whole, _, fraction = value.replace(",", "").partition(".")
+    whole = whole.lstrip("0") or "0"
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def _spacing(text: str) -> str:
+    return re.sub(r"\s+%", "%", " ".join(text.split()))
+
+
+def _numbers(text: str) -> str:
+    return _spacing(NUMBER.sub(_number, text))
+
+
+def perturbation_problem(origin: str, perturbed: str) -> str:
+    """How a refuted rewrite fails to contradict its entailed claim by a factual error: ""
+    when it does. A rewrite that changes only which table, figure, section, equation or
+    algorithm is cited, or only how a number is written (45.2 → 45.20, 1,000 → 1000), states
+    the same facts (a model need not check any evidence to tell them apart by the citation)."""
+    if " ".join(origin.split()) == " ".join(perturbed.split()):
+        return "is its entailed claim itself"
+    formatting = _numbers(origin) == _numbers(perturbed)  # spacing ("5 %" → "5%") included
+    references = _spacing(_mask_references(origin)) == _spacing(_mask_references(perturbed))
+    if references and not formatting:
+        return "differs from its entailed claim only in a reference number"
+    if formatting:
+        return "differs from its entailed claim only in number formatting"
+    if _numbers(_mask_references(origin)) == _numbers(_mask_references(perturbed)):
+        return "differs from its entailed claim only in a reference number and number formatting"
+    return ""
+
+
+def _fidelity_problems(
+    root: Path, sciver: list[tuple[str, dict]], ours: list[tuple[str, str, dict]]
+) -> list[str]:
+    """`record_findings` for every record whose paper file can be read."""
+    rows = {
+        row["request_id"]: row
+        for _, _, row in ours
+        if isinstance(row.get("request_id"), int) and not isinstance(row["request_id"], bool)
+    }
+    papers: dict[str, dict | None] = {}
+    problems = []
+    for where, record in sciver:
+        path = record.get("paper_path")
+        if not isinstance(path, str):
+            continue
+        if path not in papers:
+            try:
+                paper = json.loads(_local(root, path).read_text("utf-8"))
+            except (OSError, ValueError):
+                paper = None  # said by the path and paper checks
+            papers[path] = paper if isinstance(paper, dict) else None
+        paper = papers[path]
+        if paper is None:
+            continue
+        rid = record.get("request_id")
+        named = f"{where} (request {rid}, paper {record.get('paperid')})"
+        for finding in record_findings(record, rows.get(rid), paper):
+            problems.append(f"{named}: {finding.what}; {finding.fix}")
+    return problems
+
+
+def _labels_problems(root: Path, manifest: dict, sciver: list[tuple[str, dict]]) -> list[str]:
+    """The hidden test labels file is not needed to check the public folder; when it is where
+    the manifest says, it must answer for exactly the public test records."""
+    said = manifest.get("hidden_labels")
+    if not manifest.get("hide_test_labels") or not isinstance(said, dict):
+        return []
+    path = root / str(said.get("path", ""))
+    if not path.is_file():
+        return []
+    try:
+        labels = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"{path}: the hidden labels file is unreadable ({exc})"]
+    if not isinstance(labels, dict) or labels.get("format") != LABELS_FORMAT:
+        return [f"{path}: not a hidden labels file written by export_release"]
+    testset = root / SPLIT_FILES["test"][0]
+    problems = []
+    if testset.is_file() and labels.get("testset_sha256") != _sha256(testset)[0]:
+        problems.append(
+            f"{path}: written for another testset.json (checksum differs): it would score "
+            "other records; export the split again"
+        )
+    public = {str(r.get("request_id")) for w, r in sciver if w.startswith(SPLIT_FILES["test"][0])}
+    answered = set(labels.get("labels") or {})
+    if public != answered:
+        problems.append(
+            f"{path}: answers {len(answered)} request ids, the public test set holds "
+            f"{len(public)} ({len(public - answered)} unanswered); export the split again"
+        )
+    return problems
 
 
 def _folder_name(root: Path) -> list[str]:
@@ -309,4 +550,24 @@ def _synthetic(rows: list[tuple[str, str, dict]], manifest: dict, problems: list
         f"synthetic content: {len(fake_papers)} of {len(all_papers)} papers and {len(fake)} of "
         f"{len(rows)} claims are simulate_annotation's demo data (copies of fixture papers), "
         "not real arXiv papers nor expert annotations; do not publish this release"
+    ]
+
+
+# --- Licence warnings ----------------------------------------------------------------------
+
+
+def _licence_warnings(rows: list[tuple[str, str, dict]]) -> list[str]:
+    """One warning per licence of the release's papers that does not allow redistribution
+    with adaptations (a split takes them only when its maker names them), naming the papers."""
+    papers: dict[str, set[str]] = defaultdict(set)
+    for _, _, row in rows:
+        code = licence_code(str(row.get("licence") or ""))
+        if not allows_redistribution(code):
+            papers[code].add(str(row.get("paperid")))
+    return [
+        f"licence: {len(ids)} paper(s) under {licence_name(code)} (`{code}`), which does not "
+        f"allow redistribution with adaptations: {', '.join(sorted(ids)[:10])}"
+        + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+        + "; publish them only if you may (the split's licence filter named them)"
+        for code, ids in sorted(papers.items())
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -21,9 +21,11 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.models.review import FINAL_STATES, LABELS
-from papers.models import Element, Paper
+from papers.models import Element, Paper, Section
 from validation import stats
 from validation.models import SplitMember, SplitVersion, Validation, ValidationStatus
+from validation.release.reading import model_input
+from validation.release.sections import SectionNode, paper_sections, record_sections, section_ids
 
 FINAL = [s.value for s in FINAL_STATES]
 
@@ -170,6 +172,17 @@ def validation_page(item_id: int) -> ValidationPage:
                           paragraphs, sampled_texts)  # fmt: skip
 
 
+def evidence_rule_warning(page: ValidationPage) -> checks.Warning | None:
+    """The claim's final evidence breaks the evidence rule for its pair's subset (no query:
+    the page's context holds the kinds; figures marked 'not a chart' are not in it, so they
+    never count as one)."""
+    kinds = {p.element.pk: p.element.kind for p in page.context}
+    labels = {p.element.pk: p.element.label or p.element.anchor for p in page.context}
+    return checks.evidence_rule(
+        page.pair.subset, page.evidence_ids, kinds, page.pair.task.sampled_ids, labels
+    )
+
+
 def validation_queue(user: AbstractBaseUser) -> dict[str, int | WorkItem | None]:
     """The expert's validation and baseline work: held items and how many they may take."""
     from django.utils import timezone
@@ -275,26 +288,79 @@ def recent_validations(limit: int = 50) -> list[Validation]:
 # --- Statistics ------------------------------------------------------------------------------
 
 
-def stat_records(claims: QuerySet[Claim]) -> list:
-    """One `stats.StatRecord` per claim with its final label and evidence (fixed queries)."""
+SECTION_FIELDS = ("id", "paper_id", "anchor", "number", "title", "parent_id", "order", "kind")
+
+
+def section_tree(paper_ids: Iterable[int]) -> tuple[dict[int, str], dict[int, str]]:
+    """(section pk → paper-file section id, section pk → title) for every section of the
+    papers, in one query (`validation.release.sections` gives the ids)."""
+    nodes: dict[int, list[SectionNode]] = {}
+    titles: dict[int, str] = {}
+    for pk, paper_id, anchor, number, title, parent, order, kind in Section.objects.filter(
+        paper_id__in=list(paper_ids)
+    ).values_list(*SECTION_FIELDS):
+        nodes.setdefault(paper_id, []).append(
+            SectionNode(pk, anchor, number, title, parent, order, kind)
+        )
+        titles[pk] = title
+    ids: dict[int, str] = {}
+    for paper_nodes in nodes.values():
+        ids |= section_ids(paper_nodes)
+    return ids, titles
+
+
+def stat_records(
+    claims: QuerySet[Claim], paper_contexts: Mapping[int, int] | None = None
+) -> list[stats.StatRecord]:
+    """One `stats.StatRecord` per claim with its final label and evidence, in four queries.
+
+    `context_words` is what SciVer's reading gives a model for the claim's record, built as
+    the export builds it: the record's `section` list from the evidence, the paper file from
+    the paper's curated context (`paper_contexts`: paper → context; default, the latest among
+    `claims`' pairs, as the export takes the latest among a split's). `curated_words` counts
+    every paragraph of the pair's own curated context."""
     claims = list(
         claims.select_related("pair__paper", "review").prefetch_related(
             Prefetch(
-                "review__final_evidence", queryset=Element.objects.only("id", "kind", "caption")
+                "review__final_evidence",
+                queryset=Element.objects.only("id", "kind", "caption", "section_id"),
             )
         )
     )
     pairs = {c.pair_id: c.pair for c in claims}
     codes = {pk: p.subfield_code for pk, p in pairs.items()}
-    context_ids = {p.context_id for p in pairs.values()}
-    context_words: dict[int, int] = dict.fromkeys(context_ids, 0)
-    for context_id, text in CuratedElement.objects.filter(
-        context_id__in=context_ids, in_context=True, element__kind=Element.Kind.PARAGRAPH
-    ).values_list("context_id", "element__text"):
-        context_words[context_id] += stats.words(text)
+    latest: dict[int, int] = dict(paper_contexts or {})
+    for pair in pairs.values():
+        if paper_contexts is None or pair.paper_id not in latest:
+            latest[pair.paper_id] = max(latest.get(pair.paper_id, 0), pair.context_id)
+    context_ids = {p.context_id for p in pairs.values()} | set(latest.values())
+    curated_words: dict[int, int] = dict.fromkeys(context_ids, 0)
+    blocks: dict[int, list[tuple[int, str, str]]] = {}
+    for context_id, section_pk, kind, text in (
+        CuratedElement.objects.filter(context_id__in=context_ids, in_context=True)
+        .order_by("element__order")
+        .values_list("context_id", "element__section_id", "element__kind", "element__text")
+    ):
+        if kind == Element.Kind.PARAGRAPH:
+            curated_words[context_id] += stats.words(text)
+        blocks.setdefault(context_id, []).append((section_pk, kind, text))
+    ids, titles = section_tree(latest)
+    files: dict[int, dict] = {}
+    for paper_id, context_id in latest.items():
+        sections = paper_sections(blocks.get(context_id, ()), ids, titles)
+        files[paper_id] = {
+            "sections": [
+                {"section_id": s.section_id, "section_name": s.section_name, "text": s.text}
+                for s in sections
+            ]
+        }
     records = []
     for c in claims:
         evidence = list(c.review.final_evidence.all())
+        paper_file = files[c.pair.paper_id]
+        order = [s["section_id"] for s in paper_file["sections"]]
+        record = {"section": list(record_sections([(e.kind, e.section_id) for e in evidence],
+                                                  ids, order))}  # fmt: skip
         records.append(
             stats.StatRecord(
                 paper=c.pair.paper.arxiv_id,
@@ -311,7 +377,8 @@ def stat_records(claims: QuerySet[Claim]) -> list:
                 chart_caption_words=tuple(
                     stats.words(e.caption) for e in evidence if e.kind == "chart"
                 ),
-                context_words=context_words[c.pair.context_id],
+                context_words=stats.words(model_input(record, paper_file).context),
+                curated_words=curated_words[c.pair.context_id],
             )  # fmt: skip
         )
     return records
@@ -332,8 +399,9 @@ def stage_progress() -> list[tuple[str, int]]:
 
 
 def dataset_statistics(split_name: str | None = None) -> dict:
-    """Per part of a split (or the validated pool before a split): Table 2, evidence
-    breakdown, subsets and subfields; and every stage's progress."""
+    """Per part of a split (or the validated pool before a split): Table 2 (its "words in
+    paragraphs" of what SciVer's reading gives a model, the curated context's apart),
+    evidence breakdown, subsets and subfields; and every stage's progress."""
     parts: dict[str, QuerySet[Claim]] = {}
     if split_name:
         split = SplitVersion.objects.get(name=split_name)
@@ -343,8 +411,16 @@ def dataset_statistics(split_name: str | None = None) -> dict:
     else:
         parts["validated pool"] = validated_claims()
     result = {"split": split_name, "parts": {}, "progress": stage_progress()}
+    # One paper file per paper across a split's parts, as the export writes it.
+    contexts: dict[int, int] | None = None
+    if split_name:
+        contexts = {}
+        for paper_id, context_id in ClaimPair.objects.filter(
+            pk__in=SplitMember.objects.filter(split__name=split_name).values("pair_id")
+        ).values_list("paper_id", "context_id"):
+            contexts[paper_id] = max(contexts.get(paper_id, 0), context_id)
     for name, qs in parts.items():
-        records = stat_records(qs)
+        records = stat_records(qs, contexts)
         result["parts"][name] = {
             "table2": stats.table2(records),
             "evidence": stats.evidence_breakdown(records),
@@ -355,6 +431,7 @@ def dataset_statistics(split_name: str | None = None) -> dict:
     result["revised"] = live_validations().filter(revisions__gt=0).count()
     result["validated"] = live_validations().filter(status=ValidationStatus.VALIDATED).count()
     result["splittable_pairs"] = len(ok)
+    result["words_note"] = stats.MODEL_WORDS_NOTE
     result["back_to_writer"] = len(back)
     return result
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import shutil
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from django.utils import timezone
 from annotation import lifecycle, work
 from annotation import selectors as annotation_selectors
 from annotation.errors import AnnotationError, InvalidTransition
+from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.models import (
     Adjudication,
     Claim,
@@ -36,7 +38,14 @@ from annotation.models import (
 from annotation.models.review import LABELS
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
-from papers.licences import KNOWN_LICENCES, paper_licence
+from papers.licences import (
+    KNOWN_LICENCES,
+    REDISTRIBUTABLE,
+    allows_redistribution,
+    licence_name,
+    paper_licence,
+)
+from papers.models import Element
 from validation import routing, selectors
 from validation.models import (
     CRITERIA,
@@ -175,10 +184,6 @@ def _ids(values: Iterable[object]) -> set[int]:
     return {int(v) for v in values if str(v).isdigit()}
 
 
-def _visuals_needed(subset: str) -> int:
-    return 2 if subset in (Subset.PARALLEL, Subset.SEQUENTIAL) else 1
-
-
 @transaction.atomic
 def submit_validation(
     *,
@@ -202,7 +207,7 @@ def submit_validation(
     if item.kind != WorkKind.VALIDATE:
         raise AnnotationError("This is not a validation item.")
     claim = (
-        Claim.objects.select_related("pair__context")
+        Claim.objects.select_related("pair__context", "pair__task")
         .select_for_update(of=("self",))
         .get(pk=item.claim_id)
     )
@@ -228,13 +233,30 @@ def submit_validation(
         errors["evidence"] = "Mark the evidence."
     elif any(pk not in kinds for pk in evidence):
         errors["evidence"] = "Some evidence is not part of this paper's curated context."
-    elif sum(kinds[pk] in ("table", "chart") for pk in evidence) < _visuals_needed(
-        subset or pair.subset
-    ):
-        errors["evidence"] = (
-            f"A {subset} claim needs at least {_visuals_needed(subset)} table(s)/chart(s) "
-            "in its evidence."
-        )
+    else:  # the evidence rule, for the subset the claim leaves with (the validator may revise it)
+        final_subset = subset if subset in Subset.values else pair.subset
+        sampled = claim.pair.task.sampled_ids
+        if evidence_rule_problem(final_subset, evidence, kinds, sampled):
+            named = Element.objects.filter(pk__in=visual_ids(evidence, kinds))
+            labels = dict(named.values_list("pk", "label"))
+            errors["evidence"] = evidence_rule_problem(
+                final_subset, evidence, kinds, sampled, labels=labels
+            )
+        elif final_subset != pair.subset:  # the subset is the pair's: its validated claim too
+            sibling = (
+                ClaimReview.objects.filter(
+                    claim__pair=pair, claim__superseded_at__isnull=True,
+                    claim__validation__status=ValidationStatus.VALIDATED,
+                ).exclude(claim=claim).first()
+            )  # fmt: skip
+            cited = set(sibling.final_evidence.values_list("pk", flat=True)) if sibling else set()
+            if sibling and evidence_rule_problem(final_subset, cited, kinds, sampled):
+                errors["subset"] = (
+                    f"The pair's other claim, already validated, cites "
+                    f"{len(visual_ids(cited, kinds))} table(s)/chart(s): as {final_subset} it "
+                    "would break the evidence rule. Keep the subset, or ask an admin to re-open "
+                    "the other claim."
+                )
     if claim.label == "refuted" and not explanation:
         errors["explanation"] = "A refuted claim keeps an explanation of why it is false."
     before = {
@@ -539,6 +561,35 @@ def split_pool() -> list[SplitPair]:
     ]
 
 
+@dataclass(frozen=True)
+class LicenceShare:
+    """The complete pairs of one licence, and whether a default split takes them."""
+
+    code: str
+    name: str
+    pairs: int
+    by_default: bool
+
+    @property
+    def claims(self) -> int:
+        return 2 * self.pairs
+
+
+def licence_breakdown(pool: Sequence[SplitPair] | None = None) -> list[LicenceShare]:
+    """The pool's complete pairs by their papers' licence (most first), for the releases page
+    and the command: what a default split takes and what it leaves out."""
+    counts = Counter(p.licence or "unknown" for p in (split_pool() if pool is None else pool))
+    return [
+        LicenceShare(code, licence_name(code), n, allows_redistribution(code))
+        for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def default_pool_pairs() -> int:
+    """Complete pairs a split made with the default licence filter may draw from."""
+    return sum(share.pairs for share in licence_breakdown() if share.by_default)
+
+
 def next_split_name() -> str:
     n = SplitVersion.objects.count() + 1
     while SplitVersion.objects.filter(name=f"v{n}").exists():
@@ -557,7 +608,9 @@ def freeze_split(
     by: AbstractBaseUser | None = None,
 ) -> SplitVersion:
     """Draw and freeze a split over the complete validated pairs. A name is a version: an
-    existing split is never changed."""
+    existing split is never changed. Without `licences`, only papers whose licence allows
+    redistribution with adaptations take part (`papers.licences.REDISTRIBUTABLE`); the pairs
+    left out are counted by licence on the split."""
     from validation.split import check_licence_codes, check_split_name
 
     name = (name or next_split_name()).strip()
@@ -570,10 +623,13 @@ def freeze_split(
         raise AnnotationError(f"A split named {name} exists; splits are frozen, choose a new name.")
     pool = split_pool()
     licence_list = sorted({lic.strip().lower() for lic in licences or () if lic.strip()})
+    by_default = not licence_list
+    if by_default:
+        licence_list = sorted(REDISTRIBUTABLE)
+    left_out = Counter(p.licence or "unknown" for p in pool if p.licence not in licence_list)
     try:
-        split = make_split(
-            pool, validation=validation, test=test, seed=seed, licences=licence_list or None
-        )
+        split = make_split(pool, validation=validation, test=test, seed=seed,
+                           licences=licence_list)  # fmt: skip
     except SplitError as exc:
         validated = selectors.validated_claims().count()
         _, back = selectors.complete_pair_ids()
@@ -585,8 +641,8 @@ def freeze_split(
         ) from exc
     version = SplitVersion.objects.create(
         name=name, seed=seed, validation_size=validation, test_size=test,
-        licences=licence_list, created_by=by,
-        counts={part: split.claims_by_subset(part) for part in ("validation", "test")},
+        licences=licence_list, licences_by_default=by_default, left_out=dict(sorted(left_out.items())),
+        created_by=by, counts={part: split.claims_by_subset(part) for part in ("validation", "test")},
     )  # fmt: skip
     SplitMember.objects.bulk_create(
         SplitMember(split=version, pair_id=p.pair_id, part=part, subset=p.subset)

@@ -36,6 +36,7 @@ from annotation import work
 from annotation.context_rules import proposed_for_removal
 from annotation.demo import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
 from annotation.errors import AnnotationError
+from annotation.evidence import visuals_needed
 from annotation.models import (
     Assignment,
     Claim,
@@ -213,8 +214,8 @@ def _caption_phrase(element: Element, words: int = 10) -> str:
 
 
 def write_claim(subset: str, visuals: Sequence[Element], rng: random.Random) -> str:
-    """A plausible entailed claim over the sampled visuals (two or more for parallel and
-    sequential claims)."""
+    """A plausible entailed claim over `visuals`, the tables/charts it cites (one, or two for
+    parallel and sequential claims): it names each of them and no other."""
     facts = [f for v in visuals if v.kind == Element.Kind.TABLE for f in table_facts(v)]
     charts = [v for v in visuals if v.kind == Element.Kind.CHART]
     fact = rng.choice(facts) if facts else None
@@ -243,7 +244,7 @@ def write_claim(subset: str, visuals: Sequence[Element], rng: random.Random) -> 
     if fact is not None:
         return f"In {fact.label}, {fact.row} reaches {fact.value} on {fact.column}."
     chart = charts[0] if charts else visuals[0]
-    second = visuals[1] if len(visuals) > 1 else None
+    second = next((v for v in visuals if v is not chart), None)
     text = f"{chart.label or 'The figure'} shows {_caption_phrase(chart)}"
     if subset in ("parallel", "sequential") and second is not None:
         text += f", consistent with {second.label or 'the other figure'} on {_caption_phrase(second, 6)}"
@@ -299,8 +300,8 @@ def write_pairs(user: AbstractBaseUser, rng: random.Random, report: Report) -> N
         elements = {e.pk: e for e in Element.objects.filter(pk__in=task.sampled_ids)}
         visuals = [elements[pk] for pk in task.sampled_ids if pk in elements]
         rng.shuffle(visuals)
-        need = 2 if task.subset in ("parallel", "sequential") else 1
-        chosen = visuals[: max(need, rng.choice((1, 1, 2, 3)))]
+        # The evidence rule: exactly the subset's tables/charts, and the claim talks about them.
+        chosen = visuals[: visuals_needed(task.subset)]
         entailed = write_claim(task.subset, chosen, rng)
         evidence = {v.pk for v in chosen}
         if task.paragraph_ids and rng.random() < 0.35:

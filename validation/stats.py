@@ -4,11 +4,24 @@ and the inline SVG bar charts that show them. The figures are pure functions of 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from validation.release.records import ReleaseClaim
+from validation.release.formats import sciver_paper, sciver_record
+from validation.release.reading import model_input
+from validation.release.records import ReleaseClaim, ReleasePaper
+
+# Table 2's "words in paragraphs" is measured on what a model reads: the context SciVer's own
+# code builds from the record's `section` list (`validation.release.reading`). The curated
+# context (every paragraph the curator kept) is counted apart: it is not what a model sees.
+MODEL_WORDS = "words in paragraphs"
+CURATED_WORDS = "words in the curated context"
+MODEL_WORDS_NOTE = (
+    "words in paragraphs: of the context SciVer's own code builds from each record (the "
+    "paper-file sections its `section` list reaches, with their headings), i.e. what a model "
+    "reads; words in the curated context: every paragraph the curator kept, counted apart"
+)
 
 
 @dataclass(frozen=True)
@@ -25,7 +38,8 @@ class StatRecord:
     charts: int
     table_caption_words: tuple[int, ...] = ()
     chart_caption_words: tuple[int, ...] = ()
-    context_words: int = 0
+    context_words: int = 0  # of the context SciVer's reading gives a model for the record
+    curated_words: int = 0  # of the whole curated context's paragraphs
 
 
 def words(text: str) -> int:
@@ -42,7 +56,8 @@ def table2(records: Sequence[StatRecord]) -> dict[str, float | int]:
     chart_captions = [n for r in records for n in r.chart_caption_words]
     return {
         "claims": len(records),
-        "words in paragraphs": _mean([r.context_words for r in records]),
+        MODEL_WORDS: _mean([r.context_words for r in records]),
+        CURATED_WORDS: _mean([r.curated_words for r in records]),
         "tables per example": _mean([r.tables for r in records]),
         "table caption length": _mean(table_captions),
         "charts per example": _mean([r.charts for r in records]),
@@ -81,8 +96,18 @@ def count_by(records: Iterable[StatRecord], attribute: str) -> dict[str, dict[st
     }
 
 
-def release_table(claims: Sequence[ReleaseClaim]) -> dict[str, float | int]:
-    """Table 2 from release records (for the dataset card)."""
+def model_words(claim: ReleaseClaim, paper_file: Mapping) -> int:
+    """Words of the text SciVer's reading gives a model for `claim` (headings included)."""
+    return words(model_input(sciver_record(claim), paper_file).context)
+
+
+def release_table(
+    claims: Sequence[ReleaseClaim], papers: Mapping[str, ReleasePaper] | None = None
+) -> dict[str, float | int]:
+    """Table 2 from release records (for the dataset card); with the release's `papers`,
+    "words in paragraphs" is what SciVer's reading gives a model and the curated context is
+    the paper file's text."""
+    files = {k: sciver_paper(p) for k, p in (papers or {}).items()}
     records = [
         StatRecord(
             paper=c.paperid,
@@ -95,12 +120,20 @@ def release_table(claims: Sequence[ReleaseClaim]) -> dict[str, float | int]:
             charts=sum(e.kind == "chart" for e in c.evidence),
             table_caption_words=tuple(words(e.text) for e in c.evidence if e.kind == "table"),
             chart_caption_words=tuple(words(e.text) for e in c.evidence if e.kind == "chart"),
-            context_words=sum(words(e.text) for e in c.evidence if e.kind == "paragraph"),
+            context_words=model_words(c, files[c.paperid]) if c.paperid in files else 0,
+            curated_words=sum(words(s.text) for s in papers[c.paperid].sections)
+            if papers and c.paperid in papers
+            else 0,
         )  # fmt: skip
         for c in claims
     ]
     table = table2(records)
-    table["words in evidence paragraphs"] = table.pop("words in paragraphs")
+    evidence_words = [
+        sum(words(e.text) for e in c.evidence if e.kind == "paragraph") for c in claims
+    ]
+    table = {k: v for k, v in table.items() if papers or k not in (MODEL_WORDS, CURATED_WORDS)} | {
+        "words in evidence paragraphs": _mean(evidence_words)
+    }
     return table | {f"evidence: {k}": v for k, v in evidence_breakdown(records).items()}
 
 

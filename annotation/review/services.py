@@ -18,6 +18,7 @@ from django.utils import timezone
 from annotation import lifecycle, selectors, work
 from annotation.agreement import is_agreed, jaccard
 from annotation.errors import AnnotationError, InvalidTransition
+from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.models import (
     Adjudication,
     AdjudicationDecision,
@@ -41,6 +42,7 @@ from annotation.models import (
 )
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
+from papers.models import Element
 
 LABELS = ("entailed", "refuted")
 REVIEW_KINDS = (WorkKind.EVIDENCE, WorkKind.ADJUDICATE)
@@ -172,14 +174,37 @@ def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
     return item
 
 
-def _evidence_errors(item: WorkItem, evidence: set[int]) -> str:
-    kinds, _ = writing_selectors.evidence_kinds_and_texts(item.pair.context)
+def _context_evidence_problem(
+    kinds: dict[int, str], evidence: set[int], *, any_visual: bool = True
+) -> str:
+    """What every review stage asks of evidence: some, in the curated context, and (unless the
+    evidence rule says more) a table or chart."""
     if not evidence:
         return "Mark the evidence that verifies the claim (at least one table or chart)."
     if any(pk not in kinds for pk in evidence):
         return "Some evidence is not part of this paper's curated context."
-    if not any(kinds[pk] in ("table", "chart") for pk in evidence):
+    if any_visual and not visual_ids(evidence, kinds):
         return "The evidence must include at least one table or chart."
+    return ""
+
+
+def _labels(ids: Iterable[int]) -> dict[int, str]:
+    """Element labels ("Table 2") to name tables/charts in a message (one query)."""
+    return dict(Element.objects.filter(pk__in=set(ids)).values_list("pk", "label"))
+
+
+def _adjudication_evidence_problem(item: WorkItem, evidence: set[int]) -> str:
+    """The adjudicator's final evidence: in context, and held to the evidence rule."""
+    kinds, _ = writing_selectors.evidence_kinds_and_texts(item.pair.context)
+    problem = _context_evidence_problem(kinds, evidence, any_visual=False)
+    if problem:
+        return problem
+    pair = item.pair
+    if evidence_rule_problem(pair.subset, evidence, kinds, pair.task.sampled_ids):
+        labels = _labels(visual_ids(evidence, kinds))
+        return evidence_rule_problem(
+            pair.subset, evidence, kinds, pair.task.sampled_ids, labels=labels
+        )
     return ""
 
 
@@ -204,12 +229,15 @@ def submit_second_annotation(
         return EvidenceAnnotation.objects.get(item=item)
     if item.kind != WorkKind.EVIDENCE:
         raise AnnotationError("This is not a second-annotation item.")
-    item = WorkItem.objects.select_related("pair__context").get(pk=item.pk)
+    item = WorkItem.objects.select_related("pair__context", "pair__task").get(pk=item.pk)
     evidence = _ids(evidence_ids)
     errors = {}
     if label not in LABELS:
         errors["label"] = "Say whether the context entails or refutes the claim."
-    problem = _evidence_errors(item, evidence)
+    # The second annotator marks what they believe: not held to the evidence rule (a count
+    # that breaks it makes the claim a disagreement, see `_compare`).
+    kinds, _ = writing_selectors.evidence_kinds_and_texts(item.pair.context)
+    problem = _context_evidence_problem(kinds, evidence)
     if problem:
         errors["evidence"] = problem
     if errors:
@@ -220,20 +248,31 @@ def submit_second_annotation(
     annotation.evidence.set(sorted(evidence))
     work.finish_submission(item, user=user, token=token, pair=None, old={"draft": item.draft},
                            new={"label": label, "evidence": sorted(evidence)})  # fmt: skip
-    _compare(item=item, annotation=annotation, evidence=evidence, actor=user)
+    _compare(item=item, annotation=annotation, evidence=evidence, kinds=kinds, actor=user)
     return annotation
 
 
 def _compare(
-    *, item: WorkItem, annotation: EvidenceAnnotation, evidence: set[int], actor: AbstractBaseUser
-) -> None:
+    *, item: WorkItem, annotation: EvidenceAnnotation, evidence: set[int], kinds: dict[int, str],
+    actor: AbstractBaseUser,
+) -> None:  # fmt: skip
+    """Agreed (unanimous) when the labels agree, the evidence agrees (Jaccard at least the
+    threshold) and both evidences meet the evidence rule: a count that breaks it (the second
+    annotator is not held to it, and a claim written before the rule may break it) is an
+    evidence disagreement for the adjudicator to settle."""
     claim = Claim.objects.only("id", "label", "pair_id").get(pk=item.claim_id)
     review = ClaimReview.objects.select_related("claim").get(claim=claim)
     written = set(claim.evidence.values_list("pk", flat=True))
     threshold = settings.EVIDENCE_JACCARD_THRESHOLD
     score = jaccard(written, evidence)
-    agreed = is_agreed(claim.label, written, annotation.label, evidence,
-                       jaccard_threshold=threshold)  # fmt: skip
+    pair = item.pair
+    broken = {
+        who: problem
+        for who, marked in (("writer", written), ("second annotator", evidence))
+        if (problem := evidence_rule_problem(pair.subset, marked, kinds, pair.task.sampled_ids))
+    }
+    agreed = not broken and is_agreed(claim.label, written, annotation.label, evidence,
+                                      jaccard_threshold=threshold)  # fmt: skip
     if agreed:  # the writer's evidence stays (it met the subset's rules; equal by default)
         to, changes = ReviewState.UNANIMOUS, {"disagreement": Disagreement.NONE,
                                                "final_label": claim.label}  # fmt: skip
@@ -242,10 +281,12 @@ def _compare(
             Disagreement.LABEL if claim.label != annotation.label else Disagreement.EVIDENCE)}  # fmt: skip
     if agreed:  # the final evidence is in place before the claim is handed on
         review.final_evidence.set(sorted(written))
+    new = {"disagreement": changes["disagreement"], "jaccard": score, "threshold": threshold}
+    if broken:
+        new["evidence_rule"] = broken
     lifecycle.move(
         review, to, actor=actor, action=WorkAction.COMPARED, item=item,
-        changes={"evidence_jaccard": score, **changes},
-        new={"disagreement": changes["disagreement"], "jaccard": score, "threshold": threshold},
+        changes={"evidence_jaccard": score, **changes}, new=new,
         refusal=f"Claim {claim.pk} is {review.get_state_display()}.",
     )  # fmt: skip
     if not agreed:
@@ -276,7 +317,7 @@ def submit_adjudication(
         return Adjudication.objects.get(item=item)
     if item.kind != WorkKind.ADJUDICATE:
         raise AnnotationError("This is not an adjudication item.")
-    item = WorkItem.objects.select_related("pair__context").get(pk=item.pk)
+    item = WorkItem.objects.select_related("pair__context", "pair__task").get(pk=item.pk)
     claim = Claim.objects.only("id", "label").get(pk=item.claim_id)
     second = EvidenceAnnotation.objects.get(claim=claim)
     evidence, notes = _ids(evidence_ids), notes.strip()
@@ -291,7 +332,7 @@ def submit_adjudication(
     if decision == AdjudicationDecision.DECIDED:
         if label not in LABELS:
             errors["label"] = "Choose the final label."
-        problem = _evidence_errors(item, evidence)
+        problem = _adjudication_evidence_problem(item, evidence)
         if problem:
             errors["evidence"] = problem
         written = set(claim.evidence.values_list("pk", flat=True))

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation import selectors, work
 from annotation.errors import AnnotationError
+from annotation.evidence import rule_text, visuals_needed
 from annotation.models import (
     ClaimPair,
     CuratedElement,
@@ -32,7 +33,7 @@ from annotation.models import (
 from annotation.views.common import autosave_draft, element_image, forbidden, staff_required
 from annotation.writing import selectors as writing
 from annotation.writing import services
-from annotation.writing.rules import MIN_VISUALS, SUBSET_GUIDE
+from annotation.writing.rules import SUBSET_GUIDE
 from papers.models import Paper
 
 MAX_TEXT = 5000
@@ -236,7 +237,8 @@ def _render_write(
         request, "annotation/claims/write.html", page, form,
         warnings=writing.warnings_for(page.task, entailed=form.entailed, refuted=form.refuted),
         status=status, errors=errors, error=error, token=token,
-        min_visuals=MIN_VISUALS[page.task.subset],
+        visuals_needed=visuals_needed(page.task.subset),
+        evidence_rule=rule_text(page.task.subset, whole=True),
     )  # fmt: skip
 
 
@@ -432,7 +434,8 @@ def _render_reperturb(
         warnings=writing.warnings_for(page.pair.task, entailed=page.entailed.text,
                                       refuted=form.refuted),
         status=status, errors=errors, error=error, token=token,
-        min_visuals=MIN_VISUALS[page.pair.subset],
+        visuals_needed=visuals_needed(page.pair.subset),
+        evidence_rule=rule_text(page.pair.subset, whole=True),
     )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation import work
 from annotation.errors import AnnotationError
+from annotation.evidence import evidence_rule_problem, rule_text
 from annotation.models import (
     AdjudicationReason,
     Claim,
@@ -115,10 +116,12 @@ def _render(
             annotation = page.item.evidence_annotation
             form = ReviewForm(label=annotation.label,
                               evidence=set(annotation.evidence.values_list("pk", flat=True)))  # fmt: skip
+    extra = _evidence_rule(page) if adjudicating else {}
     return render(
         request,
         "annotation/review/adjudicate.html" if adjudicating else "annotation/review/annotate.html",
         {
+            **extra,
             "page": page,
             "item": page.item,
             "form": form,
@@ -131,6 +134,20 @@ def _render(
         },
         status=status,
     )
+
+
+def _evidence_rule(page: selectors.AdjudicationPage) -> dict:
+    """The evidence rule the adjudicator's final evidence is held to, and what breaks it on
+    each side (the second annotator is not held to it: a count that breaks it is one reason a
+    claim comes to adjudication)."""
+    pair = page.item.pair
+    kinds, _ = writing.evidence_kinds_and_texts(pair.context)
+    labels = {e.pk: e.label for e in [*page.visuals, *page.paragraphs, *page.extra]}
+    for side in page.sides:
+        side.rule_problem = evidence_rule_problem(
+            pair.subset, side.evidence, kinds, pair.task.sampled_ids, labels=labels
+        )
+    return {"evidence_rule": rule_text(pair.subset, whole=True), "subset": pair.subset}
 
 
 def _review_page(request: HttpRequest, item_id: int, kind: str) -> HttpResponse:

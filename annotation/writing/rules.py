@@ -6,6 +6,8 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from annotation.evidence import evidence_rule_problem
+
 # Definitions from the SciVer paper (§3); the examples are written for this guide.
 SUBSET_GUIDE: dict[str, tuple[str, str]] = {
     "direct": (
@@ -13,7 +15,8 @@ SUBSET_GUIDE: dict[str, tuple[str, str]] = {
         "“On SQuAD, the fine-tuned model reaches an F1 of 91.2 (Table 2).”",
     ),
     "parallel": (
-        "Several distinct sources (two or more tables/charts) are read and integrated at once.",
+        "Several distinct sources (two tables/charts, and any paragraphs) are read and integrated "
+        "at once.",
         "“The method is best on both benchmarks: it leads Table 1 in accuracy and has the "
         "lowest latency in Figure 3.”",
     ),
@@ -28,8 +31,6 @@ SUBSET_GUIDE: dict[str, tuple[str, str]] = {
         "improvement is not explained by memorising more training data.”",
     ),
 }
-# The release names one visual element for direct/analytical claims and two for the others.
-MIN_VISUALS = {"direct": 1, "analytical": 1, "parallel": 2, "sequential": 2}
 MIN_EXPLANATION_CHARS = 10
 
 
@@ -113,11 +114,13 @@ def check_pair(
     min_words: int,
     max_words: int,
     perturbation_kinds: Collection[str],
+    labels: Mapping[int, str] | None = None,
 ) -> dict[str, str]:
     """The rules a claim pair must meet, as {field: message}; empty when it may be recorded.
 
     `kinds` gives the kind of every element of the task's curated context (in context only):
-    evidence outside it is refused.
+    evidence outside it is refused. Each evidence is held to the evidence rule
+    (`annotation.evidence`); `labels` name its tables/charts in the refusal ("Table 2").
     """
     errors: dict[str, str] = {}
     paragraph_texts = list(paragraph_texts)
@@ -140,7 +143,7 @@ def check_pair(
     ):
         if field == "refuted_evidence" and evidence == draft.evidence:
             break  # the shared evidence: already judged (and reported) once
-        message = _evidence_problem(draft.subset, evidence, sampled, kinds)
+        message = _evidence_problem(draft.subset, evidence, sampled, kinds, labels)
         if message:
             errors[field] = message
     if len(draft.explanation.strip()) < MIN_EXPLANATION_CHARS:
@@ -151,18 +154,15 @@ def check_pair(
 
 
 def _evidence_problem(
-    subset: str, evidence: Collection[int], sampled: Collection[int], kinds: Mapping[int, str]
+    subset: str,
+    evidence: Collection[int],
+    sampled: Collection[int],
+    kinds: Mapping[int, str],
+    labels: Mapping[int, str] | None,
 ) -> str:
     foreign = [pk for pk in evidence if pk not in kinds]
     if foreign:
         return "Some evidence is not part of this task's curated context."
     if not evidence:
         return "Mark the evidence that supports the claim."
-    if not set(evidence) & set(sampled):
-        return "The evidence must include at least one of the three sampled tables/charts."
-    visuals = sum(1 for pk in evidence if kinds[pk] in ("table", "chart"))
-    need = MIN_VISUALS.get(subset, 1)
-    if visuals < need:
-        what = "one table or chart" if need == 1 else f"{need} tables/charts"
-        return f"A {subset} claim cites at least {what} as evidence; {visuals} marked."
-    return ""
+    return evidence_rule_problem(subset, evidence, kinds, sampled, labels=labels)

@@ -38,7 +38,7 @@ from annotation.review import services as review_services
 from annotation.sampling import choose_subset, sample_elements
 from annotation.writing import selectors as writing_selectors
 from annotation.writing.rules import PairDraft, check_pair, normalise, surrounding_paragraphs
-from papers.models import Paper
+from papers.models import Element, Paper
 
 
 class InvalidClaim(AnnotationError):
@@ -108,6 +108,13 @@ def _ids(values: Iterable[int]) -> frozenset[int]:
     return frozenset(int(v) for v in values)
 
 
+def _labels(kinds: dict[int, str], *evidence: Iterable[int]) -> dict[int, str]:
+    """The labels ("Table 2") of the tables/charts among the evidence, to name them in a
+    refusal (one query)."""
+    ids = {pk for ids in evidence for pk in ids if kinds.get(pk) in ("table", "chart")}
+    return dict(Element.objects.filter(pk__in=ids).values_list("pk", "label")) if ids else {}
+
+
 @transaction.atomic
 def submit_claim_pair(
     *,
@@ -142,6 +149,7 @@ def submit_claim_pair(
         draft, sampled=task.sampled_ids, kinds=kinds, paragraph_texts=texts,
         min_words=settings.CLAIM_MIN_WORDS, max_words=settings.CLAIM_MAX_WORDS,
         perturbation_kinds=PerturbationKind.values,
+        labels=_labels(kinds, evidence, refuted_evidence),
     )  # fmt: skip
     if errors:
         raise InvalidClaim(errors)
@@ -207,8 +215,10 @@ def submit_reperturbation(
     new one goes through blind second annotation, adjudication if needed and validation like
     any claim. By default it cites the entailed claim's final evidence; `refuted_evidence_ids`
     chooses other evidence, held to the writing page's rules for a refuted claim's evidence
-    (in the curated context, one of the sampled tables/charts, the subset's minimum). The same
-    token again returns the claim recorded the first time."""
+    (in the curated context, and the evidence rule: exactly the subset's tables/charts, one of
+    them sampled). Shared evidence that breaks the rule (a claim written before it) is refused
+    too: the writer cites other evidence. The same token again returns the claim recorded the
+    first time."""
     item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
     if replay:
         return Claim.objects.get(replaces_id=item.claim_id)
@@ -239,7 +249,13 @@ def submit_reperturbation(
         draft, sampled=pair.task.sampled_ids, kinds=kinds, paragraph_texts=texts,
         min_words=settings.CLAIM_MIN_WORDS, max_words=settings.CLAIM_MAX_WORDS,
         perturbation_kinds=PerturbationKind.values,
+        labels=_labels(kinds, entailed_evidence, refuted_evidence),
     )  # fmt: skip
+    if "evidence" in errors and refuted_evidence == entailed_evidence:
+        errors["refuted_evidence"] = (
+            "The entailed claim's final evidence does not meet the evidence rule, so the new "
+            f"claim cannot share it: {errors['evidence']} Cite different evidence."
+        )
     errors = {name: message for name, message in errors.items() if name in REPERTURB_FIELDS}
     if "refuted" not in errors and draft.refuted:
         if normalise(draft.refuted) == normalise(entailed.text):

@@ -10,7 +10,8 @@ window.claimForm = function (root, options) {
   const { fields, entailedEvidence, startEvidence } = options;
   const form = document.getElementById("writing");
   const editable = root.dataset.editable === "1";
-  const minVisuals = parseInt(root.dataset.minVisuals || "1", 10);
+  // The evidence rule: exactly this many tables/charts (the server holds the writer to it).
+  const visualsNeeded = parseInt(root.dataset.visualsNeeded || "1", 10);
   const storageKey = `sciver-draft-${root.dataset.item}`;
   const state = document.getElementById("draft-state");
   let current = null;
@@ -85,7 +86,7 @@ window.claimForm = function (root, options) {
     document.getElementById(`${prefix}-sampled`).textContent = String(sampled);
     document.getElementById(`${prefix}-paragraphs`).textContent = String(paragraphs);
     const summary = document.getElementById(`${prefix}-summary`);
-    const ok = visuals >= minVisuals && sampled >= 1;
+    const ok = visuals === visualsNeeded && sampled >= 1;
     summary.classList.toggle("ok", ok);
     summary.classList.toggle("short", !ok);
   }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from annotation import services
+from annotation.evidence import visuals_needed
 from annotation.models import ClaimPair, CuratedContext, WorkItem
 from annotation.writing import services as writing
 from papers.models import Element, Paper, Section
@@ -46,11 +47,12 @@ def curated_paper(curator, *, layout=None, **paper_fields) -> tuple[Paper, Curat
 
 
 def pair_fields(item: WorkItem, **overrides) -> dict:
-    """Valid submission fields for the item's task: two sampled elements as evidence."""
+    """Valid submission fields for the item's task: as evidence, the first sampled tables/charts,
+    as many as the evidence rule asks of its subset (one, or two for parallel/sequential)."""
     item.refresh_from_db()
     fields = {
         "entailed": ENTAILED,
-        "evidence_ids": item.task.sampled_ids[:2],
+        "evidence_ids": item.task.sampled_ids[: visuals_needed(item.task.subset)],
         "refuted": REFUTED,
         "explanation": "Table 1 gives Ours a BLEU of 73.2, not 68.9.",
         "perturbation_kind": "number",

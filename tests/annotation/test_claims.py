@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from annotation import services, work
+from annotation.evidence import visuals_needed
 from annotation.models import (
     Claim,
     ClaimPair,
@@ -72,10 +73,19 @@ def draft(**kw) -> PairDraft:
         ({"evidence": frozenset({1, 6})}, "evidence", "one of the three sampled"),
         ({"evidence": frozenset({9})}, "evidence", "not part of this task"),
         ({"evidence": frozenset()}, "evidence", "Mark the evidence"),
-        ({"subset": "parallel"}, "evidence", "at least 2 tables/charts as evidence; 1 marked"),
-        ({"subset": "sequential", "evidence": frozenset({2, 5})}, "evidence", "1 marked"),
+        (
+            {"subset": "parallel"},
+            "evidence",
+            "exactly two tables/charts (plus any paragraphs): 1 is",
+        ),
+        ({"subset": "sequential", "evidence": frozenset({2, 5})}, "evidence", "1 is marked"),
         ({"subset": "parallel", "evidence": frozenset({2, 4})}, None, None),
         ({"subset": "analytical", "evidence": frozenset({3})}, None, None),
+        # The evidence rule: exactly one table/chart for direct/analytical, two for the others.
+        ({"evidence": frozenset({1, 2, 3})}, "evidence", "2 are marked. Untick one"),
+        ({"subset": "analytical", "evidence": frozenset({2, 3, 4})}, "evidence", "Untick two"),
+        ({"subset": "sequential", "evidence": frozenset({2, 3, 4})}, "evidence", "Untick one"),
+        ({"refuted_evidence": frozenset({2, 4})}, "refuted_evidence", "Untick one"),
         ({"refuted_evidence": frozenset({1})}, "refuted_evidence", "sampled"),
         ({"explanation": "no"}, "explanation", "Explain"),
         ({"perturbation_kind": ""}, "perturbation_kind", "how the refuted claim"),
@@ -264,7 +274,9 @@ def test_submission_records_the_pair_claims_evidence_role_and_history(alice, cur
     entailed, refuted = pair.claims.get(label="entailed"), pair.claims.get(label="refuted")
     assert pair.writer == alice and pair.subset == item.task.subset and pair.paper == paper
     assert entailed.text == ENTAILED and refuted.text == REFUTED
-    assert set(entailed.evidence.values_list("pk", flat=True)) == set(item.task.sampled_ids[:2])
+    # As many sampled tables/charts as the evidence rule asks of the subset (the factory's).
+    need = visuals_needed(pair.subset)
+    assert set(entailed.evidence.values_list("pk", flat=True)) == set(item.task.sampled_ids[:need])
     assert set(refuted.evidence.all()) == set(entailed.evidence.all())
     assert refuted.perturbation_kind == "number" and refuted.suggestion == REFUTED
     assert PairRole.objects.get(pair=pair).role == "writer"

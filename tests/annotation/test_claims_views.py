@@ -10,8 +10,10 @@ import pytest
 from django.test import Client
 
 from annotation import services, work
+from annotation.evidence import rule_text
 from annotation.models import Claim, ClaimPair, ClaimTask, WorkEvent, WorkItem
 from annotation.writing import services as writing
+from papers.models import Element
 from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper
 from tests.annotation.factories import make_expert
 from tests.factories import AdminFactory
@@ -145,7 +147,9 @@ def test_refuted_evidence_breaking_the_subset_rule_is_refused(setup):
         item, split_evidence="1", refuted_evidence=[str(paragraph)]))  # fmt: skip
     assert response.status_code == 400
     html = response.content.decode()
-    assert 'id="err-refuted-evidence"' in html and "one of the three sampled" in html
+    # The evidence rule, named, with what to mark (no table/chart at all is marked).
+    assert 'id="err-refuted-evidence"' in html and "none is marked" in html
+    assert rule_text(item.task.subset) in html and "the three sampled" in html
     assert 'id="err-evidence"' not in html
     # What was typed and marked stays: the toggle, and the refuted claim's evidence.
     assert 'name="split_evidence" value="1" checked' in html
@@ -153,6 +157,69 @@ def test_refuted_evidence_breaking_the_subset_rule_is_refused(setup):
     assert not ClaimPair.objects.exists() and not Claim.objects.exists()
     item.refresh_from_db()
     assert item.status == "leased"
+
+
+def _as_subset(item: WorkItem, subset: str) -> None:
+    ClaimTask.objects.filter(pk=item.task_id).update(subset=subset)
+    item.task.refresh_from_db()
+
+
+@pytest.mark.parametrize(
+    ("subset", "ticked", "untick"),
+    [("direct", 2, "one"), ("analytical", 3, "two"), ("parallel", 3, "one")],
+)
+def test_one_table_too_many_is_refused_naming_the_rule_and_nothing_is_lost(
+    setup, subset, ticked, untick
+):
+    """The evidence rule: exactly one table/chart for direct/analytical, two for the others."""
+    client, item, *_ = setup
+    _as_subset(item, subset)
+    sampled = item.task.sampled_ids
+    paragraph = item.task.paragraph_ids[0]
+    marked = [str(pk) for pk in [*sampled[:ticked], paragraph]]
+    response = client.post(f"/claims/write/{item.pk}/", form(item, evidence=marked))
+    assert response.status_code == 400
+    html = response.content.decode()
+    error = html.split('id="err-evidence">')[1].split("</p>")[0]
+    assert rule_text(subset) in error and f"{ticked} are marked" in error
+    assert f"Untick {untick}" in error
+    labels = Element.objects.filter(pk__in=sampled[:ticked]).values_list("label", flat=True)
+    assert all(label in error for label in labels)  # it names them: "Table 1, Figure 2"
+    for pk in marked:  # every box stays ticked, the text stays
+        assert f'name="evidence" value="{pk}" form="writing" checked' in html
+    assert ENTAILED in html and not ClaimPair.objects.exists()
+    need = 1 if subset in ("direct", "analytical") else 2
+    fixed = form(item, evidence=[str(pk) for pk in [*sampled[:need], paragraph]])
+    assert client.post(f"/claims/write/{item.pk}/", fixed).status_code == 302
+    pair = ClaimPair.objects.get()
+    assert pair.subset == subset
+    assert pair.claims.get(label="entailed").evidence.count() == need + 1
+
+
+def test_a_refuted_claims_own_evidence_is_held_to_the_rule_too(setup):
+    client, item, *_ = setup
+    _as_subset(item, "direct")
+    sampled = item.task.sampled_ids
+    response = client.post(f"/claims/write/{item.pk}/", form(
+        item, evidence=[str(sampled[0])], split_evidence="1",
+        refuted_evidence=[str(pk) for pk in sampled[1:]]))  # fmt: skip
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'id="err-evidence"' not in html
+    error = html.split('id="err-refuted-evidence">')[1].split("</p>")[0]
+    assert "A direct claim rests on exactly one table or chart" in error and "Untick one" in error
+    response = client.post(f"/claims/write/{item.pk}/", form(
+        item, evidence=[str(sampled[0])], split_evidence="1",
+        refuted_evidence=[str(sampled[1])]))  # fmt: skip
+    assert response.status_code == 302
+
+
+def test_the_page_states_the_rule_for_the_tasks_subset(setup):
+    client, item, *_ = setup
+    _as_subset(item, "analytical")
+    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    assert "An analytical claim rests on exactly one table or chart, one of the three" in html
+    assert 'data-visuals-needed="1"' in html and "(exactly 1)" in html
 
 
 def test_the_draft_keeps_the_refuted_claims_evidence(setup):

@@ -154,13 +154,13 @@ def test_spanned_cells_keep_values_in_their_own_column():
     assert rows[3] == ["RouteAdapt (ours)", "4", "3.4", "47.1", "52.3"]
     assert rows[0][3:] == ["chrF++", "chrF++"] and rows[1][:3] == ["Method", "k", "Trainable (%)"]
     table = EvidenceTable(label="Table 1", rows=rows)
+    suggested = perturbation_suggestions("RouteAdapt with k=4 reaches 47.1 chrF++.", tables=[table])
     found = {
         s.description
-        for s in perturbation_suggestions(
-            "RouteAdapt with k=4 reaches 47.1 chrF++.", tables=[table]
-        )
-        if s.kind == "number" and s.description.startswith("47.1")
+        for s in suggested
+        if s.kind == "number" and s.description.startswith("47.1") and "(Table 1" in s.description
     }
+    assert not any(s.description.startswith("4 →") for s in suggested)  # k=4 is a setting
     assert found == {
         "47.1 → 45.9 (Table 1, same column)",
         "47.1 → 44.0 (Table 1, same column)",
@@ -168,3 +168,28 @@ def test_spanned_cells_keep_values_in_their_own_column():
         "47.1 → 3.4 (Table 1, same row)",
         "47.1 → 52.3 (Table 1, same row)",
     }
+
+
+@pytest.mark.parametrize(
+    ("claim", "kept"),
+    [
+        ("In Table 3, RouteAdapt reaches 45.9.", ["45.9"]),
+        ("Tables 1 and 2 show 45.9 against 44.0.", ["45.9", "44.0"]),
+        ("Fig. 2(b) peaks at 12% after Section 4.1's 3 runs.", ["12", "3"]),
+        ("As in [12], GPT-4 with k=2 reaches 80.1 (Eq. (3)).", ["80.1"]),
+    ],
+)
+def test_numbers_that_name_a_table_figure_section_citation_setting_or_model_are_never_changed(
+    claim, kept
+):
+    table = EvidenceTable(label="Table 1", rows=[["m", "a"], ["x", "3"], ["y", "4"], ["z", "12"]])
+    for suggestion in perturbation_suggestions(claim, tables=[table], limit=50):
+        if suggestion.kind == "number":
+            written = suggestion.description.split(" → ")[0]
+            assert written in kept, (suggestion.text, suggestion.description)
+    changed = {
+        s.description.split(" → ")[0]
+        for s in perturbation_suggestions(claim, tables=[table], limit=50)
+        if s.kind == "number"
+    }
+    assert changed == set(kept)

@@ -334,13 +334,30 @@ def test_the_new_claim_cites_the_entailed_claims_final_evidence_or_what_the_writ
     else:
         new, expected = submit_new(item, c["wendy"], refuted_evidence_ids=chosen), chosen
     assert evidence_of(new) == expected
-    assert evidence_of(pair.claims.get(label="entailed")) == sorted(task.sampled_ids[:2])
+    # A direct pair: its entailed claim cites one table/chart (the evidence rule).
+    assert evidence_of(pair.claims.get(label="entailed")) == sorted(task.sampled_ids[:1])
     # The history says what the new claim cites, and what the old one cited.
     replaced = WorkEvent.objects.get(item=item, action="perturbation replaced")
     assert replaced.new["evidence"] == expected and replaced.old["evidence"] == evidence_of(old)
     assert WorkEvent.objects.get(item=item, action="submitted").new["evidence"] == expected
     # Blind second annotation judges the new claim with the evidence it cites.
     assert WorkItem.objects.get(kind="evidence", claim=new).status == "open"
+
+
+def test_shared_final_evidence_that_breaks_the_rule_is_refused_until_other_evidence_is_cited():
+    """A claim written before the evidence rule may cite two tables for a direct claim: the new
+    perturbation cannot share that evidence, and says so next to its own evidence."""
+    c, pair = found_true()
+    task = pair.task
+    pair.claims.get(label="entailed").review.final_evidence.set(task.sampled_ids[:2])
+    item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
+    with pytest.raises(writing.InvalidClaim) as refused:
+        submit_new(item, c["wendy"])
+    assert set(refused.value.errors) == {"refuted_evidence"}
+    assert "cannot share it" in refused.value.errors["refuted_evidence"]
+    assert "2 are marked" in refused.value.errors["refuted_evidence"]
+    new = submit_new(item, c["wendy"], refuted_evidence_ids=[task.sampled_ids[1]])
+    assert evidence_of(new) == [task.sampled_ids[1]]
 
 
 def _not_in_context(pair) -> int:
@@ -359,9 +376,16 @@ def _not_in_context(pair) -> int:
         (1, lambda p: [], "Mark the evidence"),
         (1, lambda p: [p.task.paragraph_ids[0]], "one of the three sampled"),
         (1, lambda p: [p.task.sampled_ids[0], _not_in_context(p)], "not part of this task's"),
-        (5, lambda p: [p.task.sampled_ids[0]], "A parallel claim cites at least 2 tables/charts"),
+        (5, lambda p: [p.task.sampled_ids[0]], "A parallel claim rests on exactly two tables"),
+        (1, lambda p: p.task.sampled_ids[:2], "A direct claim rests on exactly one table or chart"),
     ],
-    ids=["none", "no-sampled-visual", "outside-the-context", "below-the-subset-minimum"],
+    ids=[
+        "none",
+        "no-sampled-visual",
+        "outside-the-context",
+        "below-the-subset-rule",
+        "above-the-subset-rule",
+    ],  # fmt: skip
 )
 def test_evidence_breaking_the_writing_rules_is_refused_and_nothing_is_recorded(
     seed, evidence, message

@@ -10,7 +10,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation import work
+from annotation import services, work
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.models import (
     Adjudication,
@@ -22,6 +22,9 @@ from annotation.models import (
 )
 from annotation.review import selectors
 from annotation.review import services as review
+from annotation.writing import services as writing
+from papers.models import Element
+from tests.annotation.claim_factories import curated_paper, submit
 from tests.annotation.factories import make_expert
 from tests.annotation.review_factories import (
     adjudicate,
@@ -176,17 +179,63 @@ def test_agreement_makes_the_claim_final_and_disagreement_sends_it_to_adjudicati
     assert WorkItem.objects.filter(kind="adjudicate", claim_id=disputed.claim_id).count() == 1
 
 
+def _direct_pair_with_a_paragraph(c):
+    """A direct pair whose claims cite one sampled table/chart and one paragraph."""
+    paper, _ = curated_paper(c["boss"])
+    services.assign_papers(papers=[paper], experts=[c["alice"]], assigned_by=c["boss"])
+    writing.create_claim_tasks(paper=paper, by=c["alice"], count=1, seed=1)
+    item = work.next_item(user=c["alice"], kind="write")
+    task = item.task
+    assert task.subset == "direct"
+    return submit(item, c["alice"], evidence_ids=[task.sampled_ids[0], task.paragraph_ids[0]])
+
+
 def test_evidence_overlap_counts_as_agreed_at_the_configured_threshold(settings):
     settings.EVIDENCE_JACCARD_THRESHOLD = 0.5
     c = crew("alice", "bob", "carol", "dave")
-    pair = written_pair(c["alice"], c["boss"])
-    ev = writer_evidence(pair, "entailed")  # two elements: one of them is Jaccard 0.5
-    annotate(c["bob"], evidence=ev[:1])
+    pair = _direct_pair_with_a_paragraph(c)
+    ev = writer_evidence(pair, "entailed")  # a table and a paragraph: one of them is Jaccard 0.5
+    visual = [pk for pk in ev if pk in pair.task.sampled_ids]
+    annotate(c["bob"], evidence=visual)
     settings.EVIDENCE_JACCARD_THRESHOLD = 1.0
-    annotate(c["carol"], evidence=ev[:1])
+    annotate(c["carol"], evidence=visual)
     got = sorted(ClaimReview.objects.filter(claim__pair=pair).values_list("state", "disagreement",
                                                                           "evidence_jaccard"))  # fmt: skip
     assert got == [("adjudication", "evidence", 0.5), ("unanimous", "", 0.5)]
+
+
+def test_a_count_that_breaks_the_evidence_rule_is_a_disagreement_whatever_the_overlap(settings):
+    """The second annotator is not held to the evidence rule, but a claim is only unanimous
+    when the evidence meets it: two tables for a direct claim go to adjudication, even at a
+    threshold they would pass, and even when both annotations agree on them."""
+    settings.EVIDENCE_JACCARD_THRESHOLD = 0.5
+    c = crew("alice", "bob", "carol", "dave")
+    pair = _direct_pair_with_a_paragraph(c)
+    sampled = pair.task.sampled_ids
+    first = review.take_next(user=c["bob"], kind="evidence")
+    ev = writer_evidence(pair, first.claim.label)
+    # Bob is not held to the rule: his second table is recorded (Jaccard 2/3 ≥ 0.5)…
+    once = review.submit_second_annotation(
+        item=first, user=c["bob"], version=first.version, token=uuid.uuid4(),
+        label=first.claim.label, evidence_ids=[*ev, sampled[1]],
+    )  # fmt: skip
+    assert once.evidence.count() == 3
+    review_row = ClaimReview.objects.get(claim=first.claim)
+    # …and the claim is an evidence disagreement, with the reason in its history.
+    assert (review_row.state, review_row.disagreement) == ("adjudication", "evidence")
+    assert review_row.evidence_jaccard == pytest.approx(2 / 3)
+    compared = WorkEvent.objects.filter(action="compared", new__has_key="evidence_rule").get()
+    assert "2 are marked" in compared.new["evidence_rule"]["second annotator"]
+    assert WorkItem.objects.filter(kind="adjudicate", claim=first.claim, status="open").exists()
+    # A writer's evidence that breaks it (a claim written before the rule), marked the same by
+    # the second annotator, is not unanimous either.
+    settings.EVIDENCE_JACCARD_THRESHOLD = 1.0
+    other = pair.claims.exclude(pk=first.claim_id).get()
+    other.evidence.set(sampled[:2])
+    annotate(c["carol"], evidence=list(sampled[:2]))
+    other_review = ClaimReview.objects.get(claim=other)
+    assert (other_review.state, other_review.disagreement) == ("adjudication", "evidence")
+    assert other_review.evidence_jaccard == 1.0 and not other_review.final_evidence.exists()
 
 
 def test_the_second_annotation_is_validated_and_recorded_once():
@@ -225,7 +274,7 @@ def test_adjudication_needs_a_third_expert_and_records_its_provenance():
     base = {"item": item, "user": c["dave"], "version": item.version, "token": uuid.uuid4(),
             "decision": "decided", "label": wrong, "confidence": "medium",
             "reason": "ambiguous_claim", "notes": "",
-            "evidence_ids": writer_evidence(pair, claim.label)[:1]}  # fmt: skip
+            "evidence_ids": [*writer_evidence(pair, claim.label), pair.task.paragraph_ids[0]]}  # fmt: skip
     with pytest.raises(review.InvalidAnnotation) as refused:  # differs from both: notes needed
         review.submit_adjudication(**base)
     assert "notes" in refused.value.errors
@@ -237,6 +286,33 @@ def test_adjudication_needs_a_third_expert_and_records_its_provenance():
     assert PairRole.objects.get(pair=pair, expert=c["dave"]).role == "adjudicator"
     assert set(selectors.releasable_claims().filter(pair=pair).values_list("pk", flat=True)) == set(
         pair.claims.values_list("pk", flat=True))  # fmt: skip
+
+
+def test_the_adjudicators_final_evidence_is_held_to_the_evidence_rule():
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])  # direct: one table or chart
+    disputed = _disagree(c, pair)
+    item = review.take_next(user=c["dave"], kind="adjudicate")
+    sampled = pair.task.sampled_ids
+    base = {"item": item, "user": c["dave"], "version": item.version, "token": uuid.uuid4(),
+            "decision": "decided", "label": item.claim.label, "confidence": "high",
+            "reason": "second_annotator_error", "notes": "Both tables say so."}  # fmt: skip
+    with pytest.raises(review.InvalidAnnotation) as refused:
+        review.submit_adjudication(**base, evidence_ids=sampled[:2])
+    message = refused.value.errors["evidence"]
+    assert "A direct claim rests on exactly one table or chart" in message
+    assert "2 are marked" in message and "Untick one" in message
+    labels = Element.objects.filter(pk__in=sampled[:2]).values_list("label", flat=True)
+    assert all(label in message for label in labels)
+    assert not Adjudication.objects.exists()
+    with pytest.raises(review.InvalidAnnotation) as refused:  # a table that was not sampled
+        review.submit_adjudication(**base, evidence_ids=[pair.task.paragraph_ids[0]])
+    assert "none is marked" in refused.value.errors["evidence"]
+    review.submit_adjudication(**base, evidence_ids=sampled[1:2])
+    r = ClaimReview.objects.get(claim=disputed.claim)
+    assert r.state == "adjudicated" and list(r.final_evidence.values_list("pk", flat=True)) == [
+        sampled[1]
+    ]
 
 
 def test_notes_are_not_needed_when_siding_with_one_annotator():
@@ -341,7 +417,7 @@ def test_the_adjudication_queue_puts_label_disagreements_first():
         review.submit_second_annotation(
             item=item, user=c[person], version=item.version, token=uuid.uuid4(),
             label=wrong if on_label_pair else claim.label,
-            evidence_ids=ev if on_label_pair else ev[:1],
+            evidence_ids=ev if on_label_pair else [*ev, claim.pair.task.paragraph_ids[0]],
         )  # fmt: skip
     queue = WorkItem.objects.filter(kind="adjudicate")
     assert queue.count() == 4

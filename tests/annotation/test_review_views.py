@@ -106,6 +106,44 @@ def test_each_role_on_the_review_pages(world):
     expect(world, "get", f"/claims/pairs/{world['pair'].pk}/", {"writer": 200, "admin": 200})
 
 
+def test_the_adjudication_page_refuses_evidence_that_breaks_the_rule_and_keeps_it(world):
+    """A direct claim: the adjudicator ticks one table too many, sees the rule and what to
+    untick next to the evidence with everything kept, unticks it and is recorded."""
+    item, pair = world["adjudication"], world["pair"]
+    dave = client_for(world["users"]["adjudicator"])
+    page = dave.get(f"/review/adjudicate/{item.pk}/").content.decode()
+    assert "A direct claim rests on exactly one table or chart, one of the three" in page
+    assert page.count("meets it") == 2  # both sides' evidence meets the rule
+    sampled = pair.task.sampled_ids
+    data = {"token": str(uuid.uuid4()), "version": item.version, "decision": "decided",
+            "label": "entailed", "confidence": "high", "reason": "ambiguous_claim",
+            "notes": "Two tables say it.", "evidence": [str(pk) for pk in sampled[:2]]}  # fmt: skip
+    response = dave.post(f"/review/adjudicate/{item.pk}/", data)
+    assert response.status_code == 400
+    html = response.content.decode()
+    error = html.split('id="err-evidence">')[1].split("</p>")[0]
+    assert "A direct claim rests on exactly one table or chart" in error and "Untick one" in error
+    for label in Element.objects.filter(pk__in=sampled[:2]).values_list("label", flat=True):
+        assert label in error
+    for pk in sampled[:2]:  # nothing lost: both boxes stay ticked, the notes stay
+        assert re.search(rf'name="evidence" value="{pk}" form="review-form" checked', html)
+    assert "Two tables say it." in html and not ClaimReview.objects.filter(state="adjudicated")
+    response = dave.post(f"/review/adjudicate/{item.pk}/", data | {"evidence": [str(sampled[0])]})
+    assert response.status_code == 302
+    decided = ClaimReview.objects.get(state="adjudicated")
+    assert list(decided.final_evidence.values_list("pk", flat=True)) == [sampled[0]]
+
+
+def test_the_adjudication_page_says_which_side_breaks_the_rule(world):
+    item = world["adjudication"]
+    disputed = world["disputed"].evidence_annotation
+    disputed.evidence.set(world["pair"].task.sampled_ids[:2])  # as if the second marked two
+    page = client_for(world["users"]["adjudicator"]).get(f"/review/adjudicate/{item.pk}/")
+    rows = page.content.decode().split("Evidence rule</th>")[1].split("</tr>")[0]
+    writer, second = rows.split('<td class="small side-rule">')[1:]
+    assert "meets it" in writer and "2 are marked" in second
+
+
 def test_next_takes_the_expert_to_their_item(world):
     client = client_for(world["users"]["other"])  # erin: nothing to annotate, may adjudicate
     response = client.post("/review/annotate/next/")
@@ -277,7 +315,8 @@ def test_the_review_pages_run_a_fixed_number_of_queries(django_assert_max_num_qu
                                             item.claim.label == "entailed"],
                                         evidence_ids=context_ids)  # fmt: skip
         adjudication = review.take_next(user=c["dave"], kind="adjudicate")
-        with django_assert_max_num_queries(12):
+        # One more than before the evidence rule: the context's kinds, to judge each side by it.
+        with django_assert_max_num_queries(13):
             assert dave.get(f"/review/adjudicate/{adjudication.pk}/").status_code == 200
         WorkItem.objects.filter(pk=adjudication.pk).update(status="cancelled")
         WorkItem.objects.filter(pair=pair, kind="evidence", status="open").update(

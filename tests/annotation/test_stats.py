@@ -22,8 +22,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def annotated():
-    """Pair 1: both claims agreed. Pair 2: its entailed claim's label flipped, its refuted
-    claim's evidence halved (Jaccard 0.5). Pair 3: not annotated yet (two incomplete items)."""
+    """Pair 1: both claims agreed. Pair 2: its entailed claim's label flipped, a paragraph added
+    to its refuted claim's evidence (Jaccard 0.5). Pair 3: not annotated yet (two incomplete
+    items)."""
     c = crew("alice", "bob", "carol", "dave")
     one = written_pair(c["alice"], c["boss"], seed=1)
     two = written_pair(c["alice"], c["boss"], seed=2)
@@ -37,7 +38,8 @@ def annotated():
             else claim.label
         )
         if claim.pair_id == two.pk and claim.label == "refuted":
-            ev = ev[:1]
+            # The writer cites one table/chart (the evidence rule): Jaccard 1/2 with a paragraph.
+            ev = [*ev, claim.pair.task.paragraph_ids[0]]
         review.submit_second_annotation(item=item, user=c[person], version=item.version,
                                         token=uuid.uuid4(), label=label, evidence_ids=ev)  # fmt: skip
     written_pair(c["alice"], c["boss"], seed=3)

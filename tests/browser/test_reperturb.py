@@ -33,18 +33,19 @@ def test_a_writer_replaces_a_perturbation_that_turned_out_true(page):
     page.locator("#id_refuted").fill(taken)
     page.locator("#warnings #no-warnings").wait_for()
     # Different evidence for the new claim: it starts from the entailed claim's final evidence
-    # (the first two sampled); 1 unmarks the first, 3 marks the third, a paragraph by click.
+    # (a direct pair: the first sampled, by the evidence rule); 1 unmarks it, 3 marks the third,
+    # a paragraph by click.
     sampled, paragraph = pair.task.sampled_ids, pair.task.paragraph_ids[0]
     assert page.locator(".ev-ref-toggle").first.is_hidden()
     page.keyboard.press("Escape")  # leave the text box: the keys are shortcuts again
     page.keyboard.press("d")
     assert page.locator("#id_split_evidence").is_checked()
     assert page.locator("#ref-summary").is_visible()
-    assert page.locator("#ref-sampled").inner_text() == "2"
+    assert page.locator("#ref-sampled").inner_text() == "1"
     page.keyboard.press("1")
     page.keyboard.press("3")
     page.locator(f"#ev-{paragraph} input.ev-ref").check()
-    assert page.locator("#ref-sampled").inner_text() == "2"
+    assert page.locator("#ref-sampled").inner_text() == "1"
     assert page.locator("#ref-paragraphs").inner_text() == "1"
     page.locator("#id_explanation").fill("The evidence table gives another value for this.")
     page.wait_for_function(
@@ -53,7 +54,7 @@ def test_a_writer_replaces_a_perturbation_that_turned_out_true(page):
     # The draft keeps the choice: a reload shows it again.
     page.reload()
     assert page.locator("#id_split_evidence").is_checked()
-    assert page.locator("#ref-sampled").inner_text() == "2"
+    assert page.locator("#ref-sampled").inner_text() == "1"
     assert page.locator(f"#ev-{paragraph} input.ev-ref").is_checked()
     page.locator("#id_explanation").focus()
     page.keyboard.press("Control+Enter")
@@ -62,7 +63,7 @@ def test_a_writer_replaces_a_perturbation_that_turned_out_true(page):
     assert taken in page.locator("#claim-refuted").inner_text()
     new = Claim.objects.current().get(pair=pair, label="refuted")
     assert new.text == taken and new.replaces_id == old.pk
-    chosen = sorted([sampled[1], sampled[2], paragraph])
+    chosen = sorted([sampled[2], paragraph])
     assert sorted(new.evidence.values_list("pk", flat=True)) == chosen
     entailed = Claim.objects.current().get(pair=pair, label="entailed")
-    assert sorted(entailed.evidence.values_list("pk", flat=True)) == sorted(sampled[:2])
+    assert sorted(entailed.evidence.values_list("pk", flat=True)) == sorted(sampled[:1])

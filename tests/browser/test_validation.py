@@ -29,7 +29,7 @@ def test_a_validator_revises_a_claim_and_an_admin_reopens_it(new_page):
     page.click("#next-validation")
     page.wait_for_url("**/validate/*/")
     assert page.locator("#criteria input[type=checkbox]").count() == 5
-    assert page.locator(".piece.evidence").count() >= 2
+    assert page.locator(".piece.evidence").count() == 1  # a direct claim: one table or chart
     shot(page, "validate")
     # Revise without saying which criterion failed: refused, with the text kept.
     revised = "Ours reaches a BLEU score of 73.2, which is higher than the Baseline model."

@@ -68,12 +68,19 @@ def _pair(
         perturbed_explanation="Table 2 shows A ahead of B.",
         section=("4.1",),
         elements=elements,
+        # The claim's evidence: a paragraph and exactly the tables/charts its record names.
         evidence=(
             EvidencePiece(
                 "paragraph", f"{paperid}/S4.1.p1", "4.1 ¶1", text="Table 2 shows accuracy."
             ),
-            EvidencePiece(
-                "table", f"{paperid}/table/2", "Table 2", image_path=elements[0].image_path
+            *(
+                EvidencePiece(
+                    e.type,
+                    f"{paperid}/{e.type}/{e.item}",
+                    f"{e.type.title()} {e.item}",
+                    image_path=e.image_path,
+                )
+                for e in elements
             ),
         ),
         provenance="unanimous" if first_id % 4 == 1 else "adjudicated",
@@ -266,7 +273,7 @@ def test_csv_has_one_row_per_claim(tmp_path):
     )
     assert [int(r["request_id"]) for r in rows] == list(range(5, 11))
     assert rows[0]["elements"] == "table 2; chart 3" and rows[0]["label"] == "true"
-    assert rows[1]["evidence"] == "2410.00002/S4.1.p1; 2410.00002/table/2"
+    assert rows[1]["evidence"] == "2410.00002/S4.1.p1; 2410.00002/table/2; 2410.00002/chart/3"
     assert rows[0]["licence"] == "cc0-1.0"
 
 
@@ -575,6 +582,12 @@ def test_check_release_finds_paths_that_do_not_follow_from_paperid_and_item(tmp_
         "./SciVer/images/2409.00001_table_2.png",
         "valset.json[2]: paper_path ./SciVer/papers/2410.00002.json is not the file of paper "
         "2409.00001",
+        # Read as SciVer's code reads it, the first record now shows the wrong image.
+        "valset.json[0] (request 1, paper 2409.00001): the record shows the model "
+        "images/2409.00001_chart_3.png but the claim's table/chart evidence is "
+        "images/2409.00001_table_2.png; export the split again with this SciVer Studio "
+        "(python manage.py export_release --split NAME --out DIR --overwrite); should the export "
+        "refuse the claim, re-open its validation so that the validator fixes its evidence",
     ]
 
 

@@ -128,6 +128,8 @@ def test_the_workflow_is_real_and_a_second_run_adds_nothing():
         assert refuted.review.final_label == "entailed"
         assert refuted.validation.changes.filter(field="label").exists()
 
+    assert_the_evidence_rule_holds()
+
     counts = (ClaimPair.objects.count(), WorkEvent.objects.count(), Paper.objects.count())
     again = run("--papers", "11", "--seed", "5")
     assert "Nothing to add" in again
@@ -164,6 +166,7 @@ def test_revisions_happen_at_about_sciver_rate():
     revised = ValidationRevision.objects.values("validation_id").distinct().count()
     assert validated > 60
     assert 0 < revised < validated * 0.25
+    assert_the_evidence_rule_holds()
 
 
 def test_claims_built_from_cells_meet_the_writing_rules():
@@ -175,11 +178,40 @@ def test_claims_built_from_cells_meet_the_writing_rules():
                 [{"text": "Baseline"}, {"text": "29.0"}, {"text": "53.1"}]]],
     )  # fmt: skip
     chart = Element(pk=2, kind="chart", label="Figure 3", caption="Figure 3: Accuracy per epoch.")
+    bare = Element(pk=3, kind="table", label="Table 4", caption="Table 4: Costs.", cells=[])
     assert Fact(1, "Table 2", "Ours", "BLEU", "31.5") in table_facts(table)
-    for subset in ("direct", "analytical", "parallel", "sequential"):
-        claim = write_claim(subset, [table, chart], rng)
+    # The claim names exactly the tables/charts it cites (the evidence rule: one, or two).
+    for subset, cited in [
+        ("direct", [table]), ("direct", [chart]), ("analytical", [table]),
+        ("analytical", [chart]), ("parallel", [table, chart]), ("sequential", [chart, table]),
+        ("parallel", [bare, chart]), ("sequential", [chart, bare]),
+    ]:  # fmt: skip
+        claim = write_claim(subset, cited, rng)
         assert 6 <= len(claim.split()) <= 120, claim
-        if subset in ("parallel", "sequential"):
-            assert "Table 2" in claim and "Figure 3" in claim, claim
+        for element in (table, chart, bare):
+            assert (element.label in claim) == (element in cited), (subset, claim)
     analytical = write_claim("analytical", [table], random.Random(1))
     assert "higher" in analytical
+
+
+def assert_the_evidence_rule_holds() -> None:
+    """Every simulated claim cites exactly its subset's tables/charts, one of them sampled, as
+    written and as final; an entailed claim names the tables/charts it cites."""
+    from annotation.evidence import evidence_rule_problem, visual_ids
+
+    claims = Claim.objects.current().select_related("pair__task", "review")
+    kinds = dict(Element.objects.values_list("pk", "kind"))
+    labels = dict(Element.objects.values_list("pk", "label"))
+    checked = 0
+    for claim in claims.prefetch_related("evidence", "review__final_evidence"):
+        sampled = claim.pair.task.sampled_ids
+        written = {e.pk for e in claim.evidence.all()}
+        assert evidence_rule_problem(claim.pair.subset, written, kinds, sampled) == "", claim
+        final = {e.pk for e in claim.review.final_evidence.all()}
+        if final:
+            assert evidence_rule_problem(claim.pair.subset, final, kinds, sampled) == "", claim
+        if claim.label == "entailed":
+            for pk in visual_ids(written, kinds):
+                assert labels[pk] in claim.text, (claim.text, labels[pk])
+        checked += 1
+    assert checked

@@ -135,6 +135,22 @@ def test_hidden_test_labels(pool, tmp_path):
     assert all("evidence" not in r and "provenance" not in r for r in lines)
     pair_ids = [r["pair_id"] for r in lines]
     assert all(a != b for a, b in zip(pair_ids, pair_ids[1:], strict=False))
+    # The organisers keep the answers in a file of their own, beside the folder (not in it,
+    # not in the zip the page offers), named by the manifest; the public folder checks clean.
+    labels_file = tmp_path / "SciVer.labels.json"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["hidden_labels"]["path"] == "../SciVer.labels.json"
+    assert (out / manifest["hidden_labels"]["path"]).resolve() == labels_file.resolve()
+    labels = json.loads(labels_file.read_text())
+    assert set(labels["labels"]) == {str(r["request_id"]) for r in test}
+    by_pair: dict[int, list[bool]] = {}
+    for record in labels["records"]:
+        by_pair.setdefault(record["pair_id"], []).append(record["label"])
+        assert record["evidence"] and record["origin_statement"]
+    assert all(sorted(v) == [False, True] for v in by_pair.values())
+    assert labels["labels"] == {str(r["request_id"]): r["label"] for r in labels["records"]}
+    labels_file.unlink()
+    assert "release OK" in run("check_release", str(out))
 
 
 def test_export_refuses_an_unknown_split_and_an_existing_folder(pool, tmp_path):

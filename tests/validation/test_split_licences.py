@@ -105,3 +105,23 @@ def test_the_releases_page_shows_the_pool_by_licence_before_a_split(client, pool
     response = client.post("/manage/releases/", {"validation": 2, "test": 4, "seed": 13})
     assert response.status_code == 302
     assert SplitVersion.objects.get().licences_by_default
+
+
+def test_check_release_warns_about_each_licence_named_explicitly(pool, tmp_path):
+    from validation.release_check import inspect_release
+
+    codes = "cc-by,cc-by-sa,cc0,arxiv,cc-by-nc-sa"
+    services.freeze_split(validation=2, test=8, seed=1, name="x1", licences=codes.split(","))
+    call_command("export_release", "--split", "x1", "--out", str(tmp_path / "SciVer"),
+                 stdout=io.StringIO())  # fmt: skip
+    report = inspect_release(tmp_path / "SciVer")
+    assert report.problems == []
+    licence = [w for w in report.warnings if w.startswith("licence:")]
+    assert len(licence) == 2, report.warnings
+    assert any("(`arxiv`)" in w and "does not allow redistribution" in w for w in licence)
+    assert any("(`cc-by-nc-sa`)" in w for w in licence)
+    # A default split's release has no such warning.
+    services.freeze_split(validation=2, test=4, seed=1, name="d1")
+    call_command("export_release", "--split", "d1", "--out", str(tmp_path / "d" / "SciVer"),
+                 stdout=io.StringIO())  # fmt: skip
+    assert not [w for w in inspect_release(tmp_path / "d" / "SciVer").warnings if "licence" in w]

@@ -9,6 +9,7 @@ import pytest
 from annotation import work
 from annotation.errors import AnnotationError
 from annotation.models import ClaimPair, PairRole, WorkItem, WorkKind
+from papers.models import Element
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair
 from validation import routing, selectors, services
@@ -187,3 +188,79 @@ def test_another_subfield_expert_never_validates():
     final_pair(team)
     with pytest.raises(work.NothingToDo):
         services.take_next(user=make_expert("vision", codes=("cs.CV",)))
+
+
+# --- The evidence rule -----------------------------------------------------------------------
+
+
+def test_the_validators_evidence_is_held_to_the_evidence_rule_for_the_pairs_subset():
+    team = Team()
+    pair, _ = final_pair(team)  # direct: one table or chart
+    sampled = pair.task.sampled_ids
+    item = services.take_next(user=team.validators[0])
+    with pytest.raises(services.InvalidValidation) as caught:
+        validate(item, team.validators[0], criteria_failed=["evidence"], evidence_ids=sampled[:2])
+    message = caught.value.errors["evidence"]
+    assert "A direct claim rests on exactly one table or chart" in message
+    assert "2 are marked" in message and "Untick one" in message
+    for label in Element.objects.filter(pk__in=sampled[:2]).values_list("label", flat=True):
+        assert label in message
+    assert not ValidationRevision.objects.exists()
+    validation = validate(item, team.validators[0], criteria_failed=["evidence"],
+                          evidence_ids=sampled[1:2])  # fmt: skip
+    assert validation.status == "validated"
+    assert list(item.claim.review.final_evidence.values_list("pk", flat=True)) == [sampled[1]]
+
+
+def test_a_revised_subset_is_the_one_the_evidence_is_held_to():
+    team = Team()
+    pair, _ = final_pair(team)
+    sampled = pair.task.sampled_ids
+    item = services.take_next(user=team.validators[0])
+    with pytest.raises(services.InvalidValidation) as caught:  # parallel needs two
+        validate(item, team.validators[0], criteria_failed=["subset"], subset="parallel")
+    assert "A parallel claim rests on exactly two tables/charts" in caught.value.errors["evidence"]
+    assert "Mark one more" in caught.value.errors["evidence"]
+    validate(item, team.validators[0], criteria_failed=["subset", "evidence"], subset="parallel",
+             evidence_ids=sampled[:2])  # fmt: skip
+    assert ClaimPair.objects.get(pk=pair.pk).subset == "parallel"
+    # The pair's other claim, not validated yet, still cites one: its validator is warned, and
+    # held to the rule when submitting.
+    other = services.take_next(user=team.validators[0])
+    warning = selectors.evidence_rule_warning(selectors.validation_page(other.pk))
+    assert warning.code == "evidence_rule" and "1 is marked" in warning.message
+    with pytest.raises(services.InvalidValidation) as caught:
+        validate(other, team.validators[0])
+    assert "Mark one more" in caught.value.errors["evidence"]
+    validate(other, team.validators[0], criteria_failed=["evidence"], evidence_ids=sampled[:2])
+
+
+def test_the_subset_cannot_change_under_a_validated_claim_that_would_break_the_rule():
+    team = Team()
+    pair, _ = final_pair(team)
+    first = services.take_next(user=team.validators[0])
+    validate(first, team.validators[0])
+    second = services.take_next(user=team.validators[0])
+    sampled = pair.task.sampled_ids
+    with pytest.raises(services.InvalidValidation) as caught:
+        validate(second, team.validators[0], criteria_failed=["subset", "evidence"],
+                 subset="sequential", evidence_ids=sampled[:2])  # fmt: skip
+    assert "already validated" in caught.value.errors["subset"]
+    assert ClaimPair.objects.get(pk=pair.pk).subset == pair.subset
+
+
+def test_a_claim_that_breaks_the_rule_warns_its_validator_and_cannot_pass_as_it_is():
+    """A claim written before the rule (two tables for a direct claim) is listed for its
+    validator: a warning under criterion 4, and a pass is refused until the evidence is fixed."""
+    team = Team()
+    pair, claims = final_pair(team)
+    sampled = pair.task.sampled_ids
+    item = services.take_next(user=team.validators[0])
+    item.claim.review.final_evidence.set(sampled[:2])
+    warning = selectors.evidence_rule_warning(selectors.validation_page(item.pk))
+    assert warning is not None and "2 are marked" in warning.message
+    with pytest.raises(services.InvalidValidation) as caught:
+        validate(item, team.validators[0])
+    assert "Untick one" in caught.value.errors["evidence"]
+    validate(item, team.validators[0], criteria_failed=["evidence"], evidence_ids=sampled[:1])
+    assert selectors.evidence_rule_warning(selectors.validation_page(item.pk)) is None

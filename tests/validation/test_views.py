@@ -128,6 +128,47 @@ def test_validator_revises_in_place_and_a_refused_submission_keeps_the_input(cli
     assert ValidationRevision.objects.get().before != new_text
 
 
+def test_the_validation_page_refuses_evidence_that_breaks_the_rule_and_keeps_the_input(
+    client, world
+):
+    """A direct claim: one table ticked too many is refused next to the evidence, with the
+    rule and what to untick; the ticks, the criteria and the text stay; unticking passes."""
+    client.force_login(world.team.validators[0])
+    claim, sampled = world.item.claim, world.pair.task.sampled_ids
+    page = client.get(f"/validate/{world.item.pk}/").content.decode()
+    assert "A direct claim rests on exactly one table or chart, one of the three" in page
+    assert 'id="evidence-warning"' not in page  # the factory's claim meets the rule
+    base = {"version": world.item.version, "token": "8c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
+            "text": claim.text, "subset": world.pair.subset, "label": claim.review.final_label,
+            "explanation": claim.explanation, "criteria_failed": ["evidence"]}  # fmt: skip
+    refused = client.post(f"/validate/{world.item.pk}/",
+                          base | {"evidence": [str(pk) for pk in sampled[:2]]})  # fmt: skip
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    error = html.split('id="err-evidence">')[1].split("</p>")[0]
+    assert "A direct claim rests on exactly one table or chart" in error and "Untick one" in error
+    for pk in sampled[:2]:
+        assert re.search(rf'name="evidence" value="{pk}" checked', html)
+    assert re.search(r'name="criteria_failed" value="evidence" checked', html)
+    assert not ValidationRevision.objects.exists()
+    done = client.post(f"/validate/{world.item.pk}/", base | {
+        "evidence": [str(sampled[1])], "token": "9c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10"})  # fmt: skip
+    assert done.status_code == 302
+    assert ValidationRevision.objects.get().field == "evidence"
+
+
+def test_a_claim_that_breaks_the_rule_is_listed_for_its_validator_under_criterion_4(client, world):
+    claim, sampled = world.item.claim, world.pair.task.sampled_ids
+    claim.review.final_evidence.set(sampled[:2])  # as written before the rule
+    client.force_login(world.team.validators[0])
+    html = client.get(f"/validate/{world.item.pk}/").content.decode()
+    criteria = html.split('id="criteria"')[1].split("</fieldset>")[0]
+    after_four = criteria.split('value="evidence"')[1].split('value="label"')[0]
+    assert 'id="evidence-warning"' in after_four and 'data-code="evidence_rule"' in after_four
+    assert "breaks the evidence rule" in after_four and "2 are marked" in after_four
+    assert "Untick one" in after_four
+
+
 def test_overview_reopen_and_statistics(client, world):
     team = world.team
     validate_all(team)

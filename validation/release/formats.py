@@ -16,6 +16,7 @@ __all__ = [
     "SCIVER_FOLDER",
     "SCIVER_ROOT",
     "csv_text",
+    "hidden_label_record",
     "json_bytes",
     "jsonl_bytes",
     "jsonl_record",
@@ -127,6 +128,17 @@ def jsonl_record(
         for name in HIDDEN_JSONL_FIELDS:
             del record[name]
     return record
+
+
+# What the organisers keep of each hidden test record (the labels file outside the release
+# folder): the label and everything removed from the public records, keyed by request_id.
+HIDDEN_LABEL_FIELDS = ("request_id", "pair_id", "paperid", "claim_type", *HIDDEN_JSONL_FIELDS)
+
+
+def hidden_label_record(claim: ReleaseClaim, paper: ReleasePaper) -> dict[str, Any]:
+    """One test record's answer and what was hidden with it (for scoring and audit)."""
+    record = jsonl_record(claim, paper)
+    return {name: record[name] for name in HIDDEN_LABEL_FIELDS}
 
 
 CSV_COLUMNS = (

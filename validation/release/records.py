@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from annotation.evidence import VISUALS_PER_SUBSET
+
 __all__ = [
     "CLAIM_TYPES",
     "EvidencePiece",
@@ -21,8 +23,9 @@ __all__ = [
 ]
 
 CLAIM_TYPES = ("direct", "parallel", "sequential", "analytical")
-# How many tables/charts the SciVer record names: one field group, or item1_*/item2_*.
-ELEMENTS_PER_TYPE = {"direct": 1, "analytical": 1, "parallel": 2, "sequential": 2}
+# How many tables/charts the SciVer record names (one field group, or item1_*/item2_*): the
+# evidence rule's count, since a record names exactly the claim's table/chart evidence.
+ELEMENTS_PER_TYPE = dict(VISUALS_PER_SUBSET)
 ELEMENT_TYPES = ("chart", "table")
 EVIDENCE_KINDS = ("paragraph", "table", "chart")
 # Unresolved items never reach a release, so they have no place here.
@@ -136,6 +139,11 @@ class ReleaseClaim:
             raise ValueError(
                 f"a {self.claim_type} claim names {wanted} table/chart element(s), "
                 f"got {len(self.elements)} (request {self.request_id})"
+            )
+        if not self.section or not all(isinstance(s, str) and s for s in self.section):
+            raise ValueError(
+                f"a record names the sections of its evidence: section must be a non-empty "
+                f"list of section ids, got {list(self.section)!r} (request {self.request_id})"
             )
         if self.provenance not in PROVENANCES:
             raise ValueError(

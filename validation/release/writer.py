@@ -17,6 +17,7 @@ from typing import Any
 
 from validation.release.formats import (
     csv_text,
+    hidden_label_record,
     json_bytes,
     jsonl_bytes,
     jsonl_record,
@@ -27,16 +28,30 @@ from validation.release.formats import (
 from validation.release.records import ReleaseClaim, ReleasePaper
 
 __all__ = [
+    "FORMAT_VERSION",
+    "LABELS_FORMAT",
     "MANIFEST_FORMAT",
     "SPLIT_FILES",
     "Release",
     "ReleaseError",
     "check_out",
     "is_release_folder",
+    "labels_path",
     "write_release",
 ]
 
-MANIFEST_FORMAT = "sciver-studio-release/1"
+MANIFEST_FORMAT = "sciver-studio-release/2"
+# 2: records name exactly the claim's table/chart evidence and never an empty `section`;
+# paper-file section ids are ones a record can name; hidden test labels go to a labels file
+# outside the release folder. check_release says when a release predates it.
+FORMAT_VERSION = 2
+LABELS_FORMAT = "sciver-studio-hidden-labels/1"
+LABELS_SUFFIX = ".labels.json"
+SCORING = (
+    "SciVer's acc_evaluation.py: a response is correct when the label is true (entailed) and "
+    'its lower-cased text contains "yes", or the label is false (refuted) and it does not; an '
+    "empty response is wrong either way. Report accuracy overall and per claim_type."
+)
 WRITERS = 4  # threads copying files into the staging folder
 PROGRESS_STEPS = 100  # at most this many progress reports while the files are written
 WRITING = "writing files"
@@ -70,6 +85,39 @@ class Release:
     progress: Callable[[int, int, str], None] | None = field(
         default=None, compare=False, repr=False
     )
+
+
+def labels_path(out: Path) -> Path:
+    """Where the hidden test labels of the release folder `out` go: beside it, never inside
+    (`DIR/SciVer` → `DIR/SciVer.labels.json`), so that publishing the folder cannot leak them."""
+    out = Path(out)
+    return out.parent / f"{out.name}{LABELS_SUFFIX}"
+
+
+def _is_labels_file(path: Path) -> bool:
+    try:
+        said = json.loads(path.read_text("utf-8")).get("format")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(said, str) and said.startswith(LABELS_FORMAT.split("/")[0] + "/")
+
+
+def _check_labels_out(out: Path, *, overwrite: bool) -> None:
+    """A labels file beside `out` is replaced only with `overwrite` (it belongs to the release
+    being replaced), and never when it is not one of ours."""
+    path = labels_path(out)
+    if not path.exists() and not path.is_symlink():
+        return
+    if path.is_symlink() or not path.is_file() or not _is_labels_file(path):
+        raise ReleaseError(
+            f"{path} exists and is not a hidden-labels file written by export_release: the "
+            "release's hidden test labels go there; move it away or choose another destination"
+        )
+    if not overwrite:
+        raise ReleaseError(
+            f"{path} already exists (the hidden test labels of an earlier release there?): "
+            "move it away, or pass --overwrite to replace it"
+        )
 
 
 def is_release_folder(path: Path) -> bool:
@@ -192,6 +240,21 @@ def _counts(claims: Sequence[ReleaseClaim], papers: Mapping[str, ReleasePaper]) 
     }
 
 
+def _labels(release: Release, papers: Mapping[str, ReleasePaper], testset: bytes) -> dict[str, Any]:
+    """The organisers' file for hidden test labels: request_id → label, and each record's
+    hidden content, tied to the public testset.json by its checksum."""
+    claims = sorted(release.splits.get("test", ()), key=lambda c: c.request_id)
+    return {
+        "format": LABELS_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "name": release.name,
+        "testset_sha256": hashlib.sha256(testset).hexdigest(),
+        "scoring": SCORING,
+        "labels": {str(c.request_id): c.label for c in claims},
+        "records": [hidden_label_record(c, papers[c.paperid]) for c in claims],
+    }
+
+
 def _files(release: Release, papers: Mapping[str, ReleasePaper]) -> dict[str, bytes | Path]:
     files: dict[str, bytes | Path] = {}
     for name in ("validation", "test"):
@@ -259,10 +322,15 @@ def write_release(release: Release, out: Path, *, overwrite: bool = False) -> di
     out = Path(out)
     papers = _check(release)
     check_out(out, overwrite=overwrite)
+    hidden = release.hide_test_labels and bool(release.splits.get("test"))
+    if hidden:
+        _check_labels_out(out, overwrite=overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
     # Not tempfile.mkdtemp: its folder is 0700 and would stay so after the rename, while the
     # files inside follow the umask. os.mkdir applies the umask (0755 with the usual 022).
+    replacing = out.exists()
     staging = _new_folder(out, "partial")
+    labels_staging: Path | None = None
     try:
         files = _files(release, papers)
         for folder in {str(Path(relative).parent) for relative in files}:
@@ -284,6 +352,7 @@ def write_release(release: Release, out: Path, *, overwrite: bool = False) -> di
         licences = Counter(p.licence for p in papers.values())
         manifest = {
             "format": MANIFEST_FORMAT,
+            "format_version": FORMAT_VERSION,
             "name": release.name,
             "hide_test_labels": release.hide_test_labels,
             "counts": {
@@ -296,6 +365,17 @@ def write_release(release: Release, out: Path, *, overwrite: bool = False) -> di
             "licences": dict(sorted(licences.items())),
             "files": dict(sorted(entries.items())),
         }
+        if hidden:
+            # Its path only: a checksum here would let anyone confirm a guess of a few labels.
+            manifest["hidden_labels"] = {
+                "path": f"../{labels_path(out).name}",
+                "records": len(release.splits["test"]),
+                "kept_private": "outside the release folder; never publish it",
+            }
+            labels_staging = out.parent / f".{labels_path(out).name}.{secrets.token_hex(6)}.partial"
+            testset = files[SPLIT_FILES["test"][0]]
+            labels_staging.write_bytes(json_bytes(_labels(release, papers, bytes(testset))))
+            labels_staging.chmod(0o600)  # the organisers' answers: not for other local users
         (staging / "manifest.json").write_bytes(json_bytes(manifest))
         if out.exists():
             check_out(out, overwrite=overwrite)  # it may have appeared while we were writing
@@ -312,5 +392,12 @@ def write_release(release: Release, out: Path, *, overwrite: bool = False) -> di
             os.rename(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if labels_staging is not None:
+            labels_staging.unlink(missing_ok=True)
         raise
+    old_labels = labels_path(out)
+    if labels_staging is not None:
+        os.replace(labels_staging, old_labels)
+    elif replacing and old_labels.is_file() and _is_labels_file(old_labels):
+        old_labels.unlink()  # the replaced release's hidden labels; this one hides none
     return manifest

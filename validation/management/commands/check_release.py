@@ -14,7 +14,8 @@ SHOWN = 200
 class Command(BaseCommand):
     help = (
         "Verify a release: record schema, paths, checksums, sizes, unique paperids and image "
-        "names, pairs, hidden labels; warns about synthetic (demo) content."
+        "names, pairs, hidden labels, format version; every record read as SciVer's code reads "
+        "it gives the model its claim's evidence; warns about synthetic (demo) content."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

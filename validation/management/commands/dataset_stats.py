@@ -40,13 +40,14 @@ class Command(BaseCommand):
                 f"warning: {synthetic['papers']} of {synthetic['all_papers']} papers are "
                 "synthetic (simulate_annotation's copies of fixture papers, not real arXiv papers)"
             ))  # fmt: skip
+        write(f"({result['words_note']})")
         for part, figures in result["parts"].items():
             write(f"\n== {part} ==")
             for key, value in figures["table2"].items():
-                write(f"  {key:<24} {value}")
+                write(f"  {key:<28} {value}")
             fake = synthetic["parts"].get(part)
             if fake:
-                write(f"  {'synthetic claims':<24} {fake['claims']} (on {fake['papers']} papers)")
+                write(f"  {'synthetic claims':<28} {fake['claims']} (on {fake['papers']} papers)")
             write(
                 "  evidence pieces: "
                 + ", ".join(f"{k} {v}" for k, v in figures["evidence"].items())

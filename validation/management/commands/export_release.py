@@ -10,6 +10,7 @@ from validation import services
 from validation.models import SplitVersion
 from validation.release import ReleaseError, check_out
 from validation.release.formats import SCIVER_FOLDER
+from validation.release.writer import labels_path
 
 
 class Command(BaseCommand):
@@ -20,7 +21,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--out", required=True, help=f"the release folder, named {SCIVER_FOLDER} (DIR/SciVer)"
         )
-        parser.add_argument("--hide-test-labels", action="store_true")
+        parser.add_argument(
+            "--hide-test-labels",
+            action="store_true",
+            help="test records without labels; the labels go to DIR/SciVer.labels.json, "
+            "beside the release folder",
+        )
         parser.add_argument(
             "--overwrite", action="store_true", help="replace a previous release in --out"
         )
@@ -54,6 +60,13 @@ class Command(BaseCommand):
             f"{manifest['papers']} papers, "
             + ", ".join(f"{part} {c['claims']} claims" for part, c in counts.items())
         )
+        hidden = manifest.get("hidden_labels")
+        if hidden:
+            self.stdout.write(
+                f"hidden test labels ({hidden['records']} records) written to "
+                f"{labels_path(out)}: the organisers' answers, outside the release folder; keep "
+                "it private and never publish it (check_release does not need it)"
+            )
         if out.resolve().name != SCIVER_FOLDER:
             self.stdout.write(self.style.WARNING(
                 f"warning: the folder is named {out.resolve().name!r}, not {SCIVER_FOLDER!r}: "
