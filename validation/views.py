@@ -420,7 +420,9 @@ def export_status(request: HttpRequest, export_id: int) -> HttpResponse:
         if request.headers.get("HX-Request")
         else "validation/export.html"
     )
-    return render(request, template, {"export": item})
+    hidden = (item.manifest or {}).get("hidden_labels") or {}
+    labels_file = (Path(item.out) / hidden["path"]).resolve() if hidden.get("path") else None
+    return render(request, template, {"export": item, "labels_file": labels_file})
 
 
 @staff_required

@@ -125,3 +125,19 @@ def test_check_release_warns_about_each_licence_named_explicitly(pool, tmp_path)
     call_command("export_release", "--split", "d1", "--out", str(tmp_path / "d" / "SciVer"),
                  stdout=io.StringIO())  # fmt: skip
     assert not [w for w in inspect_release(tmp_path / "d" / "SciVer").warnings if "licence" in w]
+
+
+def test_the_export_page_says_where_the_hidden_labels_are(client, pool, tmp_path):
+    from jobs.models import Job
+    from validation.models import ReleaseExport
+
+    split = services.freeze_split(validation=2, test=4, seed=1, name="h1")
+    out = tmp_path / "h1-x-hidden" / "SciVer"
+    job = Job.objects.create(kind="export_release", status="finished")
+    export = ReleaseExport.objects.create(
+        split=split, out=str(out), hide_test_labels=True, job=job, archive=str(tmp_path / "a.zip"),
+        manifest={"files": {}, "hidden_labels": {"path": "../SciVer.labels.json", "records": 4}},
+    )  # fmt: skip
+    client.force_login(get_user_model().objects.create_user("root", password="x", is_staff=True))
+    html = client.get(f"/manage/releases/exports/{export.pk}/").content.decode()
+    assert str(tmp_path / "h1-x-hidden" / "SciVer.labels.json") in html and "(4 records)" in html
