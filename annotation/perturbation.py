@@ -66,25 +66,35 @@ _NUMBER = re.compile(
 )
 
 
-# A number that names something rather than states a value: a reference to a table, figure,
-# section, equation, algorithm, citation, or a hyperparameter's setting, or part of a model's
-# name. Changing one makes a different claim, not a false one (a reviewer refuses it).
-_REFERENCE_BEFORE = re.compile(
-    r"(?:\b(?:tables?|tab\.|figures?|figs?\.|sections?|sec\.|§|equations?|eqs?\.|algorithms?|"
-    r"alg\.|appendix|theorem|lemma|definition|step|line|row|column|layer)\s*[(~]?\s*"
-    r"(?:[IVXLC]+|\d+)?[.\-–]?|\[[\d,\s–-]*|[=≤≥<>]\s*|[A-Za-z]-"
+# A reference to a part of the paper: "Table 2", "Tab. 3", "Fig. 4a", "TABLE IV", "Section 3.2",
+# "Eq. (5)", "Algorithm 1", "Table A.1" (group 4 is its number). The suggester never changes
+# one, and `check_release` refuses a refuted claim that differs only in one.
+REFERENCE = re.compile(
+    r"\b((?i:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|eqs?\.|equations?|algorithms?|"
+    r"alg\.))(\s*)(\(?)([A-Z]?\.?\d+(?:\.\d+)*[a-z]?|[IVXLCDM]+)\b(\)?)"
+)
+# Other numbers that name something rather than state a value: more references of a list
+# ("Tables 1 and 2"), other numbered parts (appendix, theorem, step, layer…), a citation
+# ("[12]"), a setting ("k=2") or part of a model's name ("GPT-4"). Changing one makes a
+# different claim, not a false one (a reviewer refuses it).
+_NAMING_BEFORE = re.compile(
+    r"(?:\b(?:appendix|theorem|lemma|definition|step|line|row|column|layer)\s*[(~]?\s*"
+    r"|\[[\d,\s–-]*|[=≤≥<>]\s*|[A-Za-z]-"
     r"|\b(?:tables?|figures?|figs?\.|sections?|eqs?\.)\s*[\dIVX.]+"
     r"(?:\s*(?:,|and|or|&|–|-)\s*[\dIVX.]+)*\s*(?:,|and|or|&|–|-)\s*)$",
     re.I,
 )
-_REFERENCE_AFTER = re.compile(r"^[\d,\s–-]*\]")
+_NAMING_AFTER = re.compile(r"^[\d,\s–-]*\]")
 
 
 def is_reference_number(text: str, start: int, end: int) -> bool:
     """Whether the number at text[start:end] is part of a reference ("Table 3", "Fig. 2(b)",
-    "Section 4.1", "[12]", "Eq. (3)"), a setting ("k=2") or a name ("GPT-4"), not a value."""
+    "Section 4.1", "Tables 1 and 2", "[12]", "Eq. (3)"), a setting ("k=2") or a name
+    ("GPT-4"), not a value."""
+    if any(m.start(4) <= start and end <= m.end(4) for m in REFERENCE.finditer(text)):
+        return True
     before = text[max(0, start - 24) : start]
-    return bool(_REFERENCE_BEFORE.search(before) or _REFERENCE_AFTER.match(text[end:]))
+    return bool(_NAMING_BEFORE.search(before) or _NAMING_AFTER.match(text[end:]))
 
 
 def perturbation_suggestions(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation.perturbation import REFERENCE
 from papers.licences import allows_redistribution, licence_code, licence_name
 from validation.release import reading
 from validation.release.formats import (
@@ -361,11 +362,6 @@ def record_findings(
     return findings
 
 
-# "Table 2", "Tab. 3", "Fig. 4a", "TABLE IV", "Section 3.2", "Eq. (5)", "Algorithm 1", "Table A.1"
-REFERENCE = re.compile(
-    r"\b((?i:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|eqs?\.|equations?|algorithms?|"
-    r"alg\.))(\s*)(\(?)([A-Z]?\.?\d+(?:\.\d+)*[a-z]?|[IVXLCDM]+)\b(\)?)"
-)
 NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?![\w])")
 
 

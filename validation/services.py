@@ -214,6 +214,7 @@ def submit_validation(
     pair = ClaimPair.objects.select_for_update().get(pk=claim.pair_id)
     review = ClaimReview.objects.select_for_update().get(claim=claim)
     validation = Validation.objects.get(claim=claim)
+    validation.claim = claim
     if validation.status != ValidationStatus.PENDING:
         raise InvalidTransition("This claim is already validated.")
     failed = sorted(set(criteria_failed))

@@ -73,7 +73,10 @@ class Validation(models.Model):
         return f"validation of claim {self.claim_id}: {self.status}"
 
     def audit_subjects(self) -> dict[str, int | None]:
-        pair_id = Claim.objects.values_list("pair_id", flat=True).get(pk=self.claim_id)
+        if "claim" in self._state.fields_cache:  # loaded with it: no query
+            pair_id = self.claim.pair_id
+        else:
+            pair_id = Claim.objects.values_list("pair_id", flat=True).get(pk=self.claim_id)
         return {"item_id": self.item_id, "claim_id": self.claim_id, "pair_id": pair_id}
 
 
