@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from annotation.templatetags.words import indefinite
+
 VISUAL_KINDS = ("table", "chart")
 VISUALS_PER_SUBSET = {"direct": 1, "analytical": 1, "parallel": 2, "sequential": 2}
 _WORDS = {0: "none", 1: "one", 2: "two", 3: "three"}
@@ -43,8 +45,7 @@ def rule_text(subset: str, *, whole: bool = False) -> str:
     adds the sampled tables/charts and the paragraphs, as the pages state it."""
     need = visuals_needed(subset)
     what = "one table or chart" if need == 1 else f"{_word(need)} tables/charts"
-    article = "An" if subset[:1] and subset[0] in "aeiou" else "A"
-    text = f"{article} {subset} claim rests on exactly {what}"
+    text = f"{indefinite(subset).capitalize()} {subset} claim rests on exactly {what}"
     if whole:
         which = "one of" if need == 1 else "at least one of them among"
         text += f", {which} the three sampled, plus any paragraphs"
