@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from papers.parsing import numbering
+
 PerturbationKind = Literal["number", "direction", "superlative", "entity"]
 
 
@@ -68,10 +70,11 @@ _NUMBER = re.compile(
 
 # A reference to a part of the paper: "Table 2", "Tab. 3", "Fig. 4a", "TABLE IV", "Section 3.2",
 # "Eq. (5)", "Algorithm 1", "Table A.1" (group 4 is its number). The suggester never changes
-# one, and `check_release` refuses a refuted claim that differs only in one.
+# one, and `check_release` refuses a refuted claim that differs only in one. Table and figure
+# numbers are the numbering styles `papers.parsing.numbering` reads in caption tags.
 REFERENCE = re.compile(
-    r"\b((?i:tables?|tab\.|figures?|figs?\.|sections?|secs?\.|eqs?\.|equations?|algorithms?|"
-    r"alg\.))(\s*)(\(?)([A-Z]?\.?\d+(?:\.\d+)*[a-z]?|[IVXLCDM]+)\b(\)?)"
+    rf"\b({numbering.TAG_WORDS}|(?i:sections?|secs?\.|eqs?\.|equations?|algorithms?|alg\.))"
+    rf"(\s*)(\(?)({numbering.CITED_NUMBER}){numbering.NUMBER_END}(\)?)"
 )
 # Other numbers that name something rather than state a value: more references of a list
 # ("Tables 1 and 2"), other numbered parts (appendix, theorem, step, layer…), a citation
@@ -80,8 +83,8 @@ REFERENCE = re.compile(
 _NAMING_BEFORE = re.compile(
     r"(?:\b(?:appendix|theorem|lemma|definition|step|line|row|column|layer)\s*[(~]?\s*"
     r"|\[[\d,\s–-]*|[=≤≥<>]\s*|[A-Za-z]-"
-    r"|\b(?:tables?|figures?|figs?\.|sections?|eqs?\.)\s*[\dIVX.]+"
-    r"(?:\s*(?:,|and|or|&|–|-)\s*[\dIVX.]+)*\s*(?:,|and|or|&|–|-)\s*)$",
+    rf"|\b(?:{numbering.TAG_WORDS}|sections?|eqs?\.)\s*{numbering.CITED_NUMBER}"
+    rf"(?:\s*(?:,|and|or|&|–|-)\s*{numbering.CITED_NUMBER})*\s*(?:,|and|or|&|–|-)\s*)$",
     re.I,
 )
 _NAMING_AFTER = re.compile(r"^[\d,\s–-]*\]")

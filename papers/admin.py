@@ -24,6 +24,37 @@ def _thumbnail(field_file, height: int = 120) -> str:
     )
 
 
+class ParseProblemFilter(admin.SimpleListFilter):
+    """Papers an admin should look at: a numbered float lost, or one number printed twice."""
+
+    title = "parse problems"
+    parameter_name = "problems"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [
+            ("lost", "lost a numbered table or figure"),
+            ("duplicates", "two tables or figures with one number"),
+            ("skipped", "algorithm/listing floats skipped"),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Paper]) -> QuerySet[Paper]:
+        if self.value() == "lost":
+            return queryset.filter(lost_count__gt=0)
+        if self.value() == "skipped":
+            return queryset.filter(skipped_count__gt=0)
+        if self.value() == "duplicates":
+            twice = (
+                Element.objects.exclude(kind=Element.Kind.PARAGRAPH)
+                .exclude(number="")
+                .values("paper_id", "kind", "number")
+                .annotate(n=Count("id"))
+                .filter(n__gt=1)
+                .values("paper_id")
+            )
+            return queryset.filter(pk__in=twice)
+        return queryset
+
+
 @admin.register(Paper)
 class PaperAdmin(admin.ModelAdmin):
     list_display = (
@@ -37,24 +68,97 @@ class PaperAdmin(admin.ModelAdmin):
         "chart_count",
         "paragraph_count",
         "degraded_count",
+        "lost_flag",
         "images_status",
         "synthetic",
     )
-    list_filter = ("synthetic", "status", "acceptance", "images_status", "primary_category")
+    list_filter = (
+        ParseProblemFilter,
+        "synthetic",
+        "status",
+        "acceptance",
+        "images_status",
+        "primary_category",
+    )
     search_fields = ("arxiv_id", "title", "venue", "comment")
     readonly_fields = (
+        "parse_report",
         "html_fetched_at",
         "media_dir",
+        "generator",
+        "parser_version",
+        "reparsed_at",
         "table_count",
         "chart_count",
         "paragraph_count",
         "degraded_count",
+        "lost_count",
+        "skipped_count",
         "parse_warnings",
         "created_at",
         "updated_at",
         "context_outline",
     )
-    exclude = ("raw_html_compressed",)
+    exclude = ("raw_html_compressed", "lost_floats", "skipped_floats")
+
+    @admin.display(description="lost floats", ordering="lost_count")
+    def lost_flag(self, paper: Paper) -> str:
+        if not paper.lost_count:
+            return "—"
+        return format_html('<strong style="color:#b00">{} not kept</strong>', paper.lost_count)
+
+    @admin.display(description="what the parser did not keep")
+    def parse_report(self, paper: Paper) -> str:
+        """Lost floats (a warning each), numbers printed twice, deliberate skips."""
+        elements_url = reverse("admin:papers_element_changelist")
+        parts = []
+        if paper.lost_floats:
+            rows = format_html_join(
+                "",
+                "<li><strong>{}</strong> {}: {}</li>",
+                (
+                    (f.get("label", ""), f"({f['anchor']})" if f.get("anchor") else "", f["reason"])
+                    for f in paper.lost_floats
+                ),
+            )
+            parts.append(
+                format_html(
+                    '<p style="color:#b00"><strong>{} numbered table(s)/figure(s) not kept as '
+                    "elements</strong> (python manage.py reparse_papers {} re-reads the stored "
+                    "page with the current parser):</p><ul>{}</ul>",
+                    paper.lost_count,
+                    paper.pk,
+                    rows,
+                )
+            )
+        for (kind, number), anchors in paper.duplicate_numbers().items():
+            parts.append(
+                format_html(
+                    '<p style="color:#b00"><strong>{} {} is printed by {}</strong>: '
+                    '<a href="{}?paper__id__exact={}&amp;number={}">give each a distinct '
+                    "number</a>; until then an export whose context holds both refuses this "
+                    "paper.</p>",
+                    "Table" if kind == "table" else "Figure",
+                    number,
+                    ", ".join(anchors),
+                    elements_url,
+                    paper.pk,
+                    number,
+                )
+            )
+        if paper.skipped_floats:
+            parts.append(
+                format_html(
+                    '<p class="help">Skipped on purpose: {}</p>',
+                    "; ".join(
+                        f"{f.get('label', '')} ({f.get('anchor', '')}): {f['reason']}"
+                        for f in paper.skipped_floats
+                    ),
+                )
+            )
+        if not parts:
+            return "Every numbered table and figure is an element; no number is printed twice."
+        return format_html_join("", "{}", ((p,) for p in parts))
 
     @admin.display(description="title")
     def short_title(self, paper: Paper) -> str:
@@ -118,9 +222,18 @@ class ElementPanelInline(admin.TabularInline):
 
 @admin.register(Element)
 class ElementAdmin(admin.ModelAdmin):
-    list_display = ("anchor", "kind", "label", "short_text", "thumbnail", "degraded", "paper")
+    list_display = (
+        "anchor",
+        "kind",
+        "label",
+        "number",
+        "short_text",
+        "thumbnail",
+        "degraded",
+        "paper",
+    )
     list_filter = ("kind", "degraded", "image_renderer", "section__kind")
-    search_fields = ("anchor", "label", "caption", "text", "paper__arxiv_id")
+    search_fields = ("anchor", "label", "number", "caption", "text", "paper__arxiv_id")
     raw_id_fields = ("paper", "section")
     filter_horizontal = ()
     readonly_fields = (
@@ -137,6 +250,15 @@ class ElementAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Element]:
         return super().get_queryset(request).select_related("paper")
+
+    def save_model(self, request: HttpRequest, obj: Element, form, change: bool) -> None:
+        # A new number (the release's item) carries over to the label when the admin left the
+        # label as printed: "Table 1" becomes "Table S1".
+        if change and "number" in form.changed_data and "label" not in form.changed_data:
+            old = form.initial.get("number", "")
+            if old and obj.label.endswith(f" {old}"):
+                obj.label = f"{obj.label[: -len(old)]}{obj.number}"
+        super().save_model(request, obj, form, change)
 
     @admin.display(description="text / caption")
     def short_text(self, element: Element) -> str:

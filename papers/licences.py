@@ -17,7 +17,7 @@ LICENCE_CODES = [
     (re.compile(r"licenses/by-sa|by-sa", re.I), "cc-by-sa"),
     (re.compile(r"licenses/by-nd|by-nd", re.I), "cc-by-nd"),
     (re.compile(r"licenses/by/|cc[- ]by\b", re.I), "cc-by"),
-    (re.compile(r"nonexclusive-distrib", re.I), "arxiv"),
+    (re.compile(r"nonexclusive-distrib|non-?exclusive", re.I), "arxiv"),
 ]
 
 # The codes a licence filter may name (`unknown` is what no pattern matched, never a filter).
@@ -61,3 +61,36 @@ def licence_code(url: str, name: str = "") -> str:
 
 def paper_licence(paper: Paper) -> str:
     return licence_code(paper.license_url, paper.license_name)
+
+
+# Where each licence lives, for a page banner that names it without a usable link.
+_CANONICAL = {
+    "cc0": "https://creativecommons.org/publicdomain/zero/{version}/",
+    "cc-by": "https://creativecommons.org/licenses/by/{version}/",
+    "cc-by-sa": "https://creativecommons.org/licenses/by-sa/{version}/",
+    "cc-by-nd": "https://creativecommons.org/licenses/by-nd/{version}/",
+    "cc-by-nc": "https://creativecommons.org/licenses/by-nc/{version}/",
+    "cc-by-nc-sa": "https://creativecommons.org/licenses/by-nc-sa/{version}/",
+    "cc-by-nc-nd": "https://creativecommons.org/licenses/by-nc-nd/{version}/",
+    "arxiv": "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
+}
+_LICENCE_LINK = re.compile(
+    r"creativecommons\.org/(licenses|publicdomain)/|arxiv\.org/licenses/", re.I
+)
+_VERSION = re.compile(r"\b(\d\.\d)\b")
+
+
+def licence_from_banner(name: str, href: str) -> tuple[str, str]:
+    """(url, name) of the licence a page's banner shows ("License: CC BY 4.0"): its link when
+    that is a licence's own page, else the licence's canonical address; ("", name) when the
+    name is no licence this project knows."""
+    name = " ".join(name.split())
+    if href and _LICENCE_LINK.search(href):
+        return href, name
+    code = licence_code("", name)
+    template = _CANONICAL.get(code)
+    if template is None:
+        return "", name
+    version = _VERSION.search(name)
+    default = "1.0" if code == "cc0" else "4.0"
+    return template.format(version=version.group(1) if version else default), name

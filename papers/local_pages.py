@@ -12,6 +12,8 @@ from papers.services import PaperMetadata
 
 _ID = re.compile(r"(\d{4}\.\d{4,5})(?:v(\d+))?")
 _BASE_ID = re.compile(rb"<base[^>]*href=\"[^\"]*?/html/(\d{4}\.\d{4,5})v(\d+)", re.I)
+# arXiv's 2026 pages have no <base>: their images are `src="2508.08468v6/x1.png"`.
+_SRC_ID = re.compile(rb"<img[^>]*\ssrc=\"(?:[^\"]*?/html/)?(\d{4}\.\d{4,5})v(\d+)/", re.I)
 
 
 class LocalPageError(Exception):
@@ -62,12 +64,13 @@ def locate_page(path: Path, *, arxiv_id: str | None = None) -> LocalPage:
                 arxiv_id, version = match.group(1), int(match.group(2) or 1)
                 break
         else:
-            head = html_path.open("rb").read(8192)
-            match = _BASE_ID.search(head)
+            with html_path.open("rb") as handle:
+                head = handle.read(4 * 1024 * 1024)
+            match = _BASE_ID.search(head[:8192]) or _SRC_ID.search(head)
             if not match:
                 raise LocalPageError(
-                    f"{html_path}: cannot tell the arXiv id from the file name, a meta.json or "
-                    "the page's <base>; pass --arxiv-id"
+                    f"{html_path}: cannot tell the arXiv id from the file name, a meta.json, "
+                    "the page's <base> or its images' paths; pass --arxiv-id"
                 )
             arxiv_id, version = match.group(1).decode(), int(match.group(2))
     metadata = _metadata(meta, arxiv_id, version) if meta else None

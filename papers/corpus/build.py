@@ -10,8 +10,9 @@ directory on arXiv, `https://arxiv.org/html/<id>v<N>/`.
 Steps per paper:
 1. copy `paper.tex` and `figures/` to a temporary directory and run Debian's LaTeXML there:
    `latexmlc --format=html5 --path=<corpus>/texmf --timestamp=... --dest=out/paper.html paper.tex`
-   (`texmf/` holds small stand-ins for algorithm.sty / algorithmic.sty, which LaTeXML's
-   bindings need as raw TeX and which the machines lack: no texlive-science). The timestamp
+   (`texmf/` holds small stand-ins for algorithm.sty / algorithmic.sty, listings.cfg and
+   textcase.sty, which LaTeXML's bindings of algorithm, listings and acmart need as raw TeX
+   and which the machines lack: only texlive-latex-base). The timestamp
    is fixed from meta.json so that rebuilding gives the same bytes. Undefined macros are an
    error unless the paper lists them in EXPECTED_ERRORS (some papers have them on purpose).
 2. "plain" papers keep LaTeXML's output as is; LaTeXML's CSS files are not kept.
@@ -22,6 +23,14 @@ Steps per paper:
    contents), `div.package-alerts`, a license/watermark block, the page footer and, for a
    browser-saved copy, `button` "Report issue for preceding element" elements. The article's
    tree is checked to be unchanged apart from those edits.
+4. "served2026" papers (SERVED entries with `"shape": "2026"`) get the shape of arXiv's 2026
+   regeneration instead: no `<base>`, rasters `src="<id>v<N>/x1.png"`, attributes in
+   LaTeXML's own order (`id` before `class`, not sorted), HTML5 void tags (not self-closed),
+   the stylesheet `arxiv-html-papers-20260131.css`, `intent=":literal"` on every `<math>`,
+   the generator comment and footer stamped with meta.json's `regenerated` time and
+   "LaTeXML (version 0.8.8)", the licence banner `a#license-tr`, no package alert unless the
+   entry lists failed packages. The article's tree (apart from links, sources and `intent`)
+   is checked to be unchanged; the markup itself is LaTeXML 0.8.7's.
 
 Needs lxml (the project's dependency) and latexmlc on PATH.
 """
@@ -62,6 +71,17 @@ SERVED: dict[str, dict] = {
         "submission": "6013377",
         "report_buttons": False,
     },
+    # arXiv's 2026 regeneration of a 2024 paper (served2026 shape, see the module docstring)
+    "prefetch-edge-cache": {"shape": "2026", "base": False, "images": "x", "report_buttons": False},
+    # <base>, extracted/ images, acmart (the "inconsolata" package alert)
+    "session-query-suggest": {
+        "base": True,
+        "images": "extracted",
+        "submission": "5890417",
+        "report_buttons": False,
+    },
+    # no <base>, x<N>.png rasters, saved from a browser (report buttons)
+    "tempered-early-exit": {"base": False, "images": "x", "report_buttons": True},
 }
 
 # Undefined macros a paper contains on purpose (they become span.ltx_ERROR).
@@ -127,6 +147,10 @@ ARXIV_CSS = [
     "https://arxiv.org/static/browse/0.3.4/css/ar5iv-fonts.0.7.9.min.css",
     "https://arxiv.org/static/browse/0.3.4/css/latexml_styles.css",
 ]
+ARXIV_CSS_2026 = [
+    "https://arxiv.org/static/browse/0.3.4/css/arxiv-html-papers-20260131.css",
+]
+LATEXML_2026 = "0.8.8"
 ARXIV_JS = [
     "https://cdn.jsdelivr.net/npm/bootstrap@5.3.0/dist/js/bootstrap.bundle.min.js",
     "https://cdnjs.cloudflare.com/ajax/libs/html2canvas/1.3.3/html2canvas.min.js",
@@ -188,8 +212,11 @@ def _esc_attr(s: str) -> str:
     return _esc_text(s).replace('"', "&quot;")
 
 
-def serialize(doc: etree._ElementTree) -> str:
-    """arXiv-style HTML: sorted attributes, self-closed void elements, explicit end tags."""
+def serialize(doc: etree._ElementTree, *, sort_attrs: bool = True, self_close: bool = True) -> str:
+    """arXiv-style HTML: sorted attributes, self-closed void elements, explicit end tags.
+
+    The 2026 shape keeps the attributes in LaTeXML's order and writes void tags as `<img ...>`.
+    """
     parts: list[str] = ["<!DOCTYPE html>\n"]
 
     def walk(el, in_svg: bool):
@@ -201,13 +228,14 @@ def serialize(doc: etree._ElementTree) -> str:
             if svg:
                 tag = SVG_TAGS.get(tag, tag)
             attrs = []
-            for k, v in sorted(
-                el.attrib.items(), key=lambda kv: SVG_ATTRS.get(kv[0], kv[0]) if svg else kv[0]
-            ):
+            items = list(el.attrib.items())
+            if sort_attrs:
+                items.sort(key=lambda kv: SVG_ATTRS.get(kv[0], kv[0]) if svg else kv[0])
+            for k, v in items:
                 name = SVG_ATTRS.get(k, k) if svg else k
                 attrs.append(f' {name}="{_esc_attr(v)}"')
             if el.tag in VOID:
-                parts.append(f"<{tag}{''.join(attrs)}/>")
+                parts.append(f"<{tag}{''.join(attrs)}{'/' if self_close else ''}>")
             else:
                 parts.append(f"<{tag}{''.join(attrs)}>")
                 if el.text:
@@ -350,19 +378,22 @@ def watermark(meta: dict, license_name: str, license_url: str):
         text=f"arXiv:{meta['arxiv_id']}v{meta['version']} [{meta['primary_category']}] {published.day} {published.strftime('%b %Y')}",
         tail=None,
     )
-    return E("div", {"id": "target-section", "class": "section"}, a, w)
+    attrs = {"id": "target-section", "class": "section"}
+    return E("div", attrs, a, w)
 
 
 def report_button():
     return E("button", {"class": "sr-only button", "style": "display: none;"}, text=REPORT)
 
 
-def signature(el, skip_buttons=True):
+def signature(el, skip_buttons=True, ignore=("href", "src")):
     """Structure and text of a subtree, for checking that the served copy kept the article."""
     if el.tag is etree.Comment:
         return ("#comment",)
-    kids = [signature(c) for c in el if not (skip_buttons and c.tag == "button")]
-    attrs = {k.lower(): v for k, v in el.attrib.items() if k not in ("href", "src")}
+    kids = [
+        signature(c, skip_buttons, ignore) for c in el if not (skip_buttons and c.tag == "button")
+    ]
+    attrs = {k.lower(): v for k, v in el.attrib.items() if k not in ignore}
     return (
         el.tag.lower() if isinstance(el.tag, str) else el.tag,
         tuple(sorted(attrs.items())),
@@ -377,11 +408,13 @@ def make_served(
 ) -> str:
     vid = f"{meta['arxiv_id']}v{meta['version']}"
     page_url = f"https://arxiv.org/html/{vid}"
+    y2026 = cfg.get("shape") == "2026"
+    ignore = ("href", "src", "intent") if y2026 else ("href", "src")
     doc = lxml.html.document_fromstring(plain_html).getroottree()
     root = doc.getroot()
     head, body = root.find("head"), root.find("body")
     article = body.find(".//article")
-    before = signature(copy.deepcopy(article))
+    before = signature(copy.deepcopy(article), ignore=ignore)
 
     # <head>: arXiv's title, base, styles and scripts instead of LaTeXML's CSS
     for link in head.findall("link"):
@@ -393,9 +426,20 @@ def make_served(
     new = []
     if cfg["base"]:
         new.append(E("base", {"href": f"/html/{vid}/"}))
-    new += [E("link", {"href": h, "rel": "stylesheet", "type": "text/css"}) for h in ARXIV_CSS]
-    new += [E("script", {"src": h}, text="") for h in ARXIV_JS]
-    new.append(E("meta", {"content": "width=device-width, initial-scale=1", "name": "viewport"}))
+    if y2026:
+        new += [
+            E("link", {"rel": "stylesheet", "href": h, "type": "text/css"}) for h in ARXIV_CSS_2026
+        ]
+        new += [E("script", {"src": h}, text="") for h in ARXIV_JS[2:]]
+        new.append(
+            E("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"})
+        )
+    else:
+        new += [E("link", {"href": h, "rel": "stylesheet", "type": "text/css"}) for h in ARXIV_CSS]
+        new += [E("script", {"src": h}, text="") for h in ARXIV_JS]
+        new.append(
+            E("meta", {"content": "width=device-width, initial-scale=1", "name": "viewport"})
+        )
     for el in reversed(new):
         head.insert(insert_at, el)
     for m in head.findall("meta"):
@@ -423,6 +467,23 @@ def make_served(
             shutil.copy2(src_dir / src, target)
         img.set("src", mapping[src])
 
+    if y2026:
+        # the regeneration: a newer LaTeXML, its stamp, and `intent` on every formula
+        stamp = dt.datetime.fromisoformat(meta["regenerated"].replace("Z", "+00:00"))
+        when = f"{stamp.strftime('%a %b')} {stamp.day:2d} {stamp.strftime('%H:%M:%S %Y')}"
+        for c in root.iter(etree.Comment):
+            if c.text and c.text.startswith("Generated on"):
+                c.text = re.sub(
+                    r"Generated on .*? by LaTeXML \(version [^)]*\)",
+                    f"Generated on {when} by LaTeXML (version {LATEXML_2026})",
+                    c.text,
+                )
+        logo = body.find(".//div[@class='ltx_page_logo']")
+        if logo is not None and logo.text and logo.text.strip().startswith("Generated"):
+            logo.text = f"Generated  on {when} by "
+        for m in article.iter("math"):
+            m.set("intent", ":literal")
+
     # internal links become absolute
     for a in root.iter("a"):
         href = a.get("href")
@@ -435,10 +496,11 @@ def make_served(
     body.insert(0, toc(article, page_url))
     body.text = "\n"
     has_errors = bool(article.xpath(".//*[contains(concat(' ', @class, ' '), ' ltx_ERROR ')]"))
-    failed = cfg.get("failed", ["inconsolata"] if not has_errors else ["pifont"])
+    failed = cfg.get("failed", [] if y2026 else ["inconsolata"] if not has_errors else ["pifont"])
     idx = list(content).index(article)
     content.insert(idx, watermark(meta, meta["license_name"], meta["license_url"]))
-    content.insert(idx, package_alert(has_errors, failed))
+    if failed or has_errors:
+        content.insert(idx, package_alert(has_errors, failed))
     if main.find("footer") is None:
         raise SystemExit(f"{slug}: no LaTeXML page footer")
     foot = lxml.html.fragment_fromstring(
@@ -460,13 +522,13 @@ def make_served(
         for fig in article.xpath(".//figure[not(ancestor::figure)]"):
             fig.append(report_button())
 
-    after = signature(copy.deepcopy(article))
+    after = signature(copy.deepcopy(article), ignore=ignore)
     if before != after:
         raise SystemExit(f"{slug}: served transformation changed the article tree")
-    text = serialize(doc)
+    text = serialize(doc, sort_attrs=not y2026, self_close=not y2026)
     # re-parse: the served page must hold the same article again
     again = lxml.html.document_fromstring(text).getroottree().getroot().find(".//article")
-    if signature(again) != before:
+    if signature(again, ignore=ignore) != before:
         raise SystemExit(f"{slug}: serialized page does not parse back to the same article")
     return text
 
@@ -506,7 +568,7 @@ def build(slug: str):
                 shutil.copy2(out.parent / src, src_dir / src)
         if slug in SERVED:
             text = make_served(slug, src_dir, meta, plain, src_dir, SERVED[slug])
-            shape = "served"
+            shape = "served2026" if SERVED[slug].get("shape") == "2026" else "served"
         else:
             text = plain
             shape = "plain"

@@ -987,6 +987,269 @@ def offline_rl_curriculum(out: Path):
     )
 
 
+def prefetch_edge_cache(out: Path):
+    bar_chart(
+        out / "hit_by_method.png",
+        ["Metropolitan trace", "Campus trace"],
+        {
+            "LRU": [41.2, 36.5],
+            "LFU": [43.8, 35.9],
+            "LRB": [47.9, 40.3],
+            "CacheCast": [53.6, 45.1],
+        },
+        ylabel="Hit ratio (%)",
+        ylim=(0, 70),
+        yticks=[0, 10, 20, 30, 40, 50, 60, 70],
+        annotate=True,
+        legend_loc="upper right",
+    )
+    sizes = [2, 5, 10, 15, 20]
+    for name, title, lru, lrb, ours in (
+        (
+            "size_metro",
+            "Metropolitan trace",
+            [28.4, 35.6, 41.2, 44.9, 47.6],
+            [34.1, 42.0, 47.9, 51.3, 53.8],
+            [41.8, 48.7, 53.6, 56.4, 58.3],
+        ),
+        (
+            "size_campus",
+            "Campus trace",
+            [22.1, 30.2, 36.5, 40.4, 43.0],
+            [26.0, 34.5, 40.3, 43.9, 46.2],
+            [33.9, 40.6, 45.1, 47.8, 49.5],
+        ),
+    ):
+        line_chart(
+            out / f"{name}.png",
+            sizes,
+            {"LRU": lru, "LRB": lrb, "CacheCast": ours},
+            xlabel="Cache size (% of catalogue)",
+            ylabel="Hit ratio (%)",
+            ylim=(20, 60),
+            yticks=[20, 30, 40, 50, 60],
+            title=title,
+            xticklabels=[str(x) for x in sizes],
+        )
+    line_chart(
+        out / "horizon.png",
+        [1, 2, 3, 6, 12, 24],
+        {"Forecaster": [18.2, 21.5, 24.0, 29.8, 36.1, 43.5]},
+        xlabel="Forecast horizon (hours)",
+        ylabel="MAPE (%)",
+        ylim=(10, 50),
+        yticks=[10, 20, 30, 40, 50],
+        logx=True,
+        xticklabels=["1", "2", "3", "6", "12", "24"],
+        legend_loc="upper left",
+    )
+
+
+def session_query_suggest(out: Path):
+    bar_chart(
+        out / "latency_mrr.png",
+        ["MostPopular\n0.3 ms", "MP-LTR\n1.1 ms", "IntentGraph\n1.9 ms", "T5\n38.5 ms"],
+        {"MRR (AOL)": [0.412, 0.448, 0.479, 0.510]},
+        ylabel="MRR (AOL)",
+        ylim=(0.3, 0.55),
+        yticks=[0.3, 0.35, 0.4, 0.45, 0.5, 0.55],
+        annotate=True,
+        annotate_fmt="{:.3f}",
+        colors=["#4C72B0"],
+        ytickfmt=lambda v: f"{v:.2f}",
+        size=(480, 300),
+    )
+    prev = [1, 2, 3, 4, 5]
+    for name, title, ltr, ig, t5, ylim, yt in (
+        (
+            "length_aol",
+            "AOL",
+            [0.452, 0.447, 0.445, 0.443, 0.441],
+            [0.462, 0.476, 0.487, 0.495, 0.501],
+            [0.488, 0.505, 0.517, 0.527, 0.534],
+            (0.42, 0.56),
+            [0.42, 0.46, 0.5, 0.54],
+        ),
+        (
+            "length_shop",
+            "Shop",
+            [0.395, 0.390, 0.388, 0.386, 0.385],
+            [0.407, 0.430, 0.447, 0.459, 0.468],
+            [0.436, 0.457, 0.473, 0.484, 0.492],
+            (0.36, 0.52),
+            [0.36, 0.4, 0.44, 0.48, 0.52],
+        ),
+    ):
+        line_chart(
+            out / f"{name}.png",
+            prev,
+            {"MostPopular-LTR": ltr, "IntentGraph": ig, "T5 fine-tuned": t5},
+            xlabel="Previous queries in the session",
+            ylabel="MRR",
+            ylim=ylim,
+            yticks=yt,
+            title=title,
+            xticklabels=["1", "2", "3", "4", "5+"],
+            legend_loc="upper left",
+            ytickfmt=lambda v: f"{v:.2f}",
+        )
+    cats = [
+        "phones",
+        "cases",
+        "chargers",
+        "laptops",
+        "bags",
+        "mice",
+        "monitors",
+        "cables",
+        "audio",
+        "games",
+    ]
+    rng = random.Random(15)
+    matrix = []
+    for r in range(10):
+        row = []
+        for c in range(10):
+            v = 0.02 + 0.04 * rng.random()
+            if abs(r - c) == 1 or {r, c} in ({0, 2}, {3, 5}, {3, 6}, {6, 7}):
+                v += 0.3 + 0.2 * rng.random()
+            if r == c:
+                v += 0.15
+            row.append(v)
+        s = sum(row)
+        matrix.append([v / s for v in row])
+    heatmap(
+        out / "intent_transitions.png",
+        matrix,
+        cats,
+        cats,
+        xlabel="Next intent category",
+        cmap="blues",
+        vmin=0.0,
+        vmax=0.4,
+        size=(640, 340),
+    )
+    bar_chart(
+        out / "degree.png",
+        ["1", "2–4", "5–16", "17–64", "65–256", ">256"],
+        {"Share of intents": [21.4, 30.9, 25.2, 14.6, 6.1, 1.8]},
+        ylabel="Share of intents (%)",
+        xlabel="Out-degree",
+        ylim=(0, 40),
+        yticks=[0, 10, 20, 30, 40],
+        annotate=True,
+        annotate_fmt="{:.1f}",
+        colors=["#55A868"],
+    )
+
+
+def triage_flaky_tests(out: Path):
+    th = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    for name, title, prec, rec in (
+        (
+            "pr_java",
+            "Java",
+            [0.71, 0.78, 0.83, 0.87, 0.90, 0.92, 0.94, 0.96, 0.97],
+            [0.99, 0.97, 0.95, 0.92, 0.88, 0.83, 0.76, 0.66, 0.51],
+        ),
+        (
+            "pr_python",
+            "Python",
+            [0.66, 0.72, 0.77, 0.81, 0.85, 0.88, 0.91, 0.93, 0.95],
+            [0.98, 0.95, 0.92, 0.88, 0.83, 0.77, 0.69, 0.58, 0.44],
+        ),
+        (
+            "pr_all",
+            "Both languages",
+            [0.69, 0.76, 0.81, 0.85, 0.88, 0.90, 0.93, 0.95, 0.96],
+            [0.99, 0.96, 0.94, 0.90, 0.86, 0.81, 0.73, 0.63, 0.48],
+        ),
+    ):
+        line_chart(
+            out / f"{name}.png",
+            th,
+            {"Precision": prec, "Recall": rec},
+            xlabel="Decision threshold",
+            ylabel="Score",
+            ylim=(0.4, 1.0),
+            yticks=[0.4, 0.6, 0.8, 1.0],
+            title=title,
+            xticklabels=[f"{t:.1f}" for t in th],
+            legend_loc="lower left",
+            ytickfmt=lambda v: f"{v:.1f}",
+        )
+    bar_chart(
+        out / "error_causes.png",
+        ["Timeout", "Resource\nleak", "Ordering", "Network", "Other"],
+        {"False negatives": [31, 9, 12, 7, 5], "False positives": [11, 6, 4, 9, 6]},
+        ylabel="Errors (of 200 sampled)",
+        ylim=(0, 40),
+        yticks=[0, 10, 20, 30, 40],
+        annotate=True,
+    )
+    steps = [0, 1, 2, 3, 4, 5, 6]
+    line_chart(
+        out / "train_loss.png",
+        steps,
+        {
+            "125M": [0.69, 0.48, 0.41, 0.38, 0.36, 0.35, 0.35],
+            "350M": [0.69, 0.42, 0.33, 0.29, 0.27, 0.26, 0.26],
+            "1.3B": [0.69, 0.39, 0.30, 0.26, 0.25, 0.24, 0.24],
+        },
+        xlabel="Training steps (thousands)",
+        ylabel="Cross-entropy loss",
+        ylim=(0.2, 0.7),
+        yticks=[0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
+        legend_loc="upper right",
+        ytickfmt=lambda v: f"{v:.1f}",
+        markers=False,
+    )
+
+
+def tempered_early_exit(out: Path):
+    skipped = [0, 10, 20, 30, 40, 50]
+    line_chart(
+        out / "tradeoff.png",
+        skipped,
+        {
+            "Calibrated": [40.8, 40.8, 40.7, 40.6, 40.5, 40.1],
+            "Raw confidence": [40.8, 40.7, 40.6, 40.4, 39.6, 38.4],
+        },
+        xlabel="Skipped layers (%)",
+        ylabel="ROUGE-L",
+        ylim=(38, 41.5),
+        yticks=[38, 39, 40, 41],
+        xticklabels=[str(x) for x in skipped],
+        legend_loc="lower left",
+    )
+    edges = list(range(0, 26, 2))
+    histogram(
+        out / "exit_layers.png",
+        edges,
+        {
+            "Function words": [0, 34, 27, 14, 8, 5, 4, 3, 2, 1, 1, 1],
+            "Content words": [0, 6, 9, 11, 12, 12, 11, 10, 9, 8, 6, 6],
+        },
+        xlabel="Exit layer",
+        ylabel="Share of tokens (%)",
+        ylim=(0, 40),
+        yticks=[0, 10, 20, 30, 40],
+        xticks=[0, 4, 8, 12, 16, 20, 24],
+    )
+    bar_chart(
+        out / "batch_speedup.png",
+        ["1", "4", "16", "64"],
+        {"Summarisation": [1.52, 1.38, 1.19, 1.05], "Translation": [1.41, 1.30, 1.14, 1.03]},
+        ylabel="Speed-up over the full model",
+        xlabel="Batch size",
+        ylim=(0, 2),
+        yticks=[0, 0.5, 1.0, 1.5, 2.0],
+        annotate=True,
+        annotate_fmt="{:.2f}",
+        ytickfmt=lambda v: f"{v:.1f}",
+    )
+
+
 PAPERS = {
     "sparse-adapter-mt": sparse_adapter_mt,
     "occlusion-depth": occlusion_depth,
@@ -994,6 +1257,10 @@ PAPERS = {
     "seedsmith-fuzzing": seedsmith_fuzzing,
     "listwise-distill": listwise_distill,
     "offline-rl-curriculum": offline_rl_curriculum,
+    "prefetch-edge-cache": prefetch_edge_cache,
+    "session-query-suggest": session_query_suggest,
+    "triage-flaky-tests": triage_flaky_tests,
+    "tempered-early-exit": tempered_early_exit,
 }
 
 

@@ -286,6 +286,7 @@ class CrawlExecution:
                 min_tables=self.run.min_tables,
                 min_charts=self.run.min_charts,
                 images=self.run.images,  # type: ignore[arg-type]
+                licence_from_page=False,  # the abstract page's licence is read next
             )
         except PaperImportError as exc:
             paper.refresh_from_db()
@@ -313,6 +314,18 @@ class CrawlExecution:
                 detail=traceback.format_exc(),
             )
             return
+        for warning in result.warnings:
+            # Numbered floats not kept, numbers printed twice, package alerts.
+            log_event(
+                self.run,
+                warning,
+                kind="parse",
+                paper=label,
+                item_id=item.pk,
+                level=CrawlEvent.Level.WARNING,
+            )
+        for note in result.notes:  # algorithm/listing floats skipped: the log, not the problems
+            log_event(self.run, note, kind="parse", paper=label, item_id=item.pk)
         for problem in result.problems:
             log_event(
                 self.run,

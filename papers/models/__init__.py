@@ -1,6 +1,15 @@
 """The papers app's models: a paper and its context, and (crawl.py) crawl runs."""
 
 from papers.models.crawl import CrawlEvent, CrawlItem, CrawlRun
-from papers.models.paper import Element, ElementPanel, Paper, Section
+from papers.models.paper import Element, ElementPanel, Paper, Section, work_citing
 
-__all__ = ["CrawlEvent", "CrawlItem", "CrawlRun", "Element", "ElementPanel", "Paper", "Section"]
+__all__ = [
+    "CrawlEvent",
+    "CrawlItem",
+    "CrawlRun",
+    "Element",
+    "ElementPanel",
+    "Paper",
+    "Section",
+    "work_citing",
+]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
 
 
 class CrawlStatus(models.TextChoices):
@@ -124,7 +124,8 @@ class CrawlRun(models.Model):
         return self.status in self.ACTIVE
 
     def counts(self) -> dict[str, object]:
-        """found, fetched, kept, rejected (by reason), no_html, failed, skipped, pending."""
+        """found, fetched, kept, rejected (by reason), no_html, failed, skipped, pending, and the
+        numbered floats the imports did not keep (lost) or deliberately skipped."""
         rows = self.items.values("outcome", "reason_code").annotate(n=Count("id"))
         by_outcome: dict[str, int] = {}
         rejected_by_reason: dict[str, int] = {}
@@ -139,6 +140,14 @@ class CrawlRun(models.Model):
                 failed_by_reason[key] = failed_by_reason.get(key, 0) + row["n"]
         get = by_outcome.get
         fetched = sum(get(o, 0) for o in CrawlItem.PROCESSED)
+        # What the parser could not keep, over the papers this run imported.
+        floats = self.items.filter(
+            outcome__in=(CrawlItem.Outcome.KEPT, CrawlItem.Outcome.REJECTED)
+        ).aggregate(
+            lost=Sum("paper__lost_count"),
+            skipped=Sum("paper__skipped_count"),
+            papers=Count("id", filter=Q(paper__lost_count__gt=0)),
+        )
         return {
             "found": sum(by_outcome.values()),
             "pending": get(CrawlItem.Outcome.PENDING, 0),
@@ -149,6 +158,9 @@ class CrawlRun(models.Model):
             "failed": get(CrawlItem.Outcome.FAILED, 0),
             "skipped": get(CrawlItem.Outcome.SKIPPED, 0),
             "excluded": get(CrawlItem.Outcome.EXCLUDED, 0),
+            "floats_lost": floats["lost"] or 0,
+            "papers_with_lost_floats": floats["papers"] or 0,
+            "floats_skipped": floats["skipped"] or 0,
             "rejected_by_reason": dict(sorted(rejected_by_reason.items())),
             "failed_by_reason": dict(sorted(failed_by_reason.items())),
         }

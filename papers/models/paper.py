@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 
+from django.apps import apps
 from django.db import models
 from django.db.models import Q
 
+from papers.parsing import numbering
 from papers.parsing.document import Cell
 
 
@@ -74,6 +77,31 @@ class Paper(models.Model):
         max_length=16, choices=ImagesStatus.choices, default=ImagesStatus.NONE
     )
     parse_warnings = models.JSONField(default=list, blank=True)
+    generator = models.CharField(
+        max_length=300, blank=True, help_text="The page's 'Generated on … by LaTeXML …' line"
+    )
+    parser_version = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="papers.parsing.PARSER_VERSION of the parse that made the stored context "
+        "(0: imported before versions were recorded)",
+    )
+    reparsed_at = models.DateTimeField(null=True, blank=True)
+    lost_floats = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Numbered tables and figures the parser did not keep: label, anchor, reason",
+    )
+    lost_count = models.PositiveIntegerField(
+        default=0, help_text="Numbered tables and figures not kept (the paper needs a look)"
+    )
+    skipped_floats = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Numbered floats deliberately not elements (algorithms, listings)",
+    )
+    skipped_count = models.PositiveIntegerField(default=0)
+    # Tables and charts kept with an image (a table's cells can always be drawn): what the
+    # crawl's MIN_TABLES / MIN_CHARTS and the assignment's minimums count.
     table_count = models.PositiveIntegerField(default=0)
     chart_count = models.PositiveIntegerField(default=0)
     paragraph_count = models.PositiveIntegerField(default=0)
@@ -112,6 +140,16 @@ class Paper(models.Model):
     @raw_html.setter
     def raw_html(self, data: bytes) -> None:
         self.raw_html_compressed = zlib.compress(data, 6) if data else None
+
+    def duplicate_numbers(self) -> dict[tuple[str, str], list[str]]:
+        """(kind, number) that more than one of its tables or charts prints -> their anchors,
+        as the elements stand now (an admin renumbers one in the admin to resolve it)."""
+        rows = (
+            self.elements.exclude(kind=ElementKind.PARAGRAPH)
+            .order_by("order")
+            .values_list("kind", "number", "anchor")
+        )
+        return numbering.duplicate_numbers(rows)
 
 
 class SectionKind(models.TextChoices):
@@ -255,3 +293,40 @@ class ElementPanel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.element} panel {self.order + 1}"
+
+
+def work_citing(model: type[models.Model], pks: Iterable[int]) -> dict[int, list[str]]:
+    """Rows of the later stages (curated contexts, claims, evidence marks) that point at these
+    rows of `model` (Element, Section): pk -> descriptions such as "claim #12 (evidence)".
+
+    Found through Django's model registry, so that papers imports none of those apps: every
+    foreign key to `model` from another app, and every many-to-many link table to it.
+    """
+    wanted = list(pks)
+    found: dict[int, list[str]] = {}
+    if not wanted:
+        return found
+    for other in apps.get_models(include_auto_created=True):
+        if other._meta.app_label == model._meta.app_label:
+            continue  # the paper's own structure (panels, cross-references) is not work
+        for fk in other._meta.concrete_fields:
+            if not (fk.is_relation and fk.many_to_one and fk.related_model is model):
+                continue
+            owner, source, what = _citing_row(other, fk)
+            for start in range(0, len(wanted), 500):
+                rows = other._default_manager.filter(
+                    **{f"{fk.attname}__in": wanted[start : start + 500]}
+                ).values_list(fk.attname, source)
+                for pk, citing in rows:
+                    found.setdefault(pk, []).append(f"{owner} #{citing}{what}")
+    return found
+
+
+def _citing_row(model: type[models.Model], fk: models.Field) -> tuple[str, str, str]:
+    """(what cites, the column naming the citing row, which of its fields) for a foreign key."""
+    owner = model._meta.auto_created
+    if owner:  # a many-to-many link table: the citing row is the other side
+        source = next(f for f in model._meta.concrete_fields if f.is_relation and f is not fk)
+        field = next(m for m in owner._meta.many_to_many if m.remote_field.through is model)
+        return str(owner._meta.verbose_name), source.attname, f" ({field.name})"
+    return str(model._meta.verbose_name), "pk", ""

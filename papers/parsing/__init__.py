@@ -1,6 +1,30 @@
 """arXiv/LaTeXML HTML in, a paper's context out: pure functions, no Django, no network."""
 
-from papers.parsing.document import Cell, Element, Panel, ParsedPaper, ParseError, Section
+from papers.parsing.document import (
+    Cell,
+    Element,
+    FloatLoss,
+    PageLicence,
+    Panel,
+    ParsedPaper,
+    ParseError,
+    Section,
+)
 from papers.parsing.latexml import parse_paper
 
-__all__ = ["Cell", "Element", "Panel", "ParsedPaper", "ParseError", "Section", "parse_paper"]
+# Recorded on each paper the parser imports: 2 reads every numbering style, tells what it did
+# not keep, and survives deep nesting (issue 15); 1 is everything before.
+PARSER_VERSION = 2
+
+__all__ = [
+    "PARSER_VERSION",
+    "Cell",
+    "Element",
+    "FloatLoss",
+    "PageLicence",
+    "Panel",
+    "ParsedPaper",
+    "ParseError",
+    "Section",
+    "parse_paper",
+]

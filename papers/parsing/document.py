@@ -9,6 +9,9 @@ SectionKind = Literal[
     "abstract", "body", "related_work", "acknowledgments", "references", "appendix"
 ]
 ElementKind = Literal["paragraph", "table", "chart"]
+# "lost": a numbered table or figure that is not an element (a parse warning);
+# "skipped": a numbered float deliberately not an element (algorithm, listing).
+FloatLossKind = Literal["lost", "skipped"]
 
 
 class ParseError(Exception):
@@ -88,8 +91,8 @@ class Element:
     section_anchor: str
     order: int  # reading order over the whole document, from 0
     text: str = ""  # paragraphs: clean text, math as $alttext$
-    label: str = ""  # "Table 1", "Figure 2"
-    number: str = ""  # "1", "2", "A1"
+    label: str = ""  # as printed: "Table 1", "TABLE II", "Fig. 3"
+    number: str = ""  # as printed: "1", "II", "A.1", "S2" (the release's `item`)
     caption: str = ""  # caption without its "Table 1:" tag
     table_html: str = ""  # tables: sanitized HTML of the tabular(s)
     grids: list[Grid] = field(default_factory=list)  # tables: one grid per tabular
@@ -101,6 +104,32 @@ class Element:
     @property
     def is_image_table(self) -> bool:
         return self.kind == "table" and not self.grids and bool(self.panels)
+
+
+@dataclass(frozen=True, slots=True)
+class FloatLoss:
+    """A numbered float (or caption tag) that did not become an element, and why."""
+
+    label: str  # "TABLE II", "Algorithm 1"
+    anchor: str  # "S3.T2"; "" when the float has no id
+    reason: str
+    kind: FloatLossKind = "lost"
+
+    def message(self) -> str:
+        where = f" ({self.anchor})" if self.anchor else ""
+        verb = "not kept" if self.kind == "lost" else "skipped"
+        return f"{self.label}{where} {verb}: {self.reason}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"label": self.label, "anchor": self.anchor, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class PageLicence:
+    """The licence banner arXiv's 2026 pages carry (`a#license-tr`, "License: CC BY 4.0")."""
+
+    name: str  # "CC BY 4.0"
+    href: str  # the banner link's target, "" when none
 
 
 @dataclass(slots=True)
@@ -120,7 +149,19 @@ class ParsedPaper:
     sections: list[Section]
     elements: list[Element]
     base_url: str  # the effective base against which assets resolve
-    warnings: list[str] = field(default_factory=list)  # e.g. "package alerts present"
+    # For people: package alerts, numbered floats not kept, two floats with one number.
+    warnings: list[str] = field(default_factory=list)
+    losses: list[FloatLoss] = field(default_factory=list)
+    # (kind, number) printed by more than one kept float -> their anchors
+    duplicates: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    licence: PageLicence | None = None
+    generator: str = ""  # "Generated on … by LaTeXML (version 0.8.8) …" (the page's comment)
+
+    def lost(self) -> list[FloatLoss]:
+        return [loss for loss in self.losses if loss.kind == "lost"]
+
+    def skipped(self) -> list[FloatLoss]:
+        return [loss for loss in self.losses if loss.kind == "skipped"]
 
     def tables(self) -> list[Element]:
         return [e for e in self.elements if e.kind == "table"]

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from urllib.parse import urljoin
 
 import lxml.etree
 
+from papers.parsing import numbering
 from papers.parsing.document import (
     Cell,
     Element,
+    FloatLoss,
     Grid,
+    PageLicence,
     Panel,
     ParsedPaper,
     ParseError,
@@ -27,6 +31,12 @@ _El = lxml.etree._Element
 _PACKAGE_ALERTS = lxml.etree.XPath("//div[contains(@class, 'package-alerts')]")
 _ERRORS = lxml.etree.XPath("descendant-or-self::*[contains(@class, 'ltx_ERROR')]")
 _IDS_WITHIN = lxml.etree.XPath("descendant-or-self::*/@id", smart_strings=False)
+# Every caption tag of a table or figure, wherever it sits: the census that proves no loss.
+_FLOAT_TAGS = lxml.etree.XPath(
+    "descendant::span[contains(@class, 'ltx_tag_table') or contains(@class, 'ltx_tag_figure')]"
+)
+_LICENCE_BANNER = lxml.etree.XPath("//*[@id='license-tr']")
+_GENERATOR = re.compile(rb"<!--\s*(Generated\s+on\s[^<>]{0,200}?\bby\s+LaTeXML[^<>]{0,200}?)\s*-->")
 
 # The sectioning classes LaTeXML uses; level comes from nesting, not from these.
 _SECTION_CLASSES = frozenset(
@@ -84,9 +94,6 @@ _KIND_PATTERNS: list[tuple[SectionKind, re.Pattern[str]]] = [
     ),
     ("appendix", re.compile(r"^(appendix|appendices|supplementary|supplemental)\b", re.I)),
 ]
-_NUMBERED_TAG = re.compile(
-    r"^\s*([A-Za-z][A-Za-z.]*)?\s*([A-Z]?[\d]+(?:[.\-]\d+)*[a-z]?|[A-Z])\s*[:.]?\s*$"
-)
 _WS = re.compile(r"\s+")
 _ERROR_CLASS = "ltx_ERROR"
 
@@ -97,12 +104,22 @@ def parse_paper(
     """Parse a LaTeXML page; raise ParseError with a reason when it can't be a paper's context."""
     _check_bytes(data, max_bytes)
     try:
-        parser = lxml.etree.HTMLParser(encoding="utf-8", remove_comments=True, no_network=True)
+        # huge_tree: libxml2 otherwise stops at 256 nested elements and silently drops the rest
+        # of the page; with it the limit is 2048, and reaching that is a ParseError (below).
+        parser = lxml.etree.HTMLParser(
+            encoding="utf-8", remove_comments=True, no_network=True, huge_tree=True
+        )
         root = lxml.etree.fromstring(data, parser=parser)
     except (lxml.etree.LxmlError, ValueError) as exc:
         raise ParseError(f"not parseable as HTML: {exc}") from None
     if root is None:
         raise ParseError("not parseable as HTML: no document element")
+    for error in parser.error_log:
+        if error.level >= lxml.etree.ErrorLevels.FATAL:
+            raise ParseError(
+                f"the HTML parser stopped at line {error.line} ({error.message.strip()}): "
+                "the rest of the page would be lost"
+            )
     article = _find_article(root)
     if article is None:
         head_text = _WS.sub(" ", "".join(root.itertext())[:5000]).lower()
@@ -114,11 +131,28 @@ def parse_paper(
     # Whole-document queries are skipped when their class never occurs in the bytes (most pages).
     walker.scan_errors = b"ltx_ERROR" in data
     walker.scan_alerts = b"package-alerts" in data
-    walker.run(root, article)
+    try:
+        walker.run(root, article)
+    except RecursionError:
+        raise ParseError("the page nests elements too deeply to be read whole") from None
     paper = walker.result()
     if not any(e.kind == "paragraph" for e in paper.elements) and not paper.sections:
         raise ParseError("empty document: no sections or paragraphs")
+    if b"license-tr" in data:
+        paper.licence = _licence_banner(root)
+    match = _GENERATOR.search(data)
+    if match:
+        paper.generator = collapse(match.group(1).decode("utf-8", "replace"))[:300]
     return paper
+
+
+def _licence_banner(root: _El) -> PageLicence | None:
+    for node in _LICENCE_BANNER(root):
+        text = collapse("".join(node.itertext()))
+        name = re.sub(r"^licen[cs]e\s*:\s*", "", text, flags=re.I).strip()
+        if name:
+            return PageLicence(name=name[:200], href=(node.get("href") or "").strip()[:500])
+    return None
 
 
 def _check_bytes(data: bytes, max_bytes: int) -> None:
@@ -178,20 +212,22 @@ def collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-def text_of(el: _El, *, skip_tags: bool = False) -> str:
-    """Visible text of a node: math as $alttext$, notes and buttons out, whitespace collapsed."""
+def text_of(el: _El, *, skip_tags: bool = False, skip_floats: bool = False) -> str:
+    """Visible text of a node: math as $alttext$, notes and buttons out, whitespace collapsed
+    (and, when asked, the floats it holds out: they are elements of their own)."""
     if len(el) == 0:
         return collapse(el.text or "")
     parts: list[str] = []
-    _collect_text(el, parts, skip_tags)
+    _collect_text(el, parts, skip_tags, _FLOAT_TEXTLESS_TAGS if skip_floats else _TEXTLESS_TAGS)
     return collapse("".join(parts))
 
 
 _TEXTLESS_TAGS = _SKIP_TAGS | {"annotation", "annotation-xml", "svg", "img"}
+_FLOAT_TEXTLESS_TAGS = _TEXTLESS_TAGS | {"figure"}
 _SPACED_TAGS = _BLOCK_TAGS | {"td", "th", "br"}
 
 
-def _collect_text(el: _El, parts: list[str], skip_tags: bool) -> None:
+def _collect_text(el: _El, parts: list[str], skip_tags: bool, textless: frozenset[str]) -> None:
     text = el.text
     if text:
         parts.append(text)
@@ -202,7 +238,7 @@ def _collect_text(el: _El, parts: list[str], skip_tags: bool) -> None:
             if alt is None:
                 alt = collapse("".join(child.itertext()))
             parts.append(f"${alt.strip()}$")
-        elif tag.__class__ is not str or tag in _TEXTLESS_TAGS:
+        elif tag.__class__ is not str or tag in textless:
             pass  # comments, images, SVG, page chrome
         else:
             classes = child.get("class")
@@ -213,10 +249,10 @@ def _collect_text(el: _El, parts: list[str], skip_tags: bool) -> None:
                 pass  # footnotes out; caption tags ("Table 1:") out when asked
             elif tag in _SPACED_TAGS:
                 parts.append(" ")
-                _collect_text(child, parts, skip_tags)
+                _collect_text(child, parts, skip_tags, textless)
                 parts.append(" ")
             else:
-                _collect_text(child, parts, skip_tags)
+                _collect_text(child, parts, skip_tags, textless)
         tail = child.tail
         if tail:
             parts.append(tail)
@@ -253,6 +289,10 @@ class _Walker:
         self.scan_alerts = True
         # ltx_ERROR nodes, found in one query, keyed by each of their ancestors
         self._errors: dict[_El, list[str]] = {}
+        self.losses: list[FloatLoss] = []
+        # float node -> the element it became (the census checks every caption tag against it)
+        self._kept: dict[_El, Element] = {}
+        self._reported: set[_El] = set()  # float nodes already in `losses`
 
     # -- top level ------------------------------------------------------------------------------
     def run(self, root: _El, article: _El) -> None:
@@ -267,6 +307,7 @@ class _Walker:
                 if ancestor is article:
                     break
         self._walk_children(article, None)
+        self._census(article)
         for element, tabulars in self._fragments:
             element.table_html = "".join(_table_fragment(t, caption) for t, caption in tabulars)
         self._fragments.clear()
@@ -283,12 +324,21 @@ class _Walker:
                 if anchor in visual and anchor not in refs:
                     refs.append(anchor)
             element.refs = sorted(refs)
+        duplicates = numbering.duplicate_numbers(
+            (e.kind, e.number, e.anchor) for e in self.elements if e.kind != "paragraph"
+        )
+        # Lost floats and deliberate skips alike are said where a person sees them; only the
+        # lost ones count against the paper (Paper.lost_count flags it for an admin).
+        warnings = [*self.warnings, *(loss.message() for loss in self.losses)]
+        warnings += [numbering.duplicate_message(k, n, a) for (k, n), a in duplicates.items()]
         return ParsedPaper(
             title=self.title,
             sections=self.sections,
             elements=self.elements,
             base_url=self.base_url,
-            warnings=self.warnings,
+            warnings=warnings,
+            losses=self.losses,
+            duplicates=duplicates,
         )
 
     def _title(self, root: _El, article: _El) -> str:
@@ -301,7 +351,14 @@ class _Walker:
 
     # -- walking --------------------------------------------------------------------------------
     def _walk_children(self, node: _El, section: Section | None) -> None:
-        for child in node:
+        # Containers are entered with a stack, not by recursion: a page may nest hundreds of
+        # divs before its first section, and every one of them must be walked.
+        stack = [iter(node)]
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+                continue
             tag = child.tag
             if not isinstance(tag, str) or tag in _SKIP_TAGS or tag in _HEADING_TAGS:
                 continue
@@ -330,7 +387,7 @@ class _Walker:
             elif tag == "table" and "ltx_equation" in " ".join(classes):
                 continue
             else:
-                self._walk_children(child, section)
+                stack.append(iter(child))
 
     def _ensure_section(self, section: Section | None) -> Section:
         if section is not None:
@@ -404,7 +461,9 @@ class _Walker:
         if parent is not None and parent.kind not in ("body", "abstract"):
             return parent.kind
         if "ltx_appendix" in classes:
-            return "appendix"
+            # IEEEtran's \section*{Acknowledgment} after \appendices is an ltx_appendix.
+            is_ack = _KIND_PATTERNS[0][1].search(title)
+            return "acknowledgments" if is_ack else "appendix"
         for kind, pattern in _KIND_PATTERNS:
             if pattern.search(title):
                 return kind
@@ -474,9 +533,20 @@ class _Walker:
         anchor: str | None = None,
         skip_tags: bool = False,
     ) -> None:
-        text = text_of(node, skip_tags=skip_tags)
-        if not text:
-            return
+        # A float inside a paragraph (a \captionof in a minipage) is an element of its own.
+        # (Not one in a footnote: notes hold no elements, and the census says so.)
+        floats = []
+        if node.find(".//figure") is not None:
+            floats = [f for f in _child_floats(node) if not _inside_note(f, node)]
+        text = text_of(node, skip_tags=skip_tags, skip_floats=bool(floats))
+        if text:
+            self._paragraph_element(node, section, text, anchor)
+        for sub in floats:
+            self._float(sub, section)
+
+    def _paragraph_element(
+        self, node: _El, section: Section, text: str, anchor: str | None
+    ) -> None:
         element = self._add_element(
             Element(
                 kind="paragraph",
@@ -500,21 +570,45 @@ class _Walker:
         if refs:
             self._raw_refs[id(element)] = refs
 
+    def _lose(
+        self, node: _El, label: str, reason: str, *, skipped: bool = False, locate: bool = True
+    ) -> None:
+        if node in self._reported:
+            return
+        self._reported.add(node)
+        anchor = _float_anchor(node)
+        if not anchor and locate:  # say where it is: the nearest element with an id
+            near = next((el.get("id") for el in node.iterancestors() if el.get("id")), "")
+            reason += f" (in {near})" if near else ""
+        kind = "skipped" if skipped else "lost"
+        self.losses.append(FloatLoss(label=label, anchor=anchor, reason=reason, kind=kind))
+
     def _float(self, node: _El, section: Section) -> None:
-        caption, tag_kind, label, number = _own_caption(node)
-        if tag_kind is None or not number:
+        caption = _own_caption(node)
+        if caption.kind is None or caption.number is None:
+            tag = caption.tag.strip()
+            if tag and not numbering.is_panel_tag(tag):
+                if caption.kind is None:
+                    # Algorithm, Listing, ...: deliberately neither a table nor a chart.
+                    what = f"{_float_class(node)}, neither a table nor a chart"
+                    self._lose(node, tag.rstrip(":. "), what, skipped=True)
+                else:
+                    what = f"its caption tag {tag!r} holds no number the parser reads"
+                    self._lose(node, tag.rstrip(":. "), what)
             # Unnumbered float: its numbered sub-floats (two captioned figures side by side)
             # are elements of their own; anything else is neither table nor chart.
             for sub in _child_floats(node):
                 self._float(sub, section)
             return
-        anchor = node.get("id") or ""
-        if tag_kind == "table":
-            element = self._table(node, section, anchor, label, number, caption)
+        anchor = _float_anchor(node)
+        label, number = caption.number.label, caption.number.number
+        if caption.kind == "table":
+            element = self._table(node, section, anchor, label, number, caption.element)
         else:
-            element = self._chart(node, section, anchor, label, number, caption)
+            element = self._chart(node, section, anchor, label, number, caption.element)
         if element is None:
             return
+        self._kept[node] = element
         self._float_ids[element.anchor] = element.anchor
         for sub_id in _IDS_WITHIN(node):
             if sub_id and sub_id not in self._float_ids:
@@ -550,7 +644,7 @@ class _Walker:
         else:
             element.panels = list(self._panels(node))
             if not element.panels:
-                self.warnings.append(f"{label or anchor}: a table with neither cells nor image")
+                self._lose(node, label, "a table with neither cells nor an image")
                 return None
         return self._add_element(element)
 
@@ -566,7 +660,7 @@ class _Walker:
         panels = list(self._panels(node))
         if not panels:
             # A "figure" made of text (a prompt, an example in a tabular) is not a chart.
-            self.warnings.append(f"{label or anchor}: a figure without images is not a chart")
+            self._lose(node, label, "a figure without images (text or markup) is not a chart")
             return None
         return self._add_element(
             Element(
@@ -580,6 +674,50 @@ class _Walker:
                 panels=panels,
             )
         )
+
+    def _census(self, article: _El) -> None:
+        """Every numbered caption tag of a table or figure in the article is an element, part
+        of one, or a loss with its reason: nothing numbered disappears without a word."""
+        merged: set[tuple[str, str]] = set()  # (element, label): a caption repeated is one loss
+        for span in _FLOAT_TAGS(article):
+            classes = _classes(span)
+            if "ltx_tag_table" in classes:
+                kind = "table"
+            elif "ltx_tag_figure" in classes:
+                kind = "chart"
+            else:
+                continue  # contains() also matches longer class names
+            text = text_of(span)
+            if not text or numbering.is_panel_tag(text) or _in_chrome(span, article):
+                continue
+            read = numbering.read_tag(text, kind)  # type: ignore[arg-type]
+            label = read.label if read else text.rstrip(":. ")
+            owner = _owning_float(span, article)
+            holder, element = self._holder(span, article)
+            if element is not None:
+                if read is not None and read.number == element.number:
+                    continue  # the element's own caption
+                # A second numbered caption in a kept float (two minipages, a nested float).
+                if (element.anchor, label) in merged:
+                    continue
+                merged.add((element.anchor, label))
+                where = (
+                    f"its caption sits in {element.label} ({element.anchor}), kept as part of it"
+                )
+                node = owner if owner is not None and owner is not holder else span
+                self._lose(node, label, where, locate=False)
+            elif owner is None or owner not in self._reported:
+                self._lose(owner if owner is not None else span, label, _unreached(span, article))
+
+    def _holder(self, el: _El, stop: _El) -> tuple[_El | None, Element | None]:
+        """The kept float that holds `el`, and the element it became."""
+        parent = el.getparent()
+        while parent is not None and parent is not stop:
+            element = self._kept.get(parent)
+            if element is not None:
+                return parent, element
+            parent = parent.getparent()
+        return None, None
 
     def _panels(self, node: _El) -> Iterator[Panel]:
         row = 0
@@ -637,37 +775,116 @@ def _section_number(tag_text: str) -> str:
     return text
 
 
-def _own_caption(
-    node: _El,
-) -> tuple[_El | None, str | None, str, str]:
-    """The float's own numbered caption: (figcaption, "table"|"chart"|None, label, number)."""
-    for child in node:
-        if child.tag != "figcaption":
-            continue
-        for span in child.iter("span"):
+@dataclass(frozen=True, slots=True)
+class _Caption:
+    element: _El | None  # the figcaption
+    kind: str | None  # "table", "chart"; None without a tag or for an Algorithm/Listing tag
+    tag: str  # the tag's text as printed ("TABLE II: "); "" without a tag
+    number: numbering.FloatNumber | None  # None: unnumbered, a panel's tag, or unreadable
+
+
+def _own_caption(node: _El) -> _Caption:
+    """The float's own caption (not a sub-figure's), with its tag read."""
+    for caption in _own_figcaptions(node):
+        for span in caption.iter("span"):
             classes = _classes(span)
             if "ltx_tag_table" in classes:
                 kind = "table"
             elif "ltx_tag_figure" in classes:
                 kind = "chart"
             elif "ltx_tag" in classes:
-                return child, None, "", ""  # Algorithm, Listing, ...
+                return _Caption(caption, None, text_of(span), None)  # Algorithm, Listing, ...
             else:
                 continue
-            label, number = _label(text_of(span), kind)
-            return child, kind, label, number
-    return None, None, "", ""
+            tag = text_of(span)
+            return _Caption(caption, kind, tag, numbering.read_tag(tag, kind))
+        return _Caption(caption, None, "", None)
+    return _Caption(None, None, "", None)
 
 
-def _label(tag_text: str, kind: str) -> tuple[str, str]:
-    text = tag_text.strip().rstrip(":.").strip()
-    if not text or text.startswith("("):
-        return "", ""  # "(a)" is a sub-float's panel caption
-    match = _NUMBERED_TAG.match(text)
-    if not match:
-        return "", ""
-    word = match.group(1) or ("Table" if kind == "table" else "Figure")
-    return f"{word} {match.group(2)}", match.group(2)
+def _own_figcaptions(node: _El) -> Iterator[_El]:
+    """The figcaptions of `node` itself: its children, else wrapped ones no inner float owns."""
+    direct = [c for c in node if c.tag == "figcaption"]
+    if direct:
+        yield from direct
+        return
+    for caption in node.iter("figcaption"):
+        if _owning_float(caption, node) is None:
+            yield caption
+
+
+def _owning_float(el: _El, stop: _El) -> _El | None:
+    """The nearest figure (or div.ltx_float) above `el`, below `stop`."""
+    parent = el.getparent()
+    while parent is not None and parent is not stop:
+        if parent.tag == "figure" or (parent.tag == "div" and "ltx_float" in _classes(parent)):
+            return parent
+        parent = parent.getparent()
+    return None
+
+
+_FLOAT_WRAPPERS = frozenset({"ltx_table", "ltx_figure", "ltx_float", "ltx_transformed_outer"})
+
+
+def _float_anchor(node: _El) -> str:
+    """A float's id; a rotated float (sidewaystable) has its id on the wrapper around it:
+    div.ltx_table.ltx_transformed_outer > div.ltx_transformed_inner > figure."""
+    anchor = node.get("id")
+    if anchor:
+        return anchor
+    parent = node.getparent()
+    while parent is not None and parent.tag == "div":
+        classes = _classes(parent)
+        if parent.get("id") and any(c in _FLOAT_WRAPPERS for c in classes):
+            return parent.get("id") or ""
+        if not any(c.startswith("ltx_transformed") for c in classes):
+            return ""
+        parent = parent.getparent()
+    return ""
+
+
+def _float_class(node: _El) -> str:
+    classes = " ".join(_classes(node))
+    if "algorithm" in classes:
+        return "an algorithm"
+    if "listing" in classes:
+        return "a listing"
+    return "a float of another kind"
+
+
+_CHROME_CLASSES = frozenset({"ltx_TOC", "ltx_page_navbar", "ltx_page_footer", "ltx_toclist"})
+
+
+def _in_chrome(el: _El, stop: _El) -> bool:
+    """Inside a table of contents, a list of tables or figures, page chrome, or a link."""
+    parent = el.getparent()
+    while parent is not None and parent is not stop:
+        if parent.tag in ("nav", "footer", "a") or any(
+            c in _CHROME_CLASSES for c in _classes(parent)
+        ):
+            return True
+        parent = parent.getparent()
+    return False
+
+
+def _unreached(el: _El, stop: _El) -> str:
+    """Why the walk never reached a caption tag: the container that hid it."""
+    parent = el.getparent()
+    while parent is not None and parent is not stop:
+        classes = _classes(parent)
+        if "ltx_bibliography" in classes:
+            return "inside the bibliography, which holds no elements"
+        if "ltx_note" in classes:
+            return "inside a footnote or note, which holds no elements"
+        if parent.tag in _HEADING_TAGS:
+            return "inside a heading"
+        if parent.tag == "table" and any("ltx_equation" in c for c in classes):
+            return "inside an equation"
+        skipped = next((c for c in classes if c in _SKIP_CLASSES), None)
+        if skipped:
+            return f"inside {skipped}, which holds no elements"
+        parent = parent.getparent()
+    return "its caption tag sits outside any table or figure float"
 
 
 def _caption_text(caption: _El | None) -> str:

@@ -109,3 +109,35 @@ def test_nothing_else_is_a_table_or_chart(case):
     for note in expected.get("not_elements", []):
         anchor = note.split()[0]
         assert anchor not in visual, note
+
+
+def test_dropped_floats_are_not_elements_and_are_warned_about(case):
+    # "dropped": numbered floats that are deliberately neither table nor chart (an algorithm,
+    # a listing, a caption merged into another float). The admin is told about each one, by
+    # its anchor or its printed label.
+    parsed, expected = case
+    anchors = {e.anchor for e in parsed.elements}
+    for dropped in expected.get("dropped", []):
+        if dropped["anchor"]:
+            assert dropped["anchor"] not in anchors, dropped
+        named = [dropped["label"]] + ([dropped["anchor"]] if dropped["anchor"] else [])
+        assert any(n in w for w in parsed.warnings for n in named), (dropped, parsed.warnings)
+
+
+def test_duplicate_printed_numbers_are_kept_and_warned_about(case):
+    # Two tables (or charts) printing the same number (a supplement that restarts at
+    # "Table 1") are both kept (test_tables/test_charts) and one warning names them all.
+    parsed, expected = case
+    if "warnings" not in expected:
+        return  # papers written before the key existed
+    for kind in ("tables", "charts"):
+        by_label: dict[str, list[str]] = {}
+        for item in expected[kind]:
+            by_label.setdefault(item["label"], []).append(item["anchor"])
+        for label, same in by_label.items():
+            if len(same) > 1:
+                assert any(all(a in w for a in same) for w in parsed.warnings), (
+                    label,
+                    same,
+                    parsed.warnings,
+                )

@@ -182,6 +182,12 @@ class Command(BaseCommand):
             f"no HTML {counts['no_html']}, failed {counts['failed']}, "
             f"skipped {counts['skipped']}, excluded {counts['excluded']}"
         )
+        if counts["floats_lost"] or counts["floats_skipped"]:
+            self.stdout.write(
+                f"  numbered tables/figures not kept: {counts['floats_lost']} in "
+                f"{counts['papers_with_lost_floats']} papers (flagged in the admin); "
+                f"{counts['floats_skipped']} algorithm/listing floats skipped"
+            )
         for key in ("rejected_by_reason", "failed_by_reason"):
             if counts[key]:
                 reasons = ", ".join(f"{k}: {v}" for k, v in counts[key].items())  # type: ignore[union-attr]

@@ -55,7 +55,10 @@ class Command(BaseCommand):
                 self.stderr.write(self.style.ERROR(f"{path}: not imported: {exc.reason}"))
                 continue
             self.stdout.write(self.style.SUCCESS(result.summary()))
-            for problem in result.problems:
-                self.stdout.write(self.style.WARNING(f"  {problem}"))
+            # Every numbered float not kept, every number printed twice, every unreadable image.
+            for line in [*result.warnings, *result.problems]:
+                self.stdout.write(self.style.WARNING(f"  {line}"))
+            for line in result.notes:  # algorithms, listings: said, quieter
+                self.stdout.write(f"  {line}")
         if failures:
             raise CommandError(f"{failures} of {len(paths)} page(s) not imported")

@@ -159,10 +159,25 @@ def test_broken_chart_image_is_a_warning_not_a_failure(arxiv_settings, two_paper
     two_papers.add_fault(
         r"^/html/2410\.00001v1/x1\.png$", Fault("body", status=200, body=b"<html>oops</html>")
     )
-    run = crawl()
+    run = crawl(min_charts=1)
     assert outcome("2410.00001") == ("kept", "")
-    warning = run.events.get(kind="asset")
-    assert "content type" in warning.message
+    warnings = list(run.events.filter(kind="asset").values_list("message", flat=True))
+    assert len(warnings) == 2 and "content type" in warnings[0]
+    assert "does not count towards MIN_CHARTS" in warnings[1]
+
+
+def test_a_chart_whose_only_image_failed_does_not_count_towards_min_charts(
+    arxiv_settings, two_papers
+):
+    two_papers.add_fault(
+        r"^/html/2410\.00001v1/x1\.png$", Fault("body", status=200, body=b"<html>oops</html>")
+    )
+    run = crawl(min_charts=2)
+    assert outcome("2410.00001") == ("rejected", "too_few_charts")
+    stored = Paper.objects.get(arxiv_id="2410.00001")
+    assert stored.chart_count == 1 and stored.elements.filter(kind="chart").count() == 2
+    assert "1 charts with an image (fewer than 2)" in stored.status_reason
+    assert run.events.filter(kind="asset", message__contains="does not count").exists()
 
 
 def test_licence_page_down_keeps_the_paper_and_says_so(arxiv_settings, two_papers):
