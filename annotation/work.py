@@ -23,7 +23,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
-from annotation import lifecycle, selectors
+from annotation import blindness, lifecycle, selectors
 from annotation.errors import AnnotationError
 from annotation.models import (
     ClaimPair,
@@ -72,22 +72,35 @@ def eligible_codes(user: AbstractBaseUser) -> list[str]:
     return [code for code, e in judged.items() if e.eligible]
 
 
-# Kinds whose role an expert may hold on a pair and still take more of that kind on it.
-SHARED_ROLE = {"adjudicate": "adjudicator"}
-# Why a role on the pair rules someone out, appended to the waiting reason.
-ROLE_CONFLICT = {
-    "evidence": " (a second annotator must be neither the writer nor the adjudicator)",
-    "adjudicate": " (the adjudicator must be neither the writer nor a second annotator: a third"
-    " eligible expert)",
-}
+def _excluded_by_roles(user: AbstractBaseUser, kind: str) -> Q:
+    """The blindness rule (`annotation.blindness.refusal`) in SQL: a blind item is never on a
+    pair where the expert holds any role (the subfield's flagged exception goes through an
+    assignment by name); an adjudication or validation never on a claim they wrote, annotated or
+    adjudicated, nor while their blind annotation of the pair's other claim is unsubmitted."""
+    on_pair = PairRole.objects.filter(pair=OuterRef("pair"), expert_id=user.pk)
+    if kind == blindness.BLIND_KIND:
+        return Q(Exists(on_pair))
+    if kind not in blindness.JUDGING_KINDS:
+        return Q(pk__in=[])
+    pending = WorkItem.objects.filter(pair=OuterRef("pair"), kind=blindness.BLIND_KIND).filter(
+        Q(status=WorkStatus.LEASED, holder_id=user.pk)
+        | Q(status__in=[WorkStatus.OPEN, WorkStatus.LEASED], assignee_id=user.pk)
+    )
+    untaken = WorkItem.objects.filter(
+        pair=OuterRef("pair"), kind=blindness.BLIND_KIND, status=WorkStatus.OPEN,
+        holder__isnull=True,
+    )  # fmt: skip
+    return (
+        Q(Exists(on_pair.filter(role=blindness.WRITER)))
+        | Q(Exists(PairRole.objects.filter(claim=OuterRef("claim"), expert_id=user.pk)))
+        | Q(Exists(pending))
+        | (~Q(Exists(on_pair)) & Q(Exists(untaken)))
+    )
 
 
 def available_to(user: AbstractBaseUser, kind: str, now: dt.datetime) -> QuerySet[WorkItem]:
     """Items `user` may take now: open or with an expired lease; assigned to them, or unassigned
-    in a subfield they are eligible for; never on a pair where they already hold a role."""
-    holds_role = PairRole.objects.filter(pair=OuterRef("pair"), expert_id=user.pk)
-    if kind in SHARED_ROLE:  # e.g. one adjudicator may settle both claims of a pair
-        holds_role = holds_role.exclude(role=SHARED_ROLE[kind])
+    in a subfield they are eligible for; never one the blindness rule keeps from them."""
     did_before = WorkItem.objects.filter(
         claim=OuterRef("claim"), kind=kind, done_by_id=user.pk
     )  # a reopened claim goes to someone else
@@ -98,12 +111,51 @@ def available_to(user: AbstractBaseUser, kind: str, now: dt.datetime) -> QuerySe
             Q(assignee_id=user.pk)
             | Q(assignee__isnull=True, subfield_code__in=eligible_codes(user))
         )
-        # An item assigned to an expert by name is theirs even on a pair where they hold a role:
-        # the service that assigned it checked the roles (e.g. both claims of a pair to the
-        # only eligible second annotator).
-        .exclude(Q(Exists(holds_role)) & ~Q(assignee_id=user.pk))
+        # An item assigned to an expert by name is theirs: the service that assigned it checked
+        # the rule (e.g. both claims to a subfield's only free expert, where it allows that).
+        .exclude(_excluded_by_roles(user, kind) & ~Q(assignee_id=user.pk))
         .exclude(Q(claim__isnull=False) & Q(Exists(did_before)))
     )
+
+
+def pair_roles(pair_ids) -> tuple[dict[int, list[blindness.RoleRow]], dict[int, set[int]]]:
+    """Per pair: its roles, and the experts holding an unsubmitted blind item on it (key
+    `UNTAKEN` in that set: a blind item of the pair nobody has taken)."""
+    pair_ids = {p for p in pair_ids if p}
+    roles: dict[int, list[blindness.RoleRow]] = defaultdict(list)
+    for pair_id, expert_id, role, claim_id in PairRole.objects.filter(
+        pair_id__in=pair_ids
+    ).values_list("pair_id", "expert_id", "role", "claim_id"):
+        roles[pair_id].append(blindness.RoleRow(expert_id, role, claim_id))
+    pending: dict[int, set[int]] = defaultdict(set)
+    for pair_id, holder, assignee, status in WorkItem.objects.filter(
+        pair_id__in=pair_ids, kind=blindness.BLIND_KIND,
+        status__in=[WorkStatus.OPEN, WorkStatus.LEASED],
+    ).values_list("pair_id", "holder_id", "assignee_id", "status"):  # fmt: skip
+        if status == WorkStatus.LEASED and holder:
+            pending[pair_id].add(holder)
+        if assignee:
+            pending[pair_id].add(assignee)
+        if status == WorkStatus.OPEN and not holder:
+            pending[pair_id].add(UNTAKEN)
+    return roles, pending
+
+
+UNTAKEN = -1  # in pair_roles' pending set: the pair has a blind item nobody has taken
+
+
+def _refusal(item: WorkItem, expert_id: int, roles, pending: set[int], shared: bool) -> str:
+    return blindness.refusal(item.kind, expert_id, item.claim_id, roles, pending - {UNTAKEN},
+                             shared=shared, blind_untaken=UNTAKEN in pending)  # fmt: skip
+
+
+def refusal_for(item: WorkItem, expert_id: int) -> str:
+    """Why the blindness rule keeps `expert_id` from `item` ("" if it does not)."""
+    if not item.pair_id:
+        return ""
+    roles, pending = pair_roles([item.pair_id])
+    shared = Subfield.objects.filter(code=item.subfield_code, shared_second_annotator=True).exists()
+    return _refusal(item, expert_id, roles[item.pair_id], pending[item.pair_id], shared)
 
 
 def _lease_fields(now: dt.datetime) -> dict[str, Any]:
@@ -283,6 +335,39 @@ def assign(
                             new=new or {"assignee": expert_id}, note=note)  # fmt: skip
 
 
+# --- Who may open an item ------------------------------------------------------------------
+
+
+def lost_reason(item: WorkItem, user: AbstractBaseUser) -> str | None:
+    """Why `user`, who does not hold `item` now, may not work on it; None when they never held
+    it nor were named for it (the caller answers exactly as for an item that does not exist, so
+    nothing follows from which neighbouring items exist). The reason names what happened to
+    their hold, never anything about the claim."""
+    if item.assignee_id == user.pk and item.status in (WorkStatus.OPEN, WorkStatus.LEASED):
+        return "This item is waiting for you: press Next on your workspace to take it."
+    events = list(
+        WorkEvent.objects.filter(item_id=item.pk)
+        .order_by("at", "id")
+        .values_list("action", "actor_id")
+    )
+    claimed = [i for i, (action, actor) in enumerate(events)
+               if action == WorkAction.CLAIMED and actor == user.pk]  # fmt: skip
+    if not claimed and item.done_by_id != user.pk:
+        return None
+    after = [action for action, _ in events[claimed[-1] + 1 :]] if claimed else []
+    if item.status == WorkStatus.CANCELLED:
+        return "You no longer hold this item: it was withdrawn. Press Next to take other work."
+    if WorkAction.OVERRIDE in after or WorkAction.ASSIGNED in after:
+        return "You no longer hold this item: an admin handed it to someone else."
+    if WorkAction.RELEASED in after:
+        return "You handed this item back. Press Next to take work."
+    if WorkAction.LEASE_EXPIRED in after or item.status == WorkStatus.OPEN:
+        return ("You no longer hold this item: your lease ran out"
+                + (" and someone else submitted it." if item.status == WorkStatus.DONE
+                   else ". Press Next to take work."))  # fmt: skip
+    return "You no longer hold this item. Press Next to take work."
+
+
 # --- Queries -------------------------------------------------------------------------------
 
 
@@ -304,17 +389,17 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
     ).select_related("paper", "assignee")
     if kind:
         free = free.filter(kind=kind)
-    items = list(free.only("id", "kind", "status", "subfield_code", "pair_id", "created_at",
+    items = list(free.only("id", "key", "kind", "status", "subfield_code", "pair_id", "claim_id",
+                          "created_at",
                           "paper__arxiv_id", "paper__version", "assignee__username",
                           "assignee__is_active").order_by("created_at", "id"))  # fmt: skip
     codes = sorted({i.subfield_code for i in items})
     eligible = {code: {u.pk: u.get_username() for u in selectors.eligible_experts(code)}
                 for code in codes}  # fmt: skip
-    roles: dict[int, set[tuple[int, str]]] = defaultdict(set)
-    for pair_id, expert_id, role in PairRole.objects.filter(
-        pair_id__in={i.pair_id for i in items if i.pair_id}
-    ).values_list("pair_id", "expert_id", "role"):
-        roles[pair_id].add((expert_id, role))
+    roles, pending = pair_roles(i.pair_id for i in items)
+    shared = set(
+        Subfield.objects.filter(shared_second_annotator=True).values_list("code", flat=True)
+    )
     overridden = set(
         WorkEvent.objects.filter(
             item_id__in=[i.pk for i in items if i.assignee_id], action=OVERRIDE_ACTION
@@ -333,13 +418,14 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
         if not people:
             waiting.append(WaitingItem(item, f"nobody is eligible for {item.subfield_code}"))
             continue
-        shared = SHARED_ROLE.get(item.kind)
-        blocked = {expert for expert, role in roles[item.pair_id] if role != shared}
-        if item.pair_id and set(people) <= blocked:
-            names = ", ".join(sorted(people.values()))
-            why = ROLE_CONFLICT.get(item.kind, "")
-            waiting.append(WaitingItem(item, f"everyone eligible for {item.subfield_code} "
-                                       f"({names}) already holds a role on this pair{why}"))  # fmt: skip
+        if not item.pair_id:
+            continue
+        why = {e: _refusal(item, e, roles[item.pair_id], pending[item.pair_id],
+                           item.subfield_code in shared) for e in people}  # fmt: skip
+        if all(why.values()):
+            names = "; ".join(f"{people[e]} {why[e]}" for e in sorted(people, key=people.get))
+            waiting.append(WaitingItem(item, f"nobody eligible for {item.subfield_code} may "
+                                       f"take it ({names})"))  # fmt: skip
     return len(waiting), waiting[:limit]
 
 

@@ -2,53 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-VALIDATOR = "validator"
-ADJUDICATOR = "adjudicator"
+from annotation import blindness
 
 
 @dataclass(frozen=True)
 class Route:
     """Who a claim's validation item goes to: `assignee` (an expert named for it, or None:
-    anyone eligible free of a role on the pair), and the event that says why."""
+    anyone the blindness rule lets take it), and the event that says why."""
 
     assignee: int | None
     action: str = ""
     note: str = ""
 
 
-def validator_choice(
-    eligible: Iterable[int], roles: Mapping[int, str], adjudicators: Iterable[int]
-) -> tuple[bool, int | None]:
-    """(anyone free, fallback). Preferred: an eligible expert with no role on the pair (not its
-    writer, nor a second annotator). Failing that, the claim's adjudicator."""
-    eligible = list(eligible)
-    if any(e not in roles for e in eligible):
-        return True, None
-    for expert in adjudicators:
-        if expert in eligible and roles.get(expert) == ADJUDICATOR:
-            return False, expert
-    return False, None
-
-
 def route_validation(
-    eligible: Iterable[int], roles: Mapping[int, str], adjudicators: Iterable[int]
+    claim: int,
+    eligible: Iterable[int],
+    roles: Iterable[blindness.RoleRow],
+    pending_blind: Iterable[int] = (),
 ) -> Route:
-    """Where a claim's validation goes, given who is eligible in the pair's subfield, the roles
-    on its pair (expert → role) and the experts who decided its adjudications. A pair's
-    validator validates all its claims (a new perturbation, or a claim final later than its
-    sibling, goes to the one who validated the first)."""
-    eligible = list(eligible)
-    validator = next((e for e, r in roles.items() if r == VALIDATOR and e in eligible), None)
-    if validator is not None:
-        return Route(validator, "assigned", "the pair's validator validates all its claims")
-    _, fallback = validator_choice(eligible, roles, adjudicators)
-    if fallback is not None:
-        return Route(
-            fallback,
-            "assigned to adjudicator",
-            "nobody else eligible is free of a role on the pair",
-        )
+    """Where a claim's validation goes, given who is eligible in the pair's subfield and the
+    pair's roles. A pair's validator validates its other claims too (a new perturbation, or a
+    claim final later than its sibling) when the blindness rule lets them; otherwise the item is
+    free for anyone it lets: an expert without a role on the pair, or one who annotated or
+    adjudicated only the pair's other claim. Never the claim's writer, second annotator or
+    adjudicator; with nobody left the item waits for an admin's override."""
+    roles = list(roles)
+    eligible = set(eligible)
+    pending = set(pending_blind)
+    for row in roles:
+        if row.role == blindness.VALIDATOR and row.expert in eligible:
+            if not blindness.refusal("validate", row.expert, claim, roles, pending):
+                return Route(row.expert, "assigned", "the pair's validator validates its claims")
     return Route(None)

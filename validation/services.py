@@ -22,7 +22,6 @@ from annotation import selectors as annotation_selectors
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.models import (
-    Adjudication,
     Claim,
     ClaimPair,
     ClaimReview,
@@ -83,8 +82,8 @@ def _staff(by: AbstractBaseUser) -> None:
 def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> Validation | None:
     """A claim that became final is handed to validation in the same transaction (registered
     with `annotation.lifecycle.on_enter` in `validation.apps`): its validation item goes to the
-    pair's validator if it has one, else to anyone eligible free of a role on the pair, else to
-    its adjudicator. A perturbation found true is not validated: its writer replaces it, and
+    pair's validator where the blindness rule lets them, else to anyone it lets (never the
+    claim's writer, second annotator or adjudicator; with nobody, it waits for an admin). A perturbation found true is not validated: its writer replaces it, and
     the new claim is. A dropped pair's or a replaced claim's claims are not either."""
     claim = Claim.objects.select_related("pair").get(pk=review.claim_id)
     pair = claim.pair
@@ -95,12 +94,9 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
         or Validation.objects.filter(claim=claim).exists()
     ):
         return None
-    roles = selectors.roles_on([pair.pk]).get(pair.pk, {})
+    roles, pending = work.pair_roles([pair.pk])
     eligible = [u.pk for u in annotation_selectors.eligible_experts(pair.subfield_code)]
-    adjudicators = Adjudication.objects.filter(claim=claim, decision="decided").values_list(
-        "adjudicator_id", flat=True
-    )
-    route = routing.route_validation(eligible, roles, list(adjudicators))
+    route = routing.route_validation(claim.pk, eligible, roles[pair.pk], pending[pair.pk])
     item = work.create_item(
         kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=pair.subfield_code,
         actor=actor, pair=pair, claim=claim, assignee_id=route.assignee,
@@ -115,10 +111,10 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
 
 @transaction.atomic
 def take_next(*, user: AbstractBaseUser) -> WorkItem:
-    """Lease the expert's next validation item, record their role on the pair, and name them
-    for the pair's other claim (the validator of a pair validates both its claims)."""
+    """Lease the expert's next validation item, record their role on its claim, and name them
+    for the pair's other claim where the blindness rule lets them."""
     item = work.next_item(user=user, kind=WorkKind.VALIDATE)
-    PairRole.objects.get_or_create(pair_id=item.pair_id, expert=user,
+    PairRole.objects.get_or_create(pair_id=item.pair_id, claim_id=item.claim_id, expert=user,
                                    defaults={"role": Role.VALIDATOR})  # fmt: skip
     for other in (
         WorkItem.objects.select_for_update(of=("self",))
@@ -131,8 +127,9 @@ def take_next(*, user: AbstractBaseUser) -> WorkItem:
         )
         .exclude(pk=item.pk)
     ):
-        work.assign(other, user.pk, actor=user,
-                    note="the pair's validator validates both its claims")  # fmt: skip
+        if not work.refusal_for(other, user.pk):
+            work.assign(other, user.pk, actor=user,
+                        note="the pair's validator validates its claims")  # fmt: skip
     return item
 
 

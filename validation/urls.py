@@ -2,20 +2,23 @@
 
 from django.urls import path
 
+import annotation.keys  # noqa: F401  (registers the <key:…> converter)
 from validation import views
 
 app_name = "validation"
 
 urlpatterns = [
     path("validate/next/", views.next_validation, name="next"),
-    path("validate/<int:item_id>/", views.validate, name="validate"),
+    path("validate/<key:item_key>/", views.validate, name="validate"),
     path(
-        "validate/<int:item_id>/images/<int:element_id>/", views.element_image, name="element_image"
+        "validate/<key:item_key>/images/<int:element_id>/",
+        views.element_image,
+        name="element_image",
     ),
     path("baseline/next/", views.baseline_next, name="baseline_next"),
-    path("baseline/answer/<int:item_id>/", views.baseline_answer, name="baseline_answer"),
+    path("baseline/answer/<key:item_key>/", views.baseline_answer, name="baseline_answer"),
     path("manage/validation/", views.overview, name="overview"),
-    path("manage/validation/reopen/<int:claim_id>/", views.reopen, name="reopen"),
+    path("manage/validation/reopen/<key:claim_key>/", views.reopen, name="reopen"),
     path("manage/statistics/", views.statistics, name="statistics"),
     path("manage/baseline/", views.baseline, name="baseline"),
     path("manage/baseline/<int:study_id>/", views.baseline_study, name="baseline_study"),

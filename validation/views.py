@@ -18,8 +18,7 @@ from annotation import checks, work
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
 from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind, WorkStatus
-from annotation.views.common import element_image as serve_element_image
-from annotation.views.common import forbidden, staff_required
+from annotation.views.common import forbidden, item_image, not_yours, staff_required
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
 from validation import selectors, services, stats
 from validation.models import (
@@ -53,15 +52,15 @@ def next_validation(request: HttpRequest) -> HttpResponse:
     except work.NothingToDo:
         messages.info(request, "No claim is waiting for your validation right now.")
         return redirect("annotation:home")
-    return redirect("validation:validate", item_id=item.pk)
+    return redirect("validation:validate", item_key=item.key)
 
 
 @login_required
-def validate(request: HttpRequest, item_id: int) -> HttpResponse:
+def validate(request: HttpRequest, item_key: str) -> HttpResponse:
     item = get_object_or_404(
-        WorkItem.objects.only("id", "status", "holder_id", "done_by_id", "version", "draft",
-                              "draft_saved_at"),
-        pk=item_id, kind=WorkKind.VALIDATE,
+        WorkItem.objects.only("id", "key", "status", "holder_id", "done_by_id", "assignee_id",
+                              "version", "draft", "draft_saved_at"),
+        key=item_key, kind=WorkKind.VALIDATE,
     )  # fmt: skip
     if request.method == "POST" and request.content_type == "application/json":
         # The page's autosave (JSON in, JSON out; only the holder's is kept).
@@ -70,7 +69,7 @@ def validate(request: HttpRequest, item_id: int) -> HttpResponse:
         return autosave_draft(request, item, services.ValidationDraft)
     holder = item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
     if not (holder or request.user.is_staff or item.done_by_id == request.user.pk):
-        return forbidden(request, "This validation is not yours.")
+        return not_yours(request, item)
     errors: dict[str, str] = {}
     form: dict[str, object] = {}
     if request.method == "POST":
@@ -168,8 +167,8 @@ def overview(request: HttpRequest) -> HttpResponse:
 
 @staff_required
 @require_POST
-def reopen(request: HttpRequest, claim_id: int) -> HttpResponse:
-    claim = get_object_or_404(Claim, pk=claim_id)
+def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
+    claim = get_object_or_404(Claim, key=claim_key)
     try:
         services.reopen_validation(
             claim=claim, by=request.user, reason=request.POST.get("reason", "")
@@ -177,7 +176,7 @@ def reopen(request: HttpRequest, claim_id: int) -> HttpResponse:
     except AnnotationError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Claim {claim.pk} is back in validation.")
+        messages.success(request, "The claim is back in validation.")
         splits = selectors.frozen_splits([claim.pair_id]).get(claim.pair_id)
         if splits:
             messages.warning(request, selectors.frozen_split_warning(splits))
@@ -299,17 +298,17 @@ def baseline_next(request: HttpRequest) -> HttpResponse:
     except work.NothingToDo:
         messages.info(request, "No baseline claim is waiting for you.")
         return redirect("annotation:home")
-    return redirect("validation:baseline_answer", item_id=item.pk)
+    return redirect("validation:baseline_answer", item_key=item.key)
 
 
 @login_required
-def baseline_answer(request: HttpRequest, item_id: int) -> HttpResponse:
+def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
     item = get_object_or_404(
         WorkItem.objects.select_related("claim__pair__context", "claim__pair__task", "paper"),
-        pk=item_id, kind=WorkKind.BASELINE,
+        key=item_key, kind=WorkKind.BASELINE,
     )  # fmt: skip
     if not (item.status == WorkStatus.LEASED and item.holder_id == request.user.pk):
-        return forbidden(request, "This baseline item is not yours to answer.")
+        return not_yours(request, item)
     errors: dict[str, str] = {}
     if request.method == "POST":
         try:
@@ -329,7 +328,7 @@ def baseline_answer(request: HttpRequest, item_id: int) -> HttpResponse:
                 nxt = services.take_next_baseline(user=request.user)
             except work.NothingToDo:
                 return redirect("annotation:home")
-            return redirect("validation:baseline_answer", item_id=nxt.pk)
+            return redirect("validation:baseline_answer", item_key=nxt.key)
     from annotation.models import CuratedElement
 
     pieces = (
@@ -435,17 +434,16 @@ def download(request: HttpRequest, export_id: int) -> HttpResponse:
 
 
 @login_required
-def element_image(request: HttpRequest, item_id: int, element_id: int) -> HttpResponse:
-    """A table/chart image of the paper of a validation or baseline item, to whoever holds or
-    did that item (they are not assigned the paper, so the media route would refuse them)."""
-
+def element_image(request: HttpRequest, item_key: str, element_id: int) -> HttpResponse:
+    """A table/chart image of a validation or baseline item's context, to whoever holds or did
+    that item (they are not assigned the paper, so the media route would refuse them): the one
+    image rule, `annotation.views.common.item_image`."""
     item = get_object_or_404(
-        WorkItem.objects.only("id", "paper_id", "status", "holder_id", "done_by_id"),
-        pk=item_id, kind__in=[WorkKind.VALIDATE, WorkKind.BASELINE],
+        WorkItem.objects.only("id", "key", "paper_id", "pair_id", "status", "holder_id",
+                              "done_by_id", "assignee_id"),
+        key=item_key, kind__in=[WorkKind.VALIDATE, WorkKind.BASELINE],
     )  # fmt: skip
     mine = (item.status == WorkStatus.LEASED and item.holder_id == request.user.pk) or (
         item.done_by_id == request.user.pk
     )
-    if not (mine or request.user.is_staff):
-        return forbidden(request, "This image belongs to work that is not yours.")
-    return serve_element_image(paper_id=item.paper_id, element_id=element_id)
+    return item_image(request, item, element_id, may_see=mine or request.user.is_staff)

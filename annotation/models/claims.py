@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from annotation.keys import KEY_LENGTH, new_key
 from annotation.models.assignment import Role
 
 
@@ -87,6 +88,13 @@ class ClaimPair(models.Model):
         PairState.REPERTURB: {PairState.ACTIVE, PairState.DROPPED},
         PairState.DROPPED: set(),
     }
+    key = models.CharField(
+        max_length=KEY_LENGTH,
+        unique=True,
+        default=new_key,
+        editable=False,
+        help_text="Opaque identifier used in URLs and pages",
+    )
 
     task = models.OneToOneField(ClaimTask, on_delete=models.PROTECT, related_name="pair")
     paper = models.ForeignKey("papers.Paper", on_delete=models.PROTECT, related_name="claim_pairs")
@@ -131,6 +139,13 @@ class Claim(models.Model):
     writes: the old claim stays (with its reviews and history), marked superseded, and never
     reaches a split, an export or the statistics."""
 
+    key = models.CharField(
+        max_length=KEY_LENGTH,
+        unique=True,
+        default=new_key,
+        editable=False,
+        help_text="Opaque identifier used in URLs and pages",
+    )
     pair = models.ForeignKey(ClaimPair, on_delete=models.PROTECT, related_name="claims")
     label = models.CharField(max_length=16, choices=ClaimLabel.choices)
     text = models.TextField()
@@ -193,21 +208,42 @@ class Claim(models.Model):
 
 
 class PairRole(models.Model):
-    """Who holds which role on a pair. One role per expert per pair, by the database."""
+    """Who holds which role on a pair, and on which of its claims. Writing is a role on the
+    whole pair (`claim` empty); second annotation, adjudication and validation are roles on one
+    claim. One role per expert per claim, and one pair-wide role per expert, by the database;
+    who may take which role is `annotation.blindness`."""
 
     pair = models.ForeignKey(ClaimPair, on_delete=models.PROTECT, related_name="roles")
+    claim = models.ForeignKey(
+        Claim, null=True, blank=True, on_delete=models.PROTECT, related_name="roles"
+    )
     expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     role = models.CharField(max_length=16, choices=Role.choices)
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["pair", "expert"], name="pairrole_one_role_per_expert"),
+            models.UniqueConstraint(
+                fields=["pair", "expert"],
+                condition=Q(claim__isnull=True),
+                name="pairrole_one_pair_role_per_expert",
+            ),  # fmt: skip
+            models.UniqueConstraint(
+                fields=["claim", "expert"],
+                condition=Q(claim__isnull=False),
+                name="pairrole_one_claim_role_per_expert",
+            ),  # fmt: skip
             models.CheckConstraint(condition=Q(role__in=Role.values), name="pairrole_role_valid"),
+            models.CheckConstraint(
+                condition=Q(role="writer", claim__isnull=True)
+                | (~Q(role="writer") & Q(claim__isnull=False)),
+                name="pairrole_writer_pair_others_claim",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.expert_id} {self.role} on pair {self.pair_id}"
+        where = f"claim {self.claim_id}" if self.claim_id else f"pair {self.pair_id}"
+        return f"{self.expert_id} {self.role} on {where}"
 
 
 class WorkKind(models.TextChoices):
@@ -244,6 +280,13 @@ class WorkItem(models.Model):
         WorkStatus.DONE: set(),
         WorkStatus.CANCELLED: set(),
     }
+    key = models.CharField(
+        max_length=KEY_LENGTH,
+        unique=True,
+        default=new_key,
+        editable=False,
+        help_text="Opaque identifier used in URLs and pages",
+    )
 
     kind = models.CharField(max_length=16, choices=WorkKind.choices)
     status = models.CharField(max_length=16, choices=WorkStatus.choices, default=WorkStatus.OPEN)

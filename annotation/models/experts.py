@@ -31,6 +31,11 @@ class Subfield(models.Model):
     code = models.CharField(max_length=32, unique=True, help_text="arXiv category, e.g. cs.CL")
     name = models.CharField(max_length=120)
     order = models.PositiveSmallIntegerField(default=100, help_text="Position in lists")
+    shared_second_annotator = models.BooleanField(
+        default=False,
+        help_text="With a single eligible expert besides the writer, give them both claims of "
+        "a pair (flagged: not blind, reported apart) instead of waiting for an admin",
+    )
 
     class Meta:
         ordering = ["order", "code"]

@@ -4,6 +4,7 @@ transaction each, keyword-only arguments, domain errors, a history row per state
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from collections.abc import Iterable
 
@@ -35,6 +36,7 @@ from annotation.models import (
     PairState,
     ReviewState,
     Role,
+    Subfield,
     WorkAction,
     WorkItem,
     WorkKind,
@@ -84,12 +86,6 @@ def queue_order(kind: str, user: AbstractBaseUser) -> list:
     return [severity, "created_at", "id"]
 
 
-# Writer, second annotators and adjudicator are different people: splitting a pair's two claims
-# across two second annotators only leaves someone to adjudicate with three eligible experts
-# besides the writer.
-SPLIT_MIN_ELIGIBLE = 3
-
-
 def _least_loaded(candidates: list[AbstractBaseUser]) -> AbstractBaseUser:
     """The candidate with the fewest unfinished second-annotation items (then by username)."""
     load = dict(
@@ -106,31 +102,25 @@ def _least_loaded(candidates: list[AbstractBaseUser]) -> AbstractBaseUser:
 
 
 def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -> list[WorkItem]:
-    """After a pair is written: each claim becomes a blind second-annotation item.
+    """After a pair is written: each claim becomes a blind second-annotation item, created in
+    random order (nothing about a claim's label may follow from when its item was made).
 
-    With at least three eligible experts besides those on the pair, any of them may take either
-    claim (the pair's roles keep the two claims with different people, and one is left to
-    adjudicate). With one or two, both claims are assigned to one of them (the least loaded) and
-    the pair is flagged: the other, if any, stays free to adjudicate. With none, the items wait,
-    visibly, for an admin."""
+    Any eligible expert without a role on the pair may take either claim; taking one rules them
+    out of the other (`annotation.blindness`), so two eligible experts besides the writer
+    annotate one claim each and may then adjudicate or validate each other's. With only one, the
+    second claim waits, visibly, for an admin's cross-subfield override, unless the subfield
+    allows the flagged behaviour: then both claims go to that expert, and the pair is reported
+    apart. With none, both wait."""
     code = pair.subfield_code
     on_pair = set(PairRole.objects.filter(pair=pair).values_list("expert_id", flat=True))
     candidates = [u for u in selectors.eligible_experts(code) if u.pk not in on_pair]
-    split = len(candidates) >= SPLIT_MIN_ELIGIBLE
-    only = _least_loaded(candidates) if candidates and not split else None
+    shared = Subfield.objects.filter(code=code, shared_second_annotator=True).exists()
+    only = candidates[0] if shared and len(candidates) == 1 else None
     PairReview.objects.create(pair=pair, same_second_annotator=only is not None)
-    if only is not None:
-        PairRole.objects.create(pair=pair, expert=only, role=Role.EVIDENCE)
-        others = sorted(u.get_username() for u in candidates if u.pk != only.pk)
-        why = (
-            f"only {only.get_username()} is eligible besides the writer"
-            if not others
-            else f"only {len(candidates)} experts are eligible besides the writer "
-            f"({', '.join(sorted(u.get_username() for u in candidates))}): splitting the claims "
-            f"would leave nobody to adjudicate, so {', '.join(others)} stays free for it"
-        )
     items = []
-    for claim in Claim.objects.current().filter(pair=pair).order_by("label"):
+    claims = list(Claim.objects.current().filter(pair=pair))
+    secrets.SystemRandom().shuffle(claims)
+    for claim in claims:
         _open_review(claim, actor=actor)
         item = work.create_item(
             kind=WorkKind.EVIDENCE, paper_id=pair.paper_id, subfield_code=code, actor=actor,
@@ -138,7 +128,8 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
         )  # fmt: skip
         if only is not None:
             work.record(item, WorkAction.FLAGGED, actor=actor, new={"assignee": only.pk},
-                        note=f"{why}: both claims of the pair go to {only.get_username()}, "
+                        note=f"only {only.get_username()} is eligible besides the writer and "
+                        f"{code} allows one second annotator for both claims: both go to them, "
                         "who may tell which one was perturbed")  # fmt: skip
         items.append(item)
     return items
@@ -164,13 +155,14 @@ def _open_review(claim: Claim, *, actor: AbstractBaseUser | None) -> ClaimReview
 
 @transaction.atomic
 def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
-    """Lease the expert's next review item and record their role on its pair (so they are never
-    handed the pair's other claim, nor its adjudication)."""
+    """Lease the expert's next review item and record their role on its claim (so they are
+    never handed the pair's other claim blind, nor this claim to adjudicate or validate)."""
     if kind not in REVIEW_KINDS:
         raise AnnotationError(f"Not a review kind: {kind}.")
     item = work.next_item(user=user, kind=kind, order=queue_order(kind, user))
     role = Role.EVIDENCE if kind == WorkKind.EVIDENCE else Role.ADJUDICATOR
-    PairRole.objects.get_or_create(pair_id=item.pair_id, expert=user, defaults={"role": role})
+    PairRole.objects.get_or_create(pair_id=item.pair_id, claim_id=item.claim_id, expert=user,
+                                   defaults={"role": role})  # fmt: skip
     return item
 
 
@@ -436,12 +428,16 @@ def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairRevi
 def allow_expert(
     *, item: WorkItem, expert: AbstractBaseUser, by: AbstractBaseUser, note: str = ""
 ) -> WorkItem:
-    """An admin lets an expert of another subfield take a waiting review item; recorded in the
-    item's history with the expert's subfields."""
+    """An admin lets an expert (of another subfield, typically) take a waiting second-annotation,
+    adjudication or validation item: the one mechanism for any stage where nobody eligible may
+    take an item. Recorded in the item's history with the expert's subfields; the blindness
+    rule still holds for them."""
     _staff(by)
     item = WorkItem.objects.select_for_update().get(pk=item.pk)
-    if item.kind not in REVIEW_KINDS:
-        raise AnnotationError("Only second-annotation and adjudication items can be overridden.")
+    if item.kind not in (*REVIEW_KINDS, WorkKind.VALIDATE):
+        raise AnnotationError(
+            "Only second-annotation, adjudication and validation items can be overridden."
+        )
     if item.status not in (WorkStatus.OPEN, WorkStatus.LEASED) or (
         item.status == WorkStatus.LEASED and item.lease_live(timezone.now())
     ):
@@ -450,13 +446,9 @@ def allow_expert(
     profile = ExpertProfile.objects.filter(user_id=expert.pk, active=True).first()
     if user is None or profile is None:
         raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
-    role = PairRole.objects.filter(pair_id=item.pair_id, expert_id=expert.pk).first()
-    if role is not None and not (item.kind == WorkKind.EVIDENCE and role.role == Role.EVIDENCE):
-        raise AnnotationError(
-            f"{expert.get_username()} already holds a role ({role.role}) on this pair."
-        )
-    if role is not None:  # the pair's other claim is theirs: both claims with one person
-        PairReview.objects.filter(pair_id=item.pair_id).update(same_second_annotator=True)
+    why = work.refusal_for(item, expert.pk)
+    if why:
+        raise AnnotationError(f"{expert.get_username()} may not take this item: they {why}.")
     codes = sorted(profile.subfields.values_list("code", flat=True))
     return work.assign(item, expert.pk, actor=by, action=WorkAction.OVERRIDE, note=note.strip(),
                        new={"assignee": expert.pk, "expert_subfields": codes})  # fmt: skip

@@ -24,13 +24,18 @@ from annotation.errors import AnnotationError
 from annotation.evidence import rule_text, visuals_needed
 from annotation.models import (
     ClaimPair,
-    CuratedElement,
     PerturbationKind,
     WorkItem,
     WorkKind,
     WorkStatus,
 )
-from annotation.views.common import autosave_draft, element_image, forbidden, staff_required
+from annotation.views.common import (
+    autosave_draft,
+    forbidden,
+    item_image,
+    not_yours,
+    staff_required,
+)
 from annotation.writing import selectors as writing
 from annotation.writing import services
 from annotation.writing.rules import SUBSET_GUIDE
@@ -114,10 +119,11 @@ def _int(value: object) -> int | None:
     return int(value) if str(value or "").isdigit() else None
 
 
-def _item(item_id: int) -> WorkItem:
+def _item(item_key: str) -> WorkItem:
     return get_object_or_404(WorkItem.objects.only("id", "kind", "status", "holder_id",
-                             "done_by_id", "pair_id", "version", "task_id", "draft"),
-                             pk=item_id, kind=WorkKind.WRITE)  # fmt: skip
+                             "done_by_id", "pair_id", "version", "task_id", "draft", "key",
+                             "assignee_id"),
+                             key=item_key, kind=WorkKind.WRITE)  # fmt: skip
 
 
 def _may_write(request: HttpRequest, item: WorkItem) -> bool:
@@ -132,7 +138,7 @@ def next_task(request: HttpRequest) -> HttpResponse:
     except work.NothingToDo:
         messages.info(request, "No claim task is waiting for you right now.")
         return redirect("annotation:home")
-    return redirect("annotation:write", item_id=item.pk)
+    return redirect("annotation:write", item_key=item.key)
 
 
 @login_required
@@ -187,7 +193,6 @@ def _submission(
     form_class: type,
     render_page: Callable[..., HttpResponse],
     submit: Callable[..., HttpResponse],
-    not_yours: str,
 ) -> HttpResponse:
     """What the writing and new-perturbation pages share: a done item shows its pair (to the
     one who did it, and to admins); the holder and admins see the page; a POST parses the form
@@ -196,14 +201,13 @@ def _submission(
     if item.status == WorkStatus.DONE and (
         request.user.is_staff or item.done_by_id == request.user.pk
     ):
-        writer_id = ClaimPair.objects.filter(pk=item.pair_id).values_list("writer_id", flat=True)
-        if _may_open_pair(request.user, writer_id.first()):
-            return redirect("annotation:pair", pair_id=item.pair_id)
-        messages.info(request, f"You submitted this item (pair {item.pair_id}); it is in the "
-                      "hands of the next stage.")  # fmt: skip
+        found = ClaimPair.objects.filter(pk=item.pair_id).only("key", "writer_id").first()
+        if found is not None and _may_open_pair(request.user, found.writer_id):
+            return redirect("annotation:pair", pair_key=found.key)
+        messages.info(request, "You submitted this item; it is in the hands of the next stage.")
         return redirect("annotation:home")
     if not (_may_write(request, item) or request.user.is_staff):
-        return forbidden(request, not_yours)
+        return not_yours(request, item)
     if request.method != "POST":
         return render_page()
     form = form_class.from_data(request.POST)
@@ -243,8 +247,8 @@ def _render_write(
 
 
 @login_required
-def write(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = _item(item_id)
+def write(request: HttpRequest, item_key: str) -> HttpResponse:
+    item = _item(item_key)
 
     def submit(form: PairForm, *, token: uuid.UUID, version: int | None) -> HttpResponse:
         pair = services.submit_claim_pair(
@@ -253,15 +257,14 @@ def write(request: HttpRequest, item_id: int) -> HttpResponse:
             explanation=form.explanation, perturbation_kind=form.perturbation_kind,
             suggestion=form.suggestion, refuted_evidence_ids=form.refuted_evidence_ids,
         )  # fmt: skip
-        messages.success(request, f"Claim pair {pair.pk} recorded ({pair.subset}).")
+        messages.success(request, f"Claim pair recorded ({pair.subset}).")
         _warn(request, writing.warnings_for(pair.task, entailed=form.entailed,
                                             refuted=form.refuted))  # fmt: skip
-        return redirect("annotation:pair", pair_id=pair.pk)
+        return redirect("annotation:pair", pair_key=pair.key)
 
     return _submission(
         request, item, form_class=PairForm, render_page=partial(_render_write, request, item.pk),
         submit=submit,
-        not_yours="This claim task is not yours right now; press Next to take one.",
     )  # fmt: skip
 
 
@@ -274,21 +277,23 @@ def _warn(request: HttpRequest, found: dict) -> None:
 
 @login_required
 @require_POST
-def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
+def save_draft(request: HttpRequest, item_key: str) -> HttpResponse:
     """Autosave (JSON in, JSON out). Refused drafts stay in the browser, which says why."""
-    return autosave_draft(request, _item(item_id), PairForm)
+    return autosave_draft(request, _item(item_key), PairForm)
 
 
 @login_required
 @require_POST
-def release(request: HttpRequest, item_id: int) -> HttpResponse:
+def release(request: HttpRequest, item_key: str) -> HttpResponse:
     """Hand the task back: open again for the next expert who presses Next (the draft stays)."""
-    item = _item(item_id)
+    item = _item(item_key)
+    if not (_may_write(request, item) or request.user.is_staff):
+        return not_yours(request, item)
     try:
         work.release_item(item=item, user=request.user, version=_int(request.POST.get("version")))
     except work.StaleWork as exc:
         messages.error(request, exc.message)
-        return redirect("annotation:write", item_id=item.pk)
+        return redirect("annotation:write", item_key=item.key)
     except work.NotHolder as exc:
         return forbidden(request, exc.message)
     messages.success(request, f"Task {item.task_id} handed back; its draft is kept with it.")
@@ -297,10 +302,10 @@ def release(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def suggest(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = _item(item_id)
+def suggest(request: HttpRequest, item_key: str) -> HttpResponse:
+    item = _item(item_key)
     if not (_may_write(request, item) or request.user.is_staff):
-        return forbidden(request, "This claim task is not yours right now.")
+        return not_yours(request, item)
     form = PairForm.from_data(request.POST)
     task = item.task
     return render(
@@ -315,11 +320,11 @@ def suggest(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def warnings(request: HttpRequest, item_id: int) -> HttpResponse:
+def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
     """The automatic warnings on what the writer is typing (htmx, as they type)."""
-    item = _item(item_id)
+    item = _item(item_key)
     if not (_may_write(request, item) or request.user.is_staff):
-        return forbidden(request, "This claim task is not yours right now.")
+        return not_yours(request, item)
     form = PairForm.from_data(request.POST)
     found = writing.warnings_for(item.task, entailed=form.entailed, refuted=form.refuted)
     return render(request, "annotation/claims/_warnings.html", {"warnings": found})
@@ -327,10 +332,10 @@ def warnings(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def context(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = _item(item_id)
+def context(request: HttpRequest, item_key: str) -> HttpResponse:
+    item = _item(item_key)
     if not (_may_write(request, item) or request.user.is_staff):
-        return forbidden(request, "This claim task is not yours right now.")
+        return not_yours(request, item)
     task = item.task
     draft = PairForm.from_data(item.draft or {})
     # The page shows the draft's other evidence above ("Other evidence you marked"): its box
@@ -358,11 +363,11 @@ def _may_open_pair(user, writer_id: int | None) -> bool:
 
 
 @login_required
-def pair(request: HttpRequest, pair_id: int) -> HttpResponse:
-    found = get_object_or_404(ClaimPair.objects.only("id", "writer_id"), pk=pair_id)
+def pair(request: HttpRequest, pair_key: str) -> HttpResponse:
+    found = get_object_or_404(ClaimPair.objects.only("id", "writer_id"), key=pair_key)
     if not _may_open_pair(request.user, found.writer_id):
-        return forbidden(request, "Only its writer and admins can open this claim pair.")
-    detail = writing.pair_detail(pair_id)
+        raise Http404  # the answer to a key that names no pair: nothing to tell apart
+    detail = writing.pair_detail(found.pk)
     claims = sorted(detail.claims.all(), key=lambda c: (c.superseded, c.label, c.pk))
     current = {c.label: c for c in claims if not c.superseded}
     return render(
@@ -402,10 +407,10 @@ def overview(request: HttpRequest) -> HttpResponse:
 # --- A new perturbation (the last one turned out true) -----------------------------------------
 
 
-def _reperturb_item(item_id: int) -> WorkItem:
+def _reperturb_item(item_key: str) -> WorkItem:
     return get_object_or_404(WorkItem.objects.only("id", "kind", "status", "holder_id",
-                             "assignee_id", "done_by_id", "pair_id", "claim_id", "version",
-                             "paper_id", "draft"), pk=item_id, kind=WorkKind.REPERTURB)  # fmt: skip
+                             "assignee_id", "done_by_id", "pair_id", "claim_id", "version", "key",
+                             "paper_id", "draft"), key=item_key, kind=WorkKind.REPERTURB)  # fmt: skip
 
 
 def _may_see_reperturb(request: HttpRequest, item: WorkItem) -> bool:
@@ -420,7 +425,7 @@ def next_reperturbation(request: HttpRequest) -> HttpResponse:
     except work.NothingToDo:
         messages.info(request, "No new perturbation is asked of you right now.")
         return redirect("annotation:home")
-    return redirect("annotation:reperturb", item_id=item.pk)
+    return redirect("annotation:reperturb", item_key=item.key)
 
 
 def _render_reperturb(
@@ -440,10 +445,10 @@ def _render_reperturb(
 
 
 @login_required
-def reperturb(request: HttpRequest, item_id: int) -> HttpResponse:
+def reperturb(request: HttpRequest, item_key: str) -> HttpResponse:
     """Write a new perturbation of the pair's entailed claim: only the expert holding the item
     (its pair's writer, unless an admin handed it to someone else) may submit; admins look."""
-    item = _reperturb_item(item_id)
+    item = _reperturb_item(item_key)
 
     def submit(form: RefutedClaimForm, *, token: uuid.UUID, version: int | None) -> HttpResponse:
         claim = services.submit_reperturbation(
@@ -452,37 +457,35 @@ def reperturb(request: HttpRequest, item_id: int) -> HttpResponse:
             perturbation_kind=form.perturbation_kind, suggestion=form.suggestion,
             refuted_evidence_ids=form.refuted_evidence_ids,
         )  # fmt: skip
-        messages.success(request, f"New perturbation recorded for pair {claim.pair_id}: it goes "
-                         "to a blind second annotation.")  # fmt: skip
+        messages.success(request, "New perturbation recorded: it goes to a blind second "
+                         "annotation.")  # fmt: skip
         entailed = writing.current_claim(claim.pair, "entailed").text
         _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed,
                                             refuted=claim.text))  # fmt: skip
         # An expert an admin handed the item to did not write the pair: its page refuses them.
         if _may_open_pair(request.user, claim.pair.writer_id):
-            return redirect("annotation:pair", pair_id=claim.pair_id)
+            return redirect("annotation:pair", pair_key=claim.pair.key)
         return redirect("annotation:home")
 
     return _submission(
         request, item, form_class=RefutedClaimForm, submit=submit,
         render_page=partial(_render_reperturb, request, item.pk),
-        not_yours="This new perturbation is not yours to write; press Next in your workspace "
-        "to take the one asked of you.",
     )  # fmt: skip
 
 
 @login_required
 @require_POST
-def reperturb_draft(request: HttpRequest, item_id: int) -> HttpResponse:
-    return autosave_draft(request, _reperturb_item(item_id), RefutedClaimForm)
+def reperturb_draft(request: HttpRequest, item_key: str) -> HttpResponse:
+    return autosave_draft(request, _reperturb_item(item_key), RefutedClaimForm)
 
 
 @login_required
 @require_POST
-def reperturb_suggest(request: HttpRequest, item_id: int) -> HttpResponse:
+def reperturb_suggest(request: HttpRequest, item_key: str) -> HttpResponse:
     """Perturbation suggestions computed from the entailed claim and its final evidence."""
-    item = _reperturb_item(item_id)
+    item = _reperturb_item(item_key)
     if not _may_see_reperturb(request, item):
-        return forbidden(request, "This new perturbation is not yours right now.")
+        return not_yours(request, item)
     page = writing.reperturbation_page(item.pk)
     return render(
         request,
@@ -493,10 +496,10 @@ def reperturb_suggest(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def reperturb_warnings(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = _reperturb_item(item_id)
+def reperturb_warnings(request: HttpRequest, item_key: str) -> HttpResponse:
+    item = _reperturb_item(item_key)
     if not _may_see_reperturb(request, item):
-        return forbidden(request, "This new perturbation is not yours right now.")
+        return not_yours(request, item)
     pair = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id)
     found = writing.warnings_for(
         pair.task, entailed=writing.current_claim(pair, "entailed").text,
@@ -507,11 +510,11 @@ def reperturb_warnings(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def reperturb_context(request: HttpRequest, item_id: int) -> HttpResponse:
+def reperturb_context(request: HttpRequest, item_key: str) -> HttpResponse:
     """The whole curated context, to cite other evidence for the new claim (loads on demand)."""
-    item = _reperturb_item(item_id)
+    item = _reperturb_item(item_key)
     if not _may_see_reperturb(request, item):
-        return forbidden(request, "This new perturbation is not yours right now.")
+        return not_yours(request, item)
     page = writing.reperturbation_page(item.pk)
     return _render_context(
         request, item, task=page.pair.task, shown=page.shown_ids,
@@ -521,25 +524,19 @@ def reperturb_context(request: HttpRequest, item_id: int) -> HttpResponse:
 
 
 @login_required
-def reperturb_image(request: HttpRequest, item_id: int, element_id: int) -> HttpResponse:
+def reperturb_image(request: HttpRequest, item_key: str, element_id: int) -> HttpResponse:
     """An image of the entailed claim's evidence, for whoever may see the item (an expert an
     admin handed it to holds no assignment of the paper, so /media/ would refuse them)."""
-    item = _reperturb_item(item_id)
-    if not (_may_see_reperturb(request, item) or item.done_by_id == request.user.pk):
-        return forbidden(request, "This new perturbation is not yours right now.")
-    in_context = CuratedElement.objects.filter(
-        context__claim_pairs=item.pair_id, element_id=element_id, in_context=True
-    ).exists()
-    if not in_context:
-        raise Http404
-    return element_image(paper_id=item.paper_id, element_id=element_id)
+    item = _reperturb_item(item_key)
+    may_see = _may_see_reperturb(request, item) or item.done_by_id == request.user.pk
+    return item_image(request, item, element_id, may_see=may_see)
 
 
 @staff_required
 @require_POST
-def reassign_reperturbation(request: HttpRequest, item_id: int) -> HttpResponse:
+def reassign_reperturbation(request: HttpRequest, item_key: str) -> HttpResponse:
     """An admin hands a waiting new perturbation to another expert (e.g. the writer left)."""
-    item = _reperturb_item(item_id)
+    item = _reperturb_item(item_key)
     expert = get_user_model().objects.filter(pk=_int(request.POST.get("expert"))).first()
     if expert is None:
         messages.error(request, "Choose the expert who writes the new perturbation.")
@@ -550,6 +547,6 @@ def reassign_reperturbation(request: HttpRequest, item_id: int) -> HttpResponse:
     except AnnotationError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"The new perturbation of pair {item.pair_id} goes to "
+        messages.success(request, "The new perturbation goes to "
                          f"{expert.get_username()}.")  # fmt: skip
     return redirect("validation:overview")

@@ -1,4 +1,5 @@
-"""What the annotation views share: the staff-only guard and the 403 page."""
+"""What the annotation views share: the staff-only guard, the 403 page, the answer to someone
+who may not open a work item and the one rule for the images of an item's context."""
 
 from __future__ import annotations
 
@@ -12,6 +13,38 @@ from django.shortcuts import render
 
 def forbidden(request: HttpRequest, message: str) -> HttpResponse:
     return render(request, "annotation/forbidden.html", {"message": message}, status=403)
+
+
+def not_yours(request: HttpRequest, item) -> HttpResponse:
+    """The answer to someone who may not open a work item: why, if they held it or are named
+    for it; otherwise 404, the very answer an item that does not exist gets (one answer for every
+    item the requester never held: blindness must not leak through status codes)."""
+    from django.http import Http404
+
+    from annotation import work
+
+    why = work.lost_reason(item, request.user)
+    if why is None:
+        raise Http404
+    return forbidden(request, why)
+
+
+def item_image(request: HttpRequest, item, element_id: int, *, may_see: bool) -> HttpResponse:
+    """The one image rule, at every stage: an element's image goes to those who may see a work
+    item only for an element of that item's curated context (an element the curator removed is
+    404, as is one of another paper)."""
+    from django.http import Http404
+
+    from annotation.models import CuratedElement
+
+    if not may_see:
+        return not_yours(request, item)
+    in_context = CuratedElement.objects.filter(
+        context__claim_pairs=item.pair_id, element_id=element_id, in_context=True
+    ).exists()
+    if not in_context:
+        raise Http404
+    return element_image(paper_id=item.paper_id, element_id=element_id)
 
 
 def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -50,6 +83,10 @@ def autosave_draft(request: HttpRequest, item, form_class) -> HttpResponse:
     except work.StaleWork as exc:
         return JsonResponse({"error": exc.message}, status=409)
     except work.NotHolder as exc:
+        if work.lost_reason(item, request.user) is None and not request.user.is_staff:
+            from django.http import Http404
+
+            raise Http404 from exc
         return JsonResponse({"error": exc.message}, status=403)
     return JsonResponse(
         {

@@ -21,13 +21,18 @@ from annotation.models import (
     Claim,
     ClaimPair,
     Confidence,
-    CuratedElement,
     WorkItem,
     WorkKind,
     WorkStatus,
 )
 from annotation.review import selectors, services
-from annotation.views.common import autosave_draft, element_image, forbidden, staff_required
+from annotation.views.common import (
+    autosave_draft,
+    forbidden,
+    item_image,
+    not_yours,
+    staff_required,
+)
 from annotation.writing import selectors as writing
 
 MAX_TEXT = 5000
@@ -67,11 +72,12 @@ def _int(value: object) -> int | None:
     return int(value) if str(value or "").isdigit() else None
 
 
-def _item(item_id: int, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> WorkItem:
+def _item(item_key: str, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> WorkItem:
     return get_object_or_404(
-        WorkItem.objects.only("id", "kind", "status", "holder_id", "done_by_id", "pair_id",
-                              "paper_id", "claim_id", "version", "draft", "lease_expires_at"),
-        pk=item_id, kind__in=kinds,
+        WorkItem.objects.only("id", "key", "kind", "status", "holder_id", "done_by_id",
+                              "assignee_id", "pair_id", "paper_id", "claim_id", "version",
+                              "draft", "lease_expires_at"),
+        key=item_key, kind__in=kinds,
     )  # fmt: skip
 
 
@@ -100,7 +106,7 @@ def next_item(request: HttpRequest, page: str) -> HttpResponse:
         what = "claim to annotate" if kind == WorkKind.EVIDENCE else "adjudication"
         messages.info(request, f"No {what} is waiting for you right now.")
         return redirect("annotation:home")
-    return redirect(f"annotation:{page}", item_id=item.pk)
+    return redirect(f"annotation:{page}", item_key=item.key)
 
 
 def _render(
@@ -150,10 +156,10 @@ def _evidence_rule(page: selectors.AdjudicationPage) -> dict:
     return {"evidence_rule": rule_text(pair.subset, whole=True), "subset": pair.subset}
 
 
-def _review_page(request: HttpRequest, item_id: int, kind: str) -> HttpResponse:
-    item = _item(item_id, (kind,))
+def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse:
+    item = _item(item_key, (kind,))
     if not _may_see(request, item):
-        return forbidden(request, "This item is not yours right now; press Next to take one.")
+        return not_yours(request, item)
     if request.method != "POST":
         return _render(request, item)
     form = ReviewForm.from_data(request.POST)
@@ -186,30 +192,30 @@ def _review_page(request: HttpRequest, item_id: int, kind: str) -> HttpResponse:
 
 
 @login_required
-def annotate(request: HttpRequest, item_id: int) -> HttpResponse:
-    return _review_page(request, item_id, WorkKind.EVIDENCE)
+def annotate(request: HttpRequest, item_key: str) -> HttpResponse:
+    return _review_page(request, item_key, WorkKind.EVIDENCE)
 
 
 @login_required
-def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
-    return _review_page(request, item_id, WorkKind.ADJUDICATE)
+def adjudicate(request: HttpRequest, item_key: str) -> HttpResponse:
+    return _review_page(request, item_key, WorkKind.ADJUDICATE)
 
 
 @login_required
 @require_POST
-def save_draft(request: HttpRequest, item_id: int) -> HttpResponse:
-    return autosave_draft(request, _item(item_id), ReviewForm)
+def save_draft(request: HttpRequest, item_key: str) -> HttpResponse:
+    return autosave_draft(request, _item(item_key), ReviewForm)
 
 
 @login_required
 @require_GET
-def context(request: HttpRequest, item_id: int) -> HttpResponse:
+def context(request: HttpRequest, item_key: str) -> HttpResponse:
     """The whole curated context, marked as the draft marks it. What the page already shows
     (the task's elements and, under "Other evidence", what the draft or the annotations marked)
     stands as a line pointing at its box: a second box would count it twice."""
-    item = _item(item_id)
+    item = _item(item_key)
     if not _may_see(request, item):
-        return forbidden(request, "This item is not yours right now.")
+        return not_yours(request, item)
     adjudicating = item.kind == WorkKind.ADJUDICATE
     page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
     shown = {e.pk for e in [*page.visuals, *page.paragraphs, *page.extra]}
@@ -223,18 +229,11 @@ def context(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def image(request: HttpRequest, item_id: int, element_id: int) -> HttpResponse:
+def image(request: HttpRequest, item_key: str, element_id: int) -> HttpResponse:
     """An element's image for those who may see the item (second annotators and adjudicators
     hold no assignment of the paper, so /media/ would refuse them)."""
-    item = _item(item_id)
-    if not _may_see(request, item):
-        return forbidden(request, "This item is not yours right now.")
-    in_context = CuratedElement.objects.filter(
-        context__claim_pairs=item.pair_id, element_id=element_id, in_context=True
-    ).exists()
-    if not in_context:
-        raise Http404
-    return element_image(paper_id=item.paper_id, element_id=element_id)
+    item = _item(item_key)
+    return item_image(request, item, element_id, may_see=_may_see(request, item))
 
 
 # --- Admins -------------------------------------------------------------------------------
@@ -263,8 +262,8 @@ def _done(request: HttpRequest, call, success: str) -> HttpResponse:
 
 @staff_required
 @require_POST
-def allow_expert(request: HttpRequest, item_id: int) -> HttpResponse:
-    item = _item(item_id)
+def allow_expert(request: HttpRequest, item_key: str) -> HttpResponse:
+    item = _item(item_key)
     expert = get_object_or_404(get_user_model(), pk=_int(request.POST.get("expert")) or 0)
     return _done(
         request,
@@ -276,8 +275,8 @@ def allow_expert(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @staff_required
 @require_POST
-def reopen(request: HttpRequest, claim_id: int) -> HttpResponse:
-    claim = get_object_or_404(Claim.objects.only("id"), pk=claim_id)
+def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
+    claim = get_object_or_404(Claim.objects.only("id"), key=claim_key)
     return _done(
         request,
         lambda: services.reopen_unresolved(claim=claim, by=request.user,
@@ -288,8 +287,8 @@ def reopen(request: HttpRequest, claim_id: int) -> HttpResponse:
 
 @staff_required
 @require_POST
-def drop(request: HttpRequest, pair_id: int) -> HttpResponse:
-    pair = get_object_or_404(ClaimPair.objects.only("id"), pk=pair_id)
+def drop(request: HttpRequest, pair_key: str) -> HttpResponse:
+    pair = get_object_or_404(ClaimPair.objects.only("id"), key=pair_key)
     return _done(
         request,
         lambda: services.drop_pair(pair=pair, by=request.user,

@@ -5,6 +5,7 @@ arguments, domain errors)."""
 from __future__ import annotations
 
 import random
+import secrets
 import uuid
 from collections import Counter
 from collections.abc import Iterable
@@ -159,18 +160,17 @@ def submit_claim_pair(
     )  # fmt: skip
     lifecycle.opened(pair, actor=user, action=WorkAction.CREATED, item=item,
                      new={"subset": pair.subset, "subfield": pair.subfield_code})  # fmt: skip
+    fields = {
+        ClaimLabel.ENTAILED: {"text": draft.entailed},
+        ClaimLabel.REFUTED: {
+            "text": draft.refuted, "perturbation_kind": draft.perturbation_kind,
+            "suggestion": suggestion.strip(), "explanation": draft.explanation,
+        },
+    }  # fmt: skip
+    order = list(fields)
+    secrets.SystemRandom().shuffle(order)  # nothing may follow from which claim came first
     claims = {
-        ClaimLabel.ENTAILED: Claim.objects.create(
-            pair=pair, label=ClaimLabel.ENTAILED, text=draft.entailed
-        ),
-        ClaimLabel.REFUTED: Claim.objects.create(
-            pair=pair,
-            label=ClaimLabel.REFUTED,
-            text=draft.refuted,
-            perturbation_kind=draft.perturbation_kind,
-            suggestion=suggestion.strip(),
-            explanation=draft.explanation,
-        ),  # fmt: skip
+        label: Claim.objects.create(pair=pair, label=label, **fields[label]) for label in order
     }
     claims[ClaimLabel.ENTAILED].evidence.set(sorted(draft.evidence))
     claims[ClaimLabel.REFUTED].evidence.set(sorted(draft.refuted_evidence))
@@ -335,15 +335,16 @@ def reassign_reperturbation(
             f"{expert.get_username()} is not eligible for {code or 'this pair’s subfield'} "
             "(see their expert page for why): hand it to an eligible expert."
         )
-    role = PairRole.objects.filter(pair_id=item.pair_id, expert_id=expert.pk).first()
-    if role is not None and role.role != Role.WRITER:
+    roles = PairRole.objects.filter(pair_id=item.pair_id, expert_id=expert.pk)
+    role = roles.exclude(role=Role.WRITER).first()
+    if role is not None:
         raise AnnotationError(
             f"{expert.get_username()} already holds a role ({role.role}) on this pair: the new "
             "perturbation must be annotated blind by people who did not write it."
         )
     if expert.pk == item.assignee_id:
         raise AnnotationError(f"{expert.get_username()} already holds this item.")
-    if role is None:
-        PairRole.objects.create(pair_id=item.pair_id, expert=expert, role=Role.WRITER)
+    PairRole.objects.get_or_create(pair_id=item.pair_id, expert=expert, claim=None,
+                                   role=Role.WRITER)  # fmt: skip
     _drop_unused_writer_role(item)
     return work.assign(item, expert.pk, actor=by, action=WorkAction.OVERRIDE, note=note.strip())

@@ -31,7 +31,7 @@ def setup():
     client.force_login(alice)
     response = client.post("/claims/next/")
     item = WorkItem.objects.get(holder=alice)
-    assert response.url == f"/claims/write/{item.pk}/"
+    assert response.url == f"/claims/write/{item.key}/"
     return client, item, alice, admin
 
 
@@ -48,7 +48,7 @@ def form(item: WorkItem, **changes) -> dict:
 
 def test_the_writing_page_shows_the_task(setup):
     client, item, *_ = setup
-    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    html = client.get(f"/claims/write/{item.key}/").content.decode()
     subset = item.task.subset
     assert f"Write a {subset} claim" in html and "Example:" in html
     assert html.count('class="ev-item ev-') >= 3 and "Ctrl</kbd>+<kbd>Enter" in html
@@ -62,10 +62,10 @@ def test_the_writing_page_shows_the_task(setup):
 def test_submitting_twice_records_once_and_both_land_on_the_pair(setup):
     client, item, *_ = setup
     data = form(item)
-    first = client.post(f"/claims/write/{item.pk}/", data)
-    second = client.post(f"/claims/write/{item.pk}/", data)
+    first = client.post(f"/claims/write/{item.key}/", data)
+    second = client.post(f"/claims/write/{item.key}/", data)
     pair = ClaimPair.objects.get()
-    assert first.url == second.url == f"/claims/pairs/{pair.pk}/"
+    assert first.url == second.url == f"/claims/pairs/{pair.key}/"
     page = client.get(first.url).content.decode()
     assert ENTAILED in page and REFUTED in page and "submitted" in page
 
@@ -73,7 +73,7 @@ def test_submitting_twice_records_once_and_both_land_on_the_pair(setup):
 def test_a_stale_form_is_refused_with_a_message_and_keeps_the_text(setup):
     client, item, *_ = setup
     data = form(item, version=item.version - 1, entailed=ENTAILED + " Typed text.")
-    response = client.post(f"/claims/write/{item.pk}/", data)
+    response = client.post(f"/claims/write/{item.key}/", data)
     assert response.status_code == 409
     html = response.content.decode()
     assert "changed since you opened the page" in html and "Typed text." in html
@@ -82,7 +82,7 @@ def test_a_stale_form_is_refused_with_a_message_and_keeps_the_text(setup):
 
 def test_a_broken_rule_shows_the_field_error_and_keeps_everything(setup):
     client, item, *_ = setup
-    response = client.post(f"/claims/write/{item.pk}/", form(item, refuted=ENTAILED, evidence=[]))
+    response = client.post(f"/claims/write/{item.key}/", form(item, refuted=ENTAILED, evidence=[]))
     assert response.status_code == 400
     html = response.content.decode()
     assert "must differ from the entailed one" in html and "Mark the evidence" in html
@@ -96,33 +96,33 @@ def test_autosave_keeps_the_draft_for_a_reload(setup):
         "version": item.version,
         "draft": {"entailed": "Half a claim", "evidence": item.task.sampled_ids[:1]},
     }
-    response = client.post(f"/claims/write/{item.pk}/draft/", json.dumps(body),
+    response = client.post(f"/claims/write/{item.key}/draft/", json.dumps(body),
                            content_type="application/json")  # fmt: skip
     assert response.status_code == 200 and "saved_at" in response.json()
-    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    html = client.get(f"/claims/write/{item.key}/").content.decode()
     assert "Half a claim" in html
     assert f'value="{item.task.sampled_ids[0]}" form="writing" checked' in html
     body["version"] = item.version - 1
-    stale = client.post(f"/claims/write/{item.pk}/draft/", json.dumps(body),
+    stale = client.post(f"/claims/write/{item.key}/draft/", json.dumps(body),
                         content_type="application/json")  # fmt: skip
     assert stale.status_code == 409 and "changed since" in stale.json()["error"]
 
 
 def test_the_page_offers_different_evidence_for_the_refuted_claim_and_hand_back(setup):
     client, item, *_ = setup
-    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    html = client.get(f"/claims/write/{item.key}/").content.decode()
     assert "The refuted claim uses different evidence" in html
     toggle = html.split('name="split_evidence"')[1][:40]
     assert "checked" not in toggle
     assert html.count('name="refuted_evidence"') == html.count('name="evidence"') >= 3
     assert 'id="ref-summary" aria-live="polite" hidden' in html
-    assert f'action="/claims/write/{item.pk}/release/"' in html and "Hand back" in html
+    assert f'action="/claims/write/{item.key}/release/"' in html and "Hand back" in html
 
 
 def test_the_refuted_claim_can_cite_different_evidence(setup):
     client, item, *_ = setup
     sampled = item.task.sampled_ids
-    response = client.post(f"/claims/write/{item.pk}/", form(
+    response = client.post(f"/claims/write/{item.key}/", form(
         item, split_evidence="1", refuted_evidence=[str(pk) for pk in sampled[1:]]))  # fmt: skip
     assert response.status_code == 302
     pair = ClaimPair.objects.get()
@@ -133,7 +133,7 @@ def test_the_refuted_claim_can_cite_different_evidence(setup):
 def test_without_the_toggle_the_refuted_claim_shares_the_evidence(setup):
     client, item, *_ = setup
     sampled = item.task.sampled_ids
-    response = client.post(f"/claims/write/{item.pk}/", form(
+    response = client.post(f"/claims/write/{item.key}/", form(
         item, refuted_evidence=[str(pk) for pk in sampled[2:]]))  # fmt: skip
     assert response.status_code == 302
     refuted = ClaimPair.objects.get().claims.get(label="refuted")
@@ -143,7 +143,7 @@ def test_without_the_toggle_the_refuted_claim_shares_the_evidence(setup):
 def test_refuted_evidence_breaking_the_subset_rule_is_refused(setup):
     client, item, *_ = setup
     paragraph = item.task.paragraph_ids[0]
-    response = client.post(f"/claims/write/{item.pk}/", form(
+    response = client.post(f"/claims/write/{item.key}/", form(
         item, split_evidence="1", refuted_evidence=[str(paragraph)]))  # fmt: skip
     assert response.status_code == 400
     html = response.content.decode()
@@ -177,7 +177,7 @@ def test_one_table_too_many_is_refused_naming_the_rule_and_nothing_is_lost(
     sampled = item.task.sampled_ids
     paragraph = item.task.paragraph_ids[0]
     marked = [str(pk) for pk in [*sampled[:ticked], paragraph]]
-    response = client.post(f"/claims/write/{item.pk}/", form(item, evidence=marked))
+    response = client.post(f"/claims/write/{item.key}/", form(item, evidence=marked))
     assert response.status_code == 400
     html = response.content.decode()
     error = html.split('id="err-evidence">')[1].split("</p>")[0]
@@ -190,7 +190,7 @@ def test_one_table_too_many_is_refused_naming_the_rule_and_nothing_is_lost(
     assert ENTAILED in html and not ClaimPair.objects.exists()
     need = 1 if subset in ("direct", "analytical") else 2
     fixed = form(item, evidence=[str(pk) for pk in [*sampled[:need], paragraph]])
-    assert client.post(f"/claims/write/{item.pk}/", fixed).status_code == 302
+    assert client.post(f"/claims/write/{item.key}/", fixed).status_code == 302
     pair = ClaimPair.objects.get()
     assert pair.subset == subset
     assert pair.claims.get(label="entailed").evidence.count() == need + 1
@@ -200,7 +200,7 @@ def test_a_refuted_claims_own_evidence_is_held_to_the_rule_too(setup):
     client, item, *_ = setup
     _as_subset(item, "direct")
     sampled = item.task.sampled_ids
-    response = client.post(f"/claims/write/{item.pk}/", form(
+    response = client.post(f"/claims/write/{item.key}/", form(
         item, evidence=[str(sampled[0])], split_evidence="1",
         refuted_evidence=[str(pk) for pk in sampled[1:]]))  # fmt: skip
     assert response.status_code == 400
@@ -208,7 +208,7 @@ def test_a_refuted_claims_own_evidence_is_held_to_the_rule_too(setup):
     assert 'id="err-evidence"' not in html
     error = html.split('id="err-refuted-evidence">')[1].split("</p>")[0]
     assert "A direct claim rests on exactly one table or chart" in error and "Untick one" in error
-    response = client.post(f"/claims/write/{item.pk}/", form(
+    response = client.post(f"/claims/write/{item.key}/", form(
         item, evidence=[str(sampled[0])], split_evidence="1",
         refuted_evidence=[str(sampled[1])]))  # fmt: skip
     assert response.status_code == 302
@@ -217,7 +217,7 @@ def test_a_refuted_claims_own_evidence_is_held_to_the_rule_too(setup):
 def test_the_page_states_the_rule_for_the_tasks_subset(setup):
     client, item, *_ = setup
     _as_subset(item, "analytical")
-    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    html = client.get(f"/claims/write/{item.key}/").content.decode()
     assert "An analytical claim rests on exactly one table or chart, one of the three" in html
     assert 'data-visuals-needed="1"' in html and "(exactly 1)" in html
 
@@ -228,12 +228,12 @@ def test_the_draft_keeps_the_refuted_claims_evidence(setup):
     body = {"version": item.version, "draft": {
         "entailed": "Half a claim", "evidence": sampled[:1], "split_evidence": True,
         "refuted_evidence": [sampled[2]]}}  # fmt: skip
-    response = client.post(f"/claims/write/{item.pk}/draft/", json.dumps(body),
+    response = client.post(f"/claims/write/{item.key}/draft/", json.dumps(body),
                            content_type="application/json")  # fmt: skip
     assert response.status_code == 200
     item.refresh_from_db()
     assert item.draft["split_evidence"] is True and item.draft["refuted_evidence"] == [sampled[2]]
-    html = client.get(f"/claims/write/{item.pk}/").content.decode()
+    html = client.get(f"/claims/write/{item.key}/").content.decode()
     assert 'name="split_evidence" value="1" checked' in html
     assert f'name="refuted_evidence" value="{sampled[2]}" form="writing" checked' in html
     assert f'name="refuted_evidence" value="{sampled[0]}" form="writing" checked' not in html
@@ -244,24 +244,25 @@ def test_hand_back_releases_the_task_with_its_draft(setup):
     client, item, alice, _ = setup
     work.save_draft(item=item, user=alice, version=item.version, draft={"entailed": "Half"})
     item.refresh_from_db()
-    stale = client.post(f"/claims/write/{item.pk}/release/", {"version": item.version - 1})
-    assert stale.url == f"/claims/write/{item.pk}/"
-    response = client.post(f"/claims/write/{item.pk}/release/", {"version": item.version})
+    stale = client.post(f"/claims/write/{item.key}/release/", {"version": item.version - 1})
+    assert stale.url == f"/claims/write/{item.key}/"
+    response = client.post(f"/claims/write/{item.key}/release/", {"version": item.version})
     assert response.url == "/"
     item.refresh_from_db()
     assert item.status == "open" and item.holder is None and item.draft == {"entailed": "Half"}
     assert WorkEvent.objects.filter(item=item, action="released", actor=alice).exists()
-    assert client.get(f"/claims/write/{item.pk}/").status_code == 403
+    released = client.get(f"/claims/write/{item.key}/")
+    assert released.status_code == 403 and "press Next" in released.content.decode()
     client.post("/claims/next/")
     item.refresh_from_db()
     assert item.holder == alice  # the oldest item she may take: this one again
-    assert "Half" in client.get(f"/claims/write/{item.pk}/").content.decode()
+    assert "Half" in client.get(f"/claims/write/{item.key}/").content.decode()
 
 
 def test_suggestions_come_from_the_claim_and_the_evidence_tables(setup):
     client, item, *_ = setup
     html = client.post(
-        f"/claims/write/{item.pk}/suggest/",
+        f"/claims/write/{item.key}/suggest/",
         {"entailed": ENTAILED, "evidence": [str(pk) for pk in item.task.candidate_ids]},
     ).content.decode()
     assert "68.9" in html and "lower than the Baseline" in html and 'data-kind="number"' in html
@@ -269,7 +270,7 @@ def test_suggestions_come_from_the_claim_and_the_evidence_tables(setup):
 
 def test_the_whole_context_loads_on_demand(setup):
     client, item, *_ = setup
-    html = client.get(f"/claims/write/{item.pk}/context/").content.decode()
+    html = client.get(f"/claims/write/{item.key}/context/").content.decode()
     assert "shown above" in html and "Conclusion" in html and "Related Work" not in html
 
 
@@ -277,9 +278,9 @@ def test_an_admin_sees_the_page_read_only_and_the_overview(setup):
     client, item, alice, admin = setup
     staff = Client()
     staff.force_login(admin)
-    html = staff.get(f"/claims/write/{item.pk}/").content.decode()
+    html = staff.get(f"/claims/write/{item.key}/").content.decode()
     assert "only its holder can write" in html and "held by alice" in html
-    client.post(f"/claims/write/{item.pk}/", form(item))
+    client.post(f"/claims/write/{item.key}/", form(item))
     overview = staff.get("/manage/claims/").content.decode()
     assert "pair " in overview and "alice" in overview
     home = staff.get("/").content.decode()
@@ -304,7 +305,7 @@ def test_the_workspace_offers_next_and_task_creation(setup):
 
 def _page_queries(django_assert_max_num_queries, client, item) -> None:
     with django_assert_max_num_queries(14):
-        assert client.get(f"/claims/write/{item.pk}/").status_code == 200
+        assert client.get(f"/claims/write/{item.key}/").status_code == 200
 
 
 def test_the_writing_page_runs_a_fixed_number_of_queries(django_assert_max_num_queries):
@@ -328,5 +329,5 @@ def test_the_writing_page_runs_a_fixed_number_of_queries(django_assert_max_num_q
 def test_the_writing_page_says_an_analytical_claim(setup):
     client, item, _alice, _admin = setup
     ClaimTask.objects.filter(pk=item.task_id).update(subset="analytical")
-    page = client.get(f"/claims/write/{item.pk}/").content.decode()
+    page = client.get(f"/claims/write/{item.key}/").content.decode()
     assert "Write an analytical claim." in page

@@ -36,11 +36,12 @@ class World:
     media: str
     other_media: str
     crawl_run: int
-    item: int = 0  # a claim task held by the annotator ("own")
-    pair: int = 0  # a claim pair she wrote
-    evidence_item: int = 0  # a second-annotation item of that pair
-    claim: int = 0  # a claim of that pair
-    reperturb_item: int = 0  # a new perturbation asked of her (that pair's refuted claim)
+    # Work items, pairs and claims by their opaque keys (what URLs name them by).
+    item: str = ""  # a claim task held by the annotator ("own")
+    pair: str = ""  # a claim pair she wrote
+    evidence_item: str = ""  # a second-annotation item of that pair
+    claim: str = ""  # a claim of that pair
+    reperturb_item: str = ""  # a new perturbation asked of her (that pair's refuted claim)
 
     @property
     def vid(self) -> str:
@@ -86,11 +87,11 @@ def world() -> World:
         claim=pair.claims.get(label="refuted"), actor=admin, why="for the permission table"
     )
     return World(
-        item=item.pk,
-        reperturb_item=reperturb.pk,
-        pair=pair.pk,
-        evidence_item=pair.work_items.filter(kind="evidence").first().pk,
-        claim=pair.claims.first().pk,
+        item=item.key,
+        reperturb_item=reperturb.key,
+        pair=pair.key,
+        evidence_item=pair.work_items.filter(kind="evidence").first().key,
+        claim=pair.claims.first().key,
         paper=paper,
         users={"own": alice, "other": bob, "admin": admin},
         table=Element.objects.filter(paper=paper, kind="table").first(),
@@ -141,46 +142,47 @@ CASES = [
     Case("annotation:table_html", lambda w: f"/curate/{w.vid}/tables/{w.table.pk}/", PAPER),
     Case("annotation:next_task", lambda w: "/claims/next/", signed_in(own=302, other=302, admin=302), method="post"),
     Case("annotation:create_tasks", lambda w: f"/claims/tasks/{w.vid}/", signed_in(own=302, other=403, admin=302), method="post"),
-    Case("annotation:write", lambda w: f"/claims/write/{w.item}/", signed_in(own=200, other=403, admin=200)),
+    Case("annotation:write", lambda w: f"/claims/write/{w.item}/", signed_in(own=200, other=404, admin=200)),
     Case(
         "annotation:write",
         lambda w: f"/claims/write/{w.item}/",
-        signed_in(own=400, other=403, admin=403),  # own: the empty claim is refused, kept
+        signed_in(own=400, other=404, admin=403),  # own: the empty claim is refused, kept
         method="post",
         data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "entailed": ""},
     ),
     Case(
         "annotation:save_draft",
         lambda w: f"/claims/write/{w.item}/draft/",
-        signed_in(own=200, other=403, admin=403),
+        signed_in(own=200, other=404, admin=403),
         method="post",
         data=lambda w: '{"draft": {"entailed": "draft"}}',
         content_type="application/json",
     ),
-    Case("annotation:release_task", lambda w: f"/claims/write/{w.item}/release/", signed_in(own=302, other=403, admin=403), method="post"),
-    Case("annotation:suggest", lambda w: f"/claims/write/{w.item}/suggest/", signed_in(own=200, other=403, admin=200), method="post", data=lambda w: {"entailed": "It is higher."}),
-    Case("annotation:write_context", lambda w: f"/claims/write/{w.item}/context/", signed_in(own=200, other=403, admin=200)),
-    Case("annotation:write_warnings", lambda w: f"/claims/write/{w.item}/warnings/", signed_in(own=200, other=403, admin=200), method="post", data=lambda w: {"entailed": "The the claim."}),
-    Case("annotation:pair", lambda w: f"/claims/pairs/{w.pair}/", signed_in(own=200, other=403, admin=200)),
+    Case("annotation:release_task", lambda w: f"/claims/write/{w.item}/release/", signed_in(own=302, other=404, admin=403), method="post"),
+    Case("annotation:suggest", lambda w: f"/claims/write/{w.item}/suggest/", signed_in(own=200, other=404, admin=200), method="post", data=lambda w: {"entailed": "It is higher."}),
+    Case("annotation:write_context", lambda w: f"/claims/write/{w.item}/context/", signed_in(own=200, other=404, admin=200)),
+    Case("annotation:write_warnings", lambda w: f"/claims/write/{w.item}/warnings/", signed_in(own=200, other=404, admin=200), method="post", data=lambda w: {"entailed": "The the claim."}),
+    Case("annotation:pair", lambda w: f"/claims/pairs/{w.pair}/", signed_in(own=200, other=404, admin=200)),
     # A new perturbation asked of alice: she takes it with Next (then it is hers to write).
     Case("annotation:next_reperturbation", lambda w: "/claims/reperturb/next/", signed_in(own=302, other=302, admin=302), method="post"),
-    Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=403, admin=200)),
-    Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=403, admin=403), method="post", data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "refuted": "x"}),
-    Case("annotation:reperturb_draft", lambda w: f"/claims/reperturb/{w.reperturb_item}/draft/", signed_in(own=403, other=403, admin=403), method="post", data=lambda w: '{"draft": {"refuted": "x"}}', content_type="application/json"),
-    Case("annotation:reperturb_context", lambda w: f"/claims/reperturb/{w.reperturb_item}/context/", signed_in(own=403, other=403, admin=200)),
-    Case("annotation:reperturb_suggest", lambda w: f"/claims/reperturb/{w.reperturb_item}/suggest/", signed_in(own=403, other=403, admin=200), method="post"),
-    Case("annotation:reperturb_warnings", lambda w: f"/claims/reperturb/{w.reperturb_item}/warnings/", signed_in(own=403, other=403, admin=200), method="post", data=lambda w: {"refuted": "x"}),
-    Case("annotation:reperturb_image", lambda w: f"/claims/reperturb/{w.reperturb_item}/images/{w.table.pk}/", signed_in(own=403, other=403, admin=404)),
+    Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=404, admin=200)),
+    Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=404, admin=403), method="post", data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "refuted": "x"}),
+    Case("annotation:reperturb_draft", lambda w: f"/claims/reperturb/{w.reperturb_item}/draft/", signed_in(own=403, other=404, admin=403), method="post", data=lambda w: '{"draft": {"refuted": "x"}}', content_type="application/json"),
+    Case("annotation:reperturb_context", lambda w: f"/claims/reperturb/{w.reperturb_item}/context/", signed_in(own=403, other=404, admin=200)),
+    Case("annotation:reperturb_suggest", lambda w: f"/claims/reperturb/{w.reperturb_item}/suggest/", signed_in(own=403, other=404, admin=200), method="post"),
+    Case("annotation:reperturb_warnings", lambda w: f"/claims/reperturb/{w.reperturb_item}/warnings/", signed_in(own=403, other=404, admin=200), method="post", data=lambda w: {"refuted": "x"}),
+    Case("annotation:reperturb_image", lambda w: f"/claims/reperturb/{w.reperturb_item}/images/{w.table.pk}/", signed_in(own=403, other=404, admin=404)),
     Case("annotation:reassign_reperturbation", lambda w: f"/manage/claims/reperturb/{w.reperturb_item}/reassign/", STAFF_POST, method="post", data=lambda w: {"expert": w.users["other"].pk}),
     Case("annotation:claims_overview", lambda w: "/manage/claims/", STAFF_ONLY),
     # Review (roles in depth: tests/annotation/test_review_views.py). bob, the only other
-    # cs.CL expert, is assigned both claims of alice's pair; nobody holds them yet.
+    # cs.CL expert, may take either claim of alice's pair; nobody holds them yet, so to both
+    # alice and bob an item answers 404, as for a key that names no item.
     Case("annotation:next_review", lambda w: "/review/annotate/next/", signed_in(own=302, other=302, admin=302), method="post"),
-    Case("annotation:annotate", lambda w: f"/review/annotate/{w.evidence_item}/", signed_in(own=403, other=403, admin=200)),
-    Case("annotation:adjudicate", lambda w: "/review/adjudicate/999999/", signed_in(own=404, other=404, admin=404)),
-    Case("annotation:review_draft", lambda w: f"/review/items/{w.evidence_item}/draft/", signed_in(own=403, other=403, admin=403), method="post", data=lambda w: "{}", content_type="application/json"),
-    Case("annotation:review_context", lambda w: f"/review/items/{w.evidence_item}/context/", signed_in(own=403, other=403, admin=200)),
-    Case("annotation:review_image", lambda w: f"/review/items/{w.evidence_item}/images/{w.table.pk}/", signed_in(own=403, other=403, admin=404)),
+    Case("annotation:annotate", lambda w: f"/review/annotate/{w.evidence_item}/", signed_in(own=404, other=404, admin=200)),
+    Case("annotation:adjudicate", lambda w: "/review/adjudicate/" + "A" * 22 + "/", signed_in(own=404, other=404, admin=404)),
+    Case("annotation:review_draft", lambda w: f"/review/items/{w.evidence_item}/draft/", signed_in(own=404, other=404, admin=403), method="post", data=lambda w: "{}", content_type="application/json"),
+    Case("annotation:review_context", lambda w: f"/review/items/{w.evidence_item}/context/", signed_in(own=404, other=404, admin=200)),
+    Case("annotation:review_image", lambda w: f"/review/items/{w.evidence_item}/images/{w.table.pk}/", signed_in(own=404, other=404, admin=404)),
     Case("annotation:review_overview", lambda w: "/manage/review/", STAFF_ONLY),
     Case("annotation:allow_expert", lambda w: f"/manage/review/items/{w.evidence_item}/allow/", STAFF_POST, method="post", data=lambda w: {"expert": w.users["other"].pk}),
     Case("annotation:reopen_claim", lambda w: f"/manage/review/claims/{w.claim}/reopen/", STAFF_POST, method="post"),

@@ -89,15 +89,15 @@ def test_an_adjudication_that_finds_the_perturbation_true_sends_it_back_to_its_w
 def test_only_the_writer_may_take_and_write_it_and_admins_look_or_hand_it_over(client):
     c, pair = found_true()
     item = reperturb_item(pair)
-    url = reverse("annotation:reperturb", args=[item.pk])
+    url = reverse("annotation:reperturb", args=[item.key])
     for name in ("sam", "tom", "ada", "val", "nia"):
         with pytest.raises(work.NothingToDo):
             work.next_item(user=c[name], kind=WorkKind.REPERTURB)
-        client.force_login(c[name])
-        assert client.get(url).status_code == 403
-        assert client.post(url, {"refuted": NEW}).status_code == 403
+        client.force_login(c[name])  # never held it: as for a key that names no item
+        assert client.get(url).status_code == 404
+        assert client.post(url, {"refuted": NEW}).status_code == 404
         assert (
-            client.post(reverse("annotation:reperturb_suggest", args=[item.pk])).status_code == 403
+            client.post(reverse("annotation:reperturb_suggest", args=[item.key])).status_code == 404
         )
     client.logout()
     assert client.get(url).status_code == 302  # to the login page
@@ -108,21 +108,21 @@ def test_only_the_writer_may_take_and_write_it_and_admins_look_or_hand_it_over(c
     assert client.post(reverse("annotation:next_reperturbation")).url == url
     page = client.get(url).content.decode()
     assert ENTAILED in page and NOTES in page and 'id="failed-label">entailed' in page
-    suggested = client.post(reverse("annotation:reperturb_suggest", args=[item.pk]))
+    suggested = client.post(reverse("annotation:reperturb_suggest", args=[item.key]))
     assert suggested.status_code == 200 and "take-suggestion" in suggested.content.decode()
     assert pair.claims.get(label="refuted").text not in suggested.content.decode()  # not again
     # An admin may look (read-only) but not write it.
     client.force_login(c["boss"])
     assert "only its holder can write" in client.get(url).content.decode()
     back = client.get(reverse("validation:overview")).content.decode()
-    assert f'data-pair="{pair.pk}"' in back and url in back  # the admins' list, with the item
+    assert f'data-pair="{pair.key}"' in back and url in back  # the admins' list, with the item
     item.refresh_from_db()
     data = {"version": item.version, "token": str(uuid.uuid4()), "refuted": NEW,
             "explanation": WHY, "perturbation_kind": "number"}  # fmt: skip
     assert client.post(url, data).status_code == 403
     assert not Claim.objects.filter(text=NEW).exists()
     # Handing it over: only to an expert with no other role on the pair, only by an admin.
-    reassign = reverse("annotation:reassign_reperturbation", args=[item.pk])
+    reassign = reverse("annotation:reassign_reperturbation", args=[item.key])
     client.force_login(c["nia"])
     assert client.post(reassign, {"expert": c["nia"].pk}).status_code == 403
     with pytest.raises(AnnotationError, match="Only admins"):
@@ -177,7 +177,7 @@ def test_a_bad_submission_records_nothing_and_says_which_field(client):
     client.force_login(c["wendy"])
     item.refresh_from_db()
     response = client.post(
-        reverse("annotation:reperturb", args=[item.pk]),
+        reverse("annotation:reperturb", args=[item.key]),
         {"version": item.version, "token": str(uuid.uuid4()), "refuted": old.text,
          "explanation": WHY, "perturbation_kind": "number"},
     )  # fmt: skip
@@ -258,7 +258,7 @@ def test_a_validators_revision_to_entailed_sends_it_back_and_back_to_refuted_wit
     assert validation_selectors.complete_pair_ids() == ([], [pair.pk])
     # The page says what the validator changed, and later why it was re-opened (an admin looks).
     client.force_login(c["boss"])
-    url = reverse("annotation:reperturb", args=[item.pk])
+    url = reverse("annotation:reperturb", args=[item.key])
     why = client.get(url).content.decode()
     assert "Validation revised its label: refuted → entailed (criteria failed: label)" in why
     assert "Validation re-opened" not in why
@@ -417,7 +417,7 @@ def test_the_page_offers_the_context_to_cite_and_records_the_choice(client):
     c, pair = found_true()
     task = pair.task
     item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
-    url = reverse("annotation:reperturb", args=[item.pk])
+    url = reverse("annotation:reperturb", args=[item.key])
     client.force_login(c["wendy"])
     html = client.get(url).content.decode()
     assert "The new claim uses different evidence" in html
@@ -428,7 +428,7 @@ def test_the_page_offers_the_context_to_cite_and_records_the_choice(client):
     for pk in {*final_evidence(pair), *task.sampled_ids, *task.paragraph_ids}:
         assert f'name="refuted_evidence" value="{pk}" form="writing" aria-label' in html
     assert 'name="evidence"' not in html
-    assert reverse("annotation:reperturb_image", args=[item.pk, task.sampled_ids[2]]) in html
+    assert reverse("annotation:reperturb_image", args=[item.key, task.sampled_ids[2]]) in html
     # Evidence the writing rules refuse comes back on the page, with what was marked.
     chosen = [task.sampled_ids[2], task.paragraph_ids[0]]
     refused = client.post(url, reperturb_form(item, refuted_evidence=[str(task.paragraph_ids[0])],
@@ -450,7 +450,7 @@ def test_without_the_toggle_the_new_claim_keeps_the_entailed_claims_evidence(cli
     item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
     client.force_login(c["wendy"])
     response = client.post(
-        reverse("annotation:reperturb", args=[item.pk]),
+        reverse("annotation:reperturb", args=[item.key]),
         reperturb_form(item, refuted_evidence=[str(pair.task.paragraph_ids[0])]),
     )
     assert response.status_code == 302
@@ -469,13 +469,13 @@ def test_the_draft_keeps_the_new_claims_evidence(client):
     body = {"version": item.version, "draft": {
         "refuted": "Half a claim", "split_evidence": True,
         "refuted_evidence": [task.sampled_ids[2], extra]}}  # fmt: skip
-    saved = client.post(reverse("annotation:reperturb_draft", args=[item.pk]), json.dumps(body),
+    saved = client.post(reverse("annotation:reperturb_draft", args=[item.key]), json.dumps(body),
                         content_type="application/json")  # fmt: skip
     assert saved.status_code == 200
     item.refresh_from_db()
     assert item.draft["split_evidence"] is True
     assert item.draft["refuted_evidence"] == sorted([task.sampled_ids[2], extra])
-    html = client.get(reverse("annotation:reperturb", args=[item.pk])).content.decode()
+    html = client.get(reverse("annotation:reperturb", args=[item.key])).content.decode()
     assert "Half a claim" in html and 'name="split_evidence" value="1" checked' in html
     assert "Other evidence you marked" in html
     for pk in (task.sampled_ids[2], extra):
@@ -488,11 +488,11 @@ def test_the_draft_keeps_the_new_claims_evidence(client):
 def test_the_whole_context_loads_on_demand_for_those_who_may_see_the_item(client):
     c, pair = found_true()
     item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
-    url = reverse("annotation:reperturb_context", args=[item.pk])
+    url = reverse("annotation:reperturb_context", args=[item.key])
     assert client.get(url).status_code == 302  # to the login page
     for name in ("sam", "tom", "ada", "val", "nia"):
         client.force_login(c[name])
-        assert client.get(url).status_code == 403
+        assert client.get(url).status_code == 404
     client.force_login(c["wendy"])
     html = client.get(url).content.decode()
     kept = CuratedElement.objects.filter(context=pair.context, in_context=True)

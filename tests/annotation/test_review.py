@@ -17,6 +17,7 @@ from annotation.models import (
     ClaimReview,
     PairReview,
     PairRole,
+    Subfield,
     WorkEvent,
     WorkItem,
 )
@@ -67,8 +68,27 @@ def test_the_two_claims_go_to_different_second_annotators():
         ("alice", "writer"), ("bob", "evidence"), ("carol", "evidence")}  # fmt: skip
 
 
-def test_with_one_eligible_expert_both_claims_go_to_them_and_the_pair_is_flagged():
+def test_with_one_eligible_expert_the_second_claim_waits_for_an_admin():
+    """Strict blindness: bob may annotate one claim, never both; the other waits, visibly,
+    with the reason, until an admin allows someone else."""
     c = crew("alice", "bob")
+    pair = written_pair(c["alice"], c["boss"])
+    assert not PairReview.objects.get(pair=pair).same_second_annotator
+    assert not WorkItem.objects.filter(pair=pair, kind="evidence", assignee__isnull=False)
+    first = annotate(c["bob"])
+    with pytest.raises(work.NothingToDo):
+        review.take_next(user=c["bob"], kind="evidence")
+    total, waiting = work.waiting_items("evidence")
+    assert total == 1 and waiting[0].item.claim_id != first.claim_id
+    assert "alice wrote the pair" in waiting[0].reason
+    assert "bob has seen the pair's other claim" in waiting[0].reason
+    with pytest.raises(AnnotationError, match="may not take this item"):  # not even an admin
+        review.allow_expert(item=waiting[0].item, expert=c["bob"], by=c["boss"])
+
+
+def test_a_subfield_may_allow_the_flagged_behaviour_with_one_eligible_expert():
+    c = crew("alice", "bob")
+    Subfield.objects.filter(code="cs.CL").update(shared_second_annotator=True)
     pair = written_pair(c["alice"], c["boss"])
     assert PairReview.objects.get(pair=pair).same_second_annotator
     assert set(WorkItem.objects.filter(pair=pair, kind="evidence")
@@ -82,53 +102,43 @@ def test_with_one_eligible_expert_both_claims_go_to_them_and_the_pair_is_flagged
     assert "only bob is eligible besides the writer" in flags.first().note
 
 
-def test_with_two_eligible_experts_one_annotates_both_claims_and_the_other_adjudicates():
-    """Three experts in all: split across bob and carol, the claims would leave nobody to
-    adjudicate, so both go to one of them (flagged) and the other settles the disagreement."""
+def test_with_two_eligible_experts_each_annotates_one_claim_and_adjudicates_the_other():
+    """Three experts in all (SciVer's usual): bob and carol annotate one claim each, blind;
+    once both are submitted, each may adjudicate the other's claim, never their own."""
     c = crew("alice", "bob", "carol")
     pair = written_pair(c["alice"], c["boss"])
-    assert PairReview.objects.get(pair=pair).same_second_annotator
-    items = WorkItem.objects.filter(pair=pair, kind="evidence")
-    assert set(items.values_list("assignee__username", flat=True)) == {"bob"}  # fewest open items
-    note = WorkEvent.objects.filter(item__pair=pair, action="flagged").first().note
-    assert "splitting the claims would leave nobody to adjudicate, so carol stays free" in note
-    with pytest.raises(work.NothingToDo):  # both claims are bob's
-        review.take_next(user=c["carol"], kind="evidence")
-    assert work.waiting_items("evidence")[0] == 0
-    annotate(c["bob"])
-    disputed = annotate(c["bob"], flip=True)
-    for person in ("alice", "bob"):
+    assert not PairReview.objects.get(pair=pair).same_second_annotator
+    bobs = annotate(c["bob"], flip=True)  # a disagreement on bob's claim
+    with pytest.raises(work.NothingToDo):  # carol's blind annotation is not in yet
+        review.take_next(user=c["carol"], kind="adjudicate")
+    carols = annotate(c["carol"], flip=True)
+    assert bobs.claim_id != carols.claim_id
+    for person in ("alice",):
         with pytest.raises(work.NothingToDo):
             review.take_next(user=c[person], kind="adjudicate")
-    assert adjudicate(c["carol"]).claim_id == disputed.claim_id
-    assert set(states(pair).values()) == {"unanimous", "adjudicated"}
-    assert set(PairRole.objects.filter(pair=pair).values_list("expert__username", "role")) == {
-        ("alice", "writer"), ("bob", "evidence"), ("carol", "adjudicator")}  # fmt: skip
+    assert adjudicate(c["carol"]).claim_id == bobs.claim_id
+    assert adjudicate(c["bob"]).claim_id == carols.claim_id
+    with pytest.raises(work.NothingToDo):
+        review.take_next(user=c["bob"], kind="adjudicate")
+    assert set(states(pair).values()) == {"adjudicated"}
+    roles = set(PairRole.objects.filter(pair=pair).values_list("expert__username", "role",
+                                                               "claim_id"))  # fmt: skip
+    assert roles == {("alice", "writer", None), ("bob", "evidence", bobs.claim_id),
+                     ("carol", "evidence", carols.claim_id),
+                     ("carol", "adjudicator", bobs.claim_id),
+                     ("bob", "adjudicator", carols.claim_id)}  # fmt: skip
 
 
-def test_with_two_eligible_experts_the_pairs_go_to_the_less_loaded_one():
-    c = crew("alice", "bob", "carol")
-    first = written_pair(c["alice"], c["boss"], seed=1)
-    second = written_pair(c["alice"], c["boss"], seed=2)
-    owners = {
-        pair.pk: set(WorkItem.objects.filter(pair=pair, kind="evidence")
-                     .values_list("assignee__username", flat=True))
-        for pair in (first, second)
-    }  # fmt: skip
-    assert owners == {first.pk: {"bob"}, second.pk: {"carol"}}
-
-
-def test_with_two_eligible_experts_an_adjudication_waits_when_the_other_is_gone():
+def test_an_adjudication_waits_while_its_only_possible_adjudicator_is_blind_on_the_pair():
     c = crew("alice", "bob", "carol")
     pair = written_pair(c["alice"], c["boss"])
-    annotate(c["bob"])
     annotate(c["bob"], flip=True)
-    c["carol"].is_active = False
-    c["carol"].save()
+    carols = review.take_next(user=c["carol"], kind="evidence")  # taken, not submitted
     total, waiting = work.waiting_items("adjudicate")
     assert total == 1 and waiting[0].item.pair_id == pair.pk
-    assert "everyone eligible for cs.CL (alice, bob) already holds a role" in waiting[0].reason
-    assert "the adjudicator must be neither the writer nor a second annotator" in waiting[0].reason
+    assert "bob annotated this claim" in waiting[0].reason
+    assert "carol has not yet submitted their blind annotation" in waiting[0].reason
+    assert carols.claim_id != waiting[0].item.claim_id
 
 
 def test_with_three_eligible_experts_the_claims_are_split_and_one_is_left_to_adjudicate():
@@ -146,7 +156,7 @@ def test_with_nobody_eligible_the_items_wait_with_the_reason_until_an_admin_allo
     written_pair(c["alice"], c["boss"])
     total, waiting = work.waiting_items("evidence")
     assert total == 2
-    assert all("everyone eligible for cs.CL (alice) already holds a role" in w.reason
+    assert all("nobody eligible for cs.CL may take it (alice wrote the pair)" in w.reason
                for w in waiting)  # fmt: skip
     with pytest.raises(work.NothingToDo):
         review.take_next(user=outsider, kind="evidence")
@@ -265,9 +275,9 @@ def test_adjudication_needs_a_third_expert_and_records_its_provenance():
     c = crew("alice", "bob", "carol", "dave")
     pair = written_pair(c["alice"], c["boss"])
     disputed = _disagree(c, pair)
-    for person in ("alice", "bob", "carol"):  # the writer and both second annotators
+    for person in (c["alice"], disputed.done_by):  # the writer and the claim's annotator
         with pytest.raises(work.NothingToDo):
-            review.take_next(user=c[person], kind="adjudicate")
+            review.take_next(user=person, kind="adjudicate")
     item = review.take_next(user=c["dave"], kind="adjudicate")
     claim = item.claim
     wrong = "refuted" if claim.label == "entailed" else "entailed"
@@ -284,6 +294,7 @@ def test_adjudication_needs_a_third_expert_and_records_its_provenance():
     r = ClaimReview.objects.get(claim=disputed.claim)
     assert (r.state, r.final_label) == ("adjudicated", wrong)
     assert PairRole.objects.get(pair=pair, expert=c["dave"]).role == "adjudicator"
+    assert PairRole.objects.get(pair=pair, expert=c["dave"]).claim_id == disputed.claim_id
     assert set(selectors.releasable_claims().filter(pair=pair).values_list("pk", flat=True)) == set(
         pair.claims.values_list("pk", flat=True))  # fmt: skip
 

@@ -36,7 +36,7 @@ def setup():
 
 def warnings_of(client, item, **fields) -> tuple[int, str]:
     response = client.post(
-        reverse("annotation:write_warnings", args=[item.pk]), fields, HTTP_HX_REQUEST="true"
+        reverse("annotation:write_warnings", args=[item.key]), fields, HTTP_HX_REQUEST="true"
     )
     return response.status_code, response.content.decode()
 
@@ -77,19 +77,21 @@ def test_the_endpoint_is_for_the_holder_and_admins_only(client, setup):
     item = setup["item"]
     assert warnings_of(client, item, entailed=TEXT_ONLY)[0] == 302  # to the login page
     client.force_login(setup["other"])
-    assert warnings_of(client, item, entailed=TEXT_ONLY)[0] == 403
+    assert (
+        warnings_of(client, item, entailed=TEXT_ONLY)[0] == 404
+    )  # never held: as for a key that names no item
     client.force_login(setup["admin"])
     assert warnings_of(client, item, entailed=TEXT_ONLY)[0] == 200
-    assert client.get(reverse("annotation:write_warnings", args=[item.pk])).status_code == 405
+    assert client.get(reverse("annotation:write_warnings", args=[item.key])).status_code == 405
 
 
 def test_the_page_shows_the_drafts_warnings_and_asks_for_them_as_the_writer_types(client, setup):
     item = setup["item"]
     WorkItem.objects.filter(pk=item.pk).update(draft={"entailed": TEXT_ONLY})
     client.force_login(setup["writer"])
-    html = client.get(reverse("annotation:write", args=[item.pk])).content.decode()
+    html = client.get(reverse("annotation:write", args=[item.key])).content.decode()
     assert 'data-code="text_only" data-claim="entailed"' in html
-    assert f'hx-post="{reverse("annotation:write_warnings", args=[item.pk])}"' in html
+    assert f'hx-post="{reverse("annotation:write_warnings", args=[item.key])}"' in html
 
 
 def test_a_submission_with_warnings_is_recorded_and_the_warnings_are_shown(client, setup):
@@ -102,7 +104,7 @@ def test_a_submission_with_warnings_is_recorded_and_the_warnings_are_shown(clien
         "evidence": fields["evidence_ids"], "refuted": fields["refuted"],
         "explanation": fields["explanation"], "perturbation_kind": "number",
     }  # fmt: skip
-    response = client.post(reverse("annotation:write", args=[item.pk]), data, follow=True)
+    response = client.post(reverse("annotation:write", args=[item.key]), data, follow=True)
     assert response.status_code == 200
     pair = ClaimPair.objects.get()
     assert pair.claims.get(label="refuted").text == fields["refuted"]

@@ -54,8 +54,8 @@ def outside_the_page(item: WorkItem) -> int:
 
 def test_no_template_comment_is_printed_before_the_evidence(writer):
     client, item = writer
-    for url in (reverse("annotation:write", args=[item.pk]),
-                reverse("annotation:write_context", args=[item.pk])):  # fmt: skip
+    for url in (reverse("annotation:write", args=[item.key]),
+                reverse("annotation:write_context", args=[item.key])):  # fmt: skip
         html = client.get(url).content.decode()
         assert 'class="ev-item' in html
         assert "{#" not in html and "#}" not in html and "One evidence candidate" not in html
@@ -68,13 +68,13 @@ def test_the_whole_context_leaves_out_the_evidence_the_draft_marked(writer):
     extra = outside_the_page(item)
     body = {"version": item.version,
             "draft": {"evidence": [item.task.sampled_ids[0], extra], "refuted_evidence": []}}  # fmt: skip
-    saved = client.post(reverse("annotation:save_draft", args=[item.pk]), json.dumps(body),
+    saved = client.post(reverse("annotation:save_draft", args=[item.key]), json.dumps(body),
                         content_type="application/json")  # fmt: skip
     assert saved.status_code == 200
-    page = client.get(reverse("annotation:write", args=[item.pk])).content.decode()
+    page = client.get(reverse("annotation:write", args=[item.key])).content.decode()
     assert "Other evidence you marked" in page
     assert f'name="evidence" value="{extra}" form="writing" checked' in page
-    context = client.get(reverse("annotation:write_context", args=[item.pk])).content.decode()
+    context = client.get(reverse("annotation:write_context", args=[item.key])).content.decode()
     assert extra not in evidence_boxes(context)
     assert f'href="#ev-{extra}"' in context  # a line pointing at the box above
     boxes = evidence_boxes(page + context)
@@ -95,10 +95,10 @@ def test_the_new_perturbations_whole_context_leaves_out_what_the_page_shows(clie
     client.force_login(c["wendy"])
     body = {"version": item.version, "draft": {"split_evidence": True,
                                                "refuted_evidence": [task.sampled_ids[0], extra]}}  # fmt: skip
-    client.post(reverse("annotation:reperturb_draft", args=[item.pk]), json.dumps(body),
+    client.post(reverse("annotation:reperturb_draft", args=[item.key]), json.dumps(body),
                 content_type="application/json")  # fmt: skip
-    page = client.get(reverse("annotation:reperturb", args=[item.pk])).content.decode()
-    context = client.get(reverse("annotation:reperturb_context", args=[item.pk])).content.decode()
+    page = client.get(reverse("annotation:reperturb", args=[item.key])).content.decode()
+    context = client.get(reverse("annotation:reperturb_context", args=[item.key])).content.decode()
     assert "{#" not in page and "One evidence candidate" not in page
     assert extra in evidence_boxes(page, "refuted_evidence")
     assert extra not in evidence_boxes(context, "refuted_evidence")
@@ -113,13 +113,13 @@ def test_a_handed_over_new_perturbation_ends_on_a_page_its_writer_may_open(clien
     writing.reassign_reperturbation(item=item, expert=c["nia"], by=c["boss"], note="wendy left")
     assert work.next_item(user=c["nia"], kind=WorkKind.REPERTURB) == item
     client.force_login(c["nia"])
-    url = reverse("annotation:reperturb", args=[item.pk])
+    url = reverse("annotation:reperturb", args=[item.key])
     data = reperturb_form(item)
     response = client.post(url, data, follow=True)
     assert response.status_code == 200, response.content.decode()[:500]
     assert response.redirect_chain[-1][0] == reverse("annotation:home")
     html = response.content.decode()
-    assert f"New perturbation recorded for pair {pair.pk}" in html
+    assert "New perturbation recorded: it goes to a blind second annotation" in html
     assert "Not allowed" not in html
     # A retry of the same submission, and the item's page afterwards, end there too.
     for again in (client.post(url, data, follow=True), client.get(url, follow=True)):
@@ -127,4 +127,4 @@ def test_a_handed_over_new_perturbation_ends_on_a_page_its_writer_may_open(clien
         assert again.redirect_chain[-1][0] == reverse("annotation:home")
     # The pair's writer and admins still land on the pair's page.
     client.force_login(c["boss"])
-    assert client.get(url).url == reverse("annotation:pair", args=[pair.pk])
+    assert client.get(url).url == reverse("annotation:pair", args=[pair.key])

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation import work
@@ -93,13 +94,16 @@ def test_the_workflow_is_real_and_a_second_run_adds_nothing():
     assert validated.count() >= 2
     assert ClaimReview.objects.filter(state="adjudication").exists()  # the tail's disagreements
     for claim in validated.select_related("pair"):
+        # The blindness rule: never the pair's writer, nor this claim's second annotator or
+        # adjudicator (the other claim's second annotator may validate it).
         validator = claim.validation.validator.get_username()
-        on_pair = set(
+        on_claim = set(
             PairRole.objects.filter(pair=claim.pair)
+            .filter(Q(role=Role.WRITER) | Q(claim=claim))
             .exclude(role=Role.VALIDATOR)
             .values_list("expert__username", flat=True)
         )
-        assert validator not in on_pair
+        assert validator not in on_claim
 
     # The tail waits for people (alice, bob, carol), at every stage.
     curation = Assignment.objects.filter(

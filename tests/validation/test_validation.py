@@ -5,10 +5,11 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.utils import timezone
 
 from annotation import work
 from annotation.errors import AnnotationError
-from annotation.models import ClaimPair, PairRole, WorkItem, WorkKind
+from annotation.models import ClaimPair, EvidenceAnnotation, PairRole, WorkItem, WorkKind
 from papers.models import Element
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair
@@ -49,11 +50,18 @@ def test_final_claims_become_validation_items_when_final_and_once():
 
 
 def test_writer_and_second_annotators_never_validate_and_the_pair_goes_to_one_validator():
+    """Never the writer, never a claim's own second annotator: each second annotator may
+    validate the pair's other claim (their blind annotation is in); a validator free of roles
+    on the pair validates both."""
     team = Team()
     pair, claims = final_pair(team)
-    for user in (team.writer, team.second, team.third):
-        with pytest.raises(work.NothingToDo):
-            services.take_next(user=user)
+    with pytest.raises(work.NothingToDo):
+        services.take_next(user=team.writer)
+    now = timezone.now()
+    for user in (team.second, team.third):
+        mine = EvidenceAnnotation.objects.get(claim__pair=pair, annotator=user).claim_id
+        offered = set(work.available_to(user, "validate", now).values_list("claim_id", flat=True))
+        assert offered == {c.pk for c in claims.values()} - {mine}, user.username
     first = services.take_next(user=team.validators[0])
     assert PairRole.objects.get(pair=pair, expert=team.validators[0]).role == "validator"
     with pytest.raises(work.NothingToDo):  # the other claim is named for the pair's validator
@@ -65,14 +73,18 @@ def test_writer_and_second_annotators_never_validate_and_the_pair_goes_to_one_va
 
 def test_nobody_eligible_waits_visibly():
     team = Team(validators=0)
-    final_pair(team)
-    # Both claims went to `second` (under three eligible besides the writer); without `third`,
-    # everyone eligible holds a role on the pair.
+    pair, _ = final_pair(team)
+    # second and third annotated one claim each; without third, nobody may validate the claim
+    # second annotated (third's claim is second's to validate).
     team.third.is_active = False
     team.third.save(update_fields=["is_active"])
     total, waiting = work.waiting_items(kind=WorkKind.VALIDATE)
-    assert total == 2
-    assert "already holds a role on this pair" in waiting[0].reason
+    assert total == 1
+    seconds = EvidenceAnnotation.objects.get(claim__pair=pair, annotator=team.second).claim_id
+    assert waiting[0].item.claim_id == seconds
+    assert waiting[0].reason == (
+        "nobody eligible for cs.CL may take it (second annotated this claim; writer wrote the pair)"
+    )
 
 
 def test_pass_records_no_revision_and_validates():
@@ -177,10 +189,18 @@ def test_admin_reopens_with_a_reason_and_only_admins_may():
     assert services.take_next(user=team.validators[1]).claim_id == item.claim_id
 
 
-def test_validator_choice_prefers_experts_without_a_role_then_the_adjudicator():
-    assert routing.validator_choice([1, 2], {1: "writer"}, []) == (True, None)
-    assert routing.validator_choice([1, 2], {1: "writer", 2: "adjudicator"}, [2]) == (False, 2)
-    assert routing.validator_choice([1], {1: "writer"}, []) == (False, None)
+def test_the_pairs_validator_is_named_only_where_the_blindness_rule_lets_them():
+    from annotation.blindness import RoleRow
+
+    roles = [RoleRow(1, "writer", None), RoleRow(2, "evidence", 10), RoleRow(3, "evidence", 11),
+             RoleRow(4, "validator", 10)]  # fmt: skip
+    assert routing.route_validation(11, [1, 2, 3, 4], roles).assignee == 4
+    assert routing.route_validation(11, [1, 2, 3], roles).assignee is None  # 4 not eligible
+    # the validator of claim 10 adjudicated claim 11: someone else validates it
+    assert (
+        routing.route_validation(11, [1, 2, 3, 4], [*roles, RoleRow(4, "adjudicator", 11)]).assignee
+        is None
+    )
 
 
 def test_another_subfield_expert_never_validates():

@@ -51,12 +51,12 @@ def cases(w: World) -> list[tuple[str, str, str, tuple]]:
     L = "login"
     return [
         ("validation:next", "post", "/validate/next/", (L, 302, 302, 302, 302)),
-        ("validation:validate", "get", f"/validate/{w.item.pk}/", (L, 200, 403, 403, 200)),
-        ("validation:element_image", "get", f"/validate/{w.item.pk}/images/{w.item.claim.evidence.filter(kind__in=['table', 'chart']).first().pk}/", (L, 200, 403, 403, 200)),
+        ("validation:validate", "get", f"/validate/{w.item.key}/", (L, 200, 404, 404, 200)),
+        ("validation:element_image", "get", f"/validate/{w.item.key}/images/{w.item.claim.evidence.filter(kind__in=['table', 'chart']).first().pk}/", (L, 200, 404, 404, 200)),
         ("validation:baseline_next", "post", "/baseline/next/", (L, 302, 302, 302, 302)),
-        ("validation:baseline_answer", "get", f"/baseline/answer/{w.item.pk}/", (L, 404, 404, 404, 404)),
+        ("validation:baseline_answer", "get", f"/baseline/answer/{w.item.key}/", (L, 404, 404, 404, 404)),
         ("validation:overview", "get", "/manage/validation/", (L, 403, 403, 403, 200)),
-        ("validation:reopen", "post", f"/manage/validation/reopen/{w.item.claim_id}/", (L, 403, 403, 403, 302)),
+        ("validation:reopen", "post", f"/manage/validation/reopen/{w.item.claim.key}/", (L, 403, 403, 403, 302)),
         ("validation:statistics", "get", "/manage/statistics/", (L, 403, 403, 403, 200)),
         ("validation:baseline", "get", "/manage/baseline/", (L, 403, 403, 403, 200)),
         ("validation:baseline_study", "get", "/manage/baseline/999/", (L, 403, 403, 403, 404)),
@@ -98,7 +98,7 @@ def test_the_validation_page_runs_a_fixed_number_of_queries(
 ):
     client.force_login(world.team.validators[0])
     with django_assert_max_num_queries(20):
-        response = client.get(f"/validate/{world.item.pk}/")
+        response = client.get(f"/validate/{world.item.key}/")
     assert response.status_code == 200
     html = response.content.decode()
     assert world.item.claim.text in html and 'class="piece evidence' in html
@@ -114,11 +114,11 @@ def test_validator_revises_in_place_and_a_refused_submission_keeps_the_input(cli
             "subset": world.pair.subset, "label": claim.review.final_label, "evidence": evidence,
             "explanation": claim.explanation}  # fmt: skip
     new_text = "Ours gets a BLEU of 73.2 on the test set, above the Baseline model."
-    refused = client.post(f"/validate/{world.item.pk}/", base | {"text": new_text})
+    refused = client.post(f"/validate/{world.item.key}/", base | {"text": new_text})
     assert refused.status_code == 400
     assert "tick the criteria" in refused.content.decode() and new_text in refused.content.decode()
     done = client.post(
-        f"/validate/{world.item.pk}/",
+        f"/validate/{world.item.key}/",
         base | {"text": new_text, "criteria_failed": ["language"],
                 "token": "9c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10"},
     )  # fmt: skip
@@ -135,13 +135,13 @@ def test_the_validation_page_refuses_evidence_that_breaks_the_rule_and_keeps_the
     rule and what to untick; the ticks, the criteria and the text stay; unticking passes."""
     client.force_login(world.team.validators[0])
     claim, sampled = world.item.claim, world.pair.task.sampled_ids
-    page = client.get(f"/validate/{world.item.pk}/").content.decode()
+    page = client.get(f"/validate/{world.item.key}/").content.decode()
     assert "A direct claim rests on exactly one table or chart, one of the three" in page
     assert 'id="evidence-warning"' not in page  # the factory's claim meets the rule
     base = {"version": world.item.version, "token": "8c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
             "text": claim.text, "subset": world.pair.subset, "label": claim.review.final_label,
             "explanation": claim.explanation, "criteria_failed": ["evidence"]}  # fmt: skip
-    refused = client.post(f"/validate/{world.item.pk}/",
+    refused = client.post(f"/validate/{world.item.key}/",
                           base | {"evidence": [str(pk) for pk in sampled[:2]]})  # fmt: skip
     assert refused.status_code == 400
     html = refused.content.decode()
@@ -151,7 +151,7 @@ def test_the_validation_page_refuses_evidence_that_breaks_the_rule_and_keeps_the
         assert re.search(rf'name="evidence" value="{pk}" checked', html)
     assert re.search(r'name="criteria_failed" value="evidence" checked', html)
     assert not ValidationRevision.objects.exists()
-    done = client.post(f"/validate/{world.item.pk}/", base | {
+    done = client.post(f"/validate/{world.item.key}/", base | {
         "evidence": [str(sampled[1])], "token": "9c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10"})  # fmt: skip
     assert done.status_code == 302
     assert ValidationRevision.objects.get().field == "evidence"
@@ -161,7 +161,7 @@ def test_a_claim_that_breaks_the_rule_is_listed_for_its_validator_under_criterio
     claim, sampled = world.item.claim, world.pair.task.sampled_ids
     claim.review.final_evidence.set(sampled[:2])  # as written before the rule
     client.force_login(world.team.validators[0])
-    html = client.get(f"/validate/{world.item.pk}/").content.decode()
+    html = client.get(f"/validate/{world.item.key}/").content.decode()
     criteria = html.split('id="criteria"')[1].split("</fieldset>")[0]
     after_four = criteria.split('value="evidence"')[1].split('value="label"')[0]
     assert 'id="evidence-warning"' in after_four and 'data-code="evidence_rule"' in after_four
@@ -175,7 +175,7 @@ def test_overview_reopen_and_statistics(client, world):
     client.force_login(team.admin)
     page = client.get("/manage/validation/").content.decode()
     assert "validated" in page
-    response = client.post(f"/manage/validation/reopen/{world.item.claim_id}/", {"reason": "typo"})
+    response = client.post(f"/manage/validation/reopen/{world.item.claim.key}/", {"reason": "typo"})
     assert response.status_code == 302
     stats = client.get("/manage/statistics/").content.decode()
     assert "<svg" in stats and "claims validated" in stats and "evidence pieces" in stats
@@ -199,7 +199,7 @@ def test_baseline_study_needs_two_experts_and_reports_accuracy(client, world):
         response = client.post("/baseline/next/")
         while response.status_code == 302 and "/baseline/answer/" in response.url:
             url = response.url
-            item = WorkItem.objects.get(pk=int(re.findall(r"\d+", url)[-1]))
+            item = WorkItem.objects.get(key=url.rstrip("/").split("/")[-1])
             page = client.get(url).content.decode()
             assert item.claim.text in page and "gold" not in page.lower()
             gold = item.claim.review.final_label

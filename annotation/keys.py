@@ -1,0 +1,34 @@
+"""Opaque identifiers for work items, claims and pairs: what URLs and pages name them by.
+
+Sequential ids told a blind second annotator which claim of a pair they held (a pair's claims
+and items were created entailed first, so `id-1` and `id+1` answered differently). A key is 16
+random bytes (22 URL-safe characters); nothing about a claim can be read off it."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.urls import register_converter
+
+KEY_LENGTH = 22
+KEY_PATTERN = r"[A-Za-z0-9_-]{22}"
+
+
+def new_key() -> str:
+    return secrets.token_urlsafe(16)
+
+
+class KeyConverter:
+    """`<key:item_key>` in a route: the key as it is; reversing accepts the key or an object
+    that has one."""
+
+    regex = KEY_PATTERN
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: object) -> str:
+        return str(getattr(value, "key", value))
+
+
+register_converter(KeyConverter, "key")
