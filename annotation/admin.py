@@ -19,8 +19,8 @@ from annotation.models import (
 
 @admin.register(Subfield)
 class SubfieldAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "order")
-    list_editable = ("order",)
+    list_display = ("code", "name", "order", "shared_second_annotator")
+    list_editable = ("order", "shared_second_annotator")
     search_fields = ("code", "name")
 
 

@@ -71,4 +71,8 @@ def refusal(
             # Judging first would rule them out of the blind annotation still to do: with two
             # or three experts per area the pair would be stuck.
             return "may still annotate the pair's other claim blind (nobody has taken it)"
-    return ""
+        return ""
+    # Any other work on a pair (e.g. the human baseline) is for people who never saw it.
+    if any(r.role == WRITER for r in mine):
+        return "wrote the pair"
+    return "holds a role on this pair" if mine else ""

@@ -80,8 +80,8 @@ def _excluded_by_roles(user: AbstractBaseUser, kind: str) -> Q:
     on_pair = PairRole.objects.filter(pair=OuterRef("pair"), expert_id=user.pk)
     if kind == blindness.BLIND_KIND:
         return Q(Exists(on_pair))
-    if kind not in blindness.JUDGING_KINDS:
-        return Q(pk__in=[])
+    if kind not in blindness.JUDGING_KINDS:  # e.g. the human baseline: nobody who saw the pair
+        return Q(Exists(on_pair))
     pending = WorkItem.objects.filter(pair=OuterRef("pair"), kind=blindness.BLIND_KIND).filter(
         Q(status=WorkStatus.LEASED, holder_id=user.pk)
         | Q(status__in=[WorkStatus.OPEN, WorkStatus.LEASED], assignee_id=user.pk)

@@ -25,7 +25,9 @@ from annotation.models import (
     WorkKind,
 )
 
-GROUPS = ("subset", "subfield", "annotator_pair")
+GROUPS = ("subset", "subfield", "annotator_pair", "blindness")
+# Pairs whose subfield allowed one second annotator for both claims are not blind: reported apart.
+BLIND, FLAGGED = "blind", "flagged: one second annotator for both claims"
 
 
 def agreement_items() -> list[AgreementItem]:
@@ -34,7 +36,8 @@ def agreement_items() -> list[AgreementItem]:
     claims = list(
         Claim.objects.current()
         .exclude(review__state=ReviewState.DROPPED)
-        .values_list("id", "label", "pair__subset", "pair__paper_id", "pair__writer__username")
+        .values_list("id", "label", "pair__subset", "pair__paper_id", "pair__writer__username",
+                     "pair__review__same_second_annotator")
         .order_by("id")
     )
     written: dict[int, set[int]] = defaultdict(set)
@@ -53,9 +56,9 @@ def agreement_items() -> list[AgreementItem]:
         "evidenceannotation_id", "element_id"
     ):
         seconded[annotation_id].add(element_id)
-    codes = selectors.paper_subfield_codes({paper for _, _, _, paper, _ in claims})
+    codes = selectors.paper_subfield_codes({paper for _, _, _, paper, _, _ in claims})
     items = []
-    for claim_id, label, subset, paper_id, writer in claims:
+    for claim_id, label, subset, paper_id, writer, flagged in claims:
         second = seconds.get(claim_id)
         items.append(
             AgreementItem(
@@ -68,6 +71,7 @@ def agreement_items() -> list[AgreementItem]:
                     "subset": subset,
                     "subfield": codes.get(paper_id) or "—",
                     "annotator_pair": annotator_pair_key(writer, second[2]) if second else None,
+                    "blindness": FLAGGED if flagged else BLIND,
                 },
             )
         )

@@ -250,26 +250,30 @@ def overview(request: HttpRequest) -> HttpResponse:
     )  # fmt: skip
 
 
-def _done(request: HttpRequest, call, success: str) -> HttpResponse:
+def _done(request: HttpRequest, call, success: str, back: str = "annotation:review_overview"):
     try:
         call()
     except AnnotationError as exc:
         messages.error(request, exc.message)
     else:
         messages.success(request, success)
-    return redirect("annotation:review_overview")
+    return redirect(back)
 
 
 @staff_required
 @require_POST
 def allow_expert(request: HttpRequest, item_key: str) -> HttpResponse:
-    item = _item(item_key)
+    """The one override for an item nobody eligible may take, at any stage (second annotation,
+    adjudication, validation); back to the page the admin came from."""
+    item = _item(item_key, (WorkKind.EVIDENCE, WorkKind.ADJUDICATE, WorkKind.VALIDATE))
     expert = get_object_or_404(get_user_model(), pk=_int(request.POST.get("expert")) or 0)
+    back = "validation:overview" if item.kind == WorkKind.VALIDATE else "annotation:review_overview"
     return _done(
         request,
         lambda: services.allow_expert(item=item, expert=expert, by=request.user,
                                       note=request.POST.get("note", "")[:MAX_TEXT]),
-        f"{expert.get_username()} may now take item {item.pk}.",
+        f"{expert.get_username()} may now take the {item.get_kind_display()} item.",
+        back,
     )  # fmt: skip
 
 

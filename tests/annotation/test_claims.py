@@ -356,7 +356,7 @@ def test_items_nobody_eligible_can_take_wait_with_the_reason(alice, curated):
     total, waiting = work.waiting_items()
     reasons = {w.item.pk: w.reason for w in waiting}
     assert total == 4  # with the pair's two second-annotation items, which wait the same way
-    assert "everyone eligible for cs.CL (alice) already holds a role" in reasons[later.pk]
+    assert reasons[later.pk] == "nobody eligible for cs.CL may take it (alice wrote the pair)"
     assert reasons[lonely.pk] == "nobody is eligible for cs.RO"
     with pytest.raises(work.NothingToDo):
         work.next_item(user=alice, kind="write")
