@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 
+from django.db import models
 from django.urls import register_converter
 
 KEY_LENGTH = 22
@@ -16,6 +17,12 @@ KEY_PATTERN = r"[A-Za-z0-9_-]{22}"
 
 def new_key() -> str:
     return secrets.token_urlsafe(16)
+
+
+def key_field() -> models.CharField:
+    """The `key` of a work item, claim or pair."""
+    return models.CharField(max_length=KEY_LENGTH, unique=True, default=new_key, editable=False,
+                            help_text="Opaque identifier used in URLs and pages")  # fmt: skip
 
 
 class KeyConverter:

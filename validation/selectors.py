@@ -15,7 +15,6 @@ from annotation.models import (
     ClaimReview,
     CuratedElement,
     EvidenceAnnotation,
-    PairRole,
     WorkItem,
     WorkKind,
     WorkStatus,
@@ -258,15 +257,6 @@ def validated_rows(limit: int = 100) -> list[ValidatedRow]:
         ValidatedRow(v, v.claim.review.final_label, v.claim.label, splits.get(v.claim.pair_id, []))
         for v in recent
     ]
-
-
-def roles_on(pair_ids: list[int]) -> dict[int, dict[int, str]]:
-    roles: dict[int, dict[int, str]] = {}
-    for pair_id, expert_id, role in PairRole.objects.filter(pair_id__in=pair_ids).values_list(
-        "pair_id", "expert_id", "role"
-    ):
-        roles.setdefault(pair_id, {})[expert_id] = role
-    return roles
 
 
 def second_annotators(claim_ids: list[int]) -> dict[int, int]:

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotation.keys import KEY_LENGTH, new_key
+from annotation.keys import key_field
 from annotation.models.assignment import Role
 
 
@@ -88,13 +88,7 @@ class ClaimPair(models.Model):
         PairState.REPERTURB: {PairState.ACTIVE, PairState.DROPPED},
         PairState.DROPPED: set(),
     }
-    key = models.CharField(
-        max_length=KEY_LENGTH,
-        unique=True,
-        default=new_key,
-        editable=False,
-        help_text="Opaque identifier used in URLs and pages",
-    )
+    key = key_field()
 
     task = models.OneToOneField(ClaimTask, on_delete=models.PROTECT, related_name="pair")
     paper = models.ForeignKey("papers.Paper", on_delete=models.PROTECT, related_name="claim_pairs")
@@ -139,13 +133,7 @@ class Claim(models.Model):
     writes: the old claim stays (with its reviews and history), marked superseded, and never
     reaches a split, an export or the statistics."""
 
-    key = models.CharField(
-        max_length=KEY_LENGTH,
-        unique=True,
-        default=new_key,
-        editable=False,
-        help_text="Opaque identifier used in URLs and pages",
-    )
+    key = key_field()
     pair = models.ForeignKey(ClaimPair, on_delete=models.PROTECT, related_name="claims")
     label = models.CharField(max_length=16, choices=ClaimLabel.choices)
     text = models.TextField()
@@ -280,13 +268,7 @@ class WorkItem(models.Model):
         WorkStatus.DONE: set(),
         WorkStatus.CANCELLED: set(),
     }
-    key = models.CharField(
-        max_length=KEY_LENGTH,
-        unique=True,
-        default=new_key,
-        editable=False,
-        help_text="Opaque identifier used in URLs and pages",
-    )
+    key = key_field()
 
     kind = models.CharField(max_length=16, choices=WorkKind.choices)
     status = models.CharField(max_length=16, choices=WorkStatus.choices, default=WorkStatus.OPEN)

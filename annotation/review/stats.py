@@ -36,8 +36,14 @@ def agreement_items() -> list[AgreementItem]:
     claims = list(
         Claim.objects.current()
         .exclude(review__state=ReviewState.DROPPED)
-        .values_list("id", "label", "pair__subset", "pair__paper_id", "pair__writer__username",
-                     "pair__review__same_second_annotator")
+        .values_list(
+            "id",
+            "label",
+            "pair__subset",
+            "pair__paper_id",
+            "pair__writer__username",
+            "pair__review__same_second_annotator",
+        )
         .order_by("id")
     )
     written: dict[int, set[int]] = defaultdict(set)

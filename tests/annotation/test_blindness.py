@@ -21,6 +21,7 @@ from django.apps import apps
 from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.test import Client
+from django.utils import timezone
 
 from annotation import work
 from annotation.models import Claim, ClaimPair, EvidenceAnnotation, PairRole, WorkItem
@@ -52,7 +53,9 @@ HEADERS = ("Content-Type", "Location", "Content-Disposition", "Cache-Control", "
 def reset_sequences() -> None:
     """Next ids from the rows there are (PostgreSQL's sequences survive a rollback; SQLite's
     AUTOINCREMENT counters roll back with it, so there is nothing to do)."""
-    statements = connection.ops.sequence_reset_sql(no_style(), apps.get_models())
+    tables = set(connection.introspection.table_names())
+    models = [m for m in apps.get_models() if m._meta.managed and m._meta.db_table in tables]
+    statements = connection.ops.sequence_reset_sql(no_style(), models)
     with connection.cursor() as cursor:
         for statement in statements:
             cursor.execute(statement)
@@ -290,3 +293,22 @@ def test_an_image_is_served_only_for_the_items_curated_context():
     validator.force_login(team.validators[0])
     assert validator.get(f"/validate/{item.key}/images/{kept}/").status_code == 200
     assert validator.get(f"/validate/{item.key}/images/{removed}/").status_code == 404
+
+
+def test_an_item_held_and_lost_says_why_and_nothing_else():
+    c = crew("wren", "ann", "bob", "cy")
+    written_pair(c["wren"], c["boss"], seed=SEED)
+    item = review.take_next(user=c["ann"], kind="evidence")
+    review.take_next(user=c["cy"], kind="evidence")  # the pair's other claim
+    WorkItem.objects.filter(pk=item.pk).update(lease_expires_at=timezone.now())
+    assert review.take_next(user=c["bob"], kind="evidence").pk == item.pk  # the only free one
+    ann, cy = Client(), Client()
+    ann.force_login(c["ann"])
+    cy.force_login(c["cy"])
+    lost = ann.get(f"/review/annotate/{item.key}/")
+    assert lost.status_code == 403 and "your lease ran out" in lost.content.decode()
+    assert item.claim.text not in lost.content.decode()
+    never = cy.get(f"/review/annotate/{item.key}/")
+    nothing = cy.get(f"/review/annotate/{'A' * 22}/")
+    assert never.status_code == nothing.status_code == 404
+    assert never.content == nothing.content

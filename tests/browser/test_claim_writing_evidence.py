@@ -190,7 +190,7 @@ def test_a_handed_over_new_perturbation_ends_on_the_workspace(page):
     pair, item = handed_over("nia")
     sign_in(page, "nia")
     page.locator("#next-reperturb").click()
-    page.wait_for_url(f"**/claims/reperturb/{item.pk}/")
+    page.wait_for_url(f"**/claims/reperturb/{item.key}/")
     suggestion = page.locator(".take-suggestion")
     page.locator("#suggest").click()
     suggestion.first.wait_for()

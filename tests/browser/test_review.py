@@ -51,7 +51,7 @@ def annotate(page, name: str, *, agree: bool) -> WorkItem:
     assert "Evidence to annotate" in page.content()
     page.keyboard.press("n")
     page.wait_for_url("**/review/annotate/*/")
-    item = WorkItem.objects.get(pk=int(re.search(r"/annotate/(\d+)/", page.url)[1]))
+    item = WorkItem.objects.get(key=re.search(r"/annotate/([A-Za-z0-9_-]+)/", page.url)[1])
     claim = item.claim
     assert page.locator("#claim-text").inner_text() == claim.text
     assert page.locator("img").count() >= 1

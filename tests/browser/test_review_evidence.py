@@ -22,7 +22,7 @@ def open_annotation(page, name: str = "bob") -> WorkItem:
     sign_in(page, name)
     page.keyboard.press("n")
     page.wait_for_url("**/review/annotate/*/")
-    return WorkItem.objects.get(pk=int(re.search(r"/annotate/(\d+)/", page.url)[1]))
+    return WorkItem.objects.get(key=re.search(r"/annotate/([A-Za-z0-9_-]+)/", page.url)[1])
 
 
 def wait_saved(page) -> None:

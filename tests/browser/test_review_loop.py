@@ -1,7 +1,7 @@
-"""In a real browser, the whole loop with three experts (the fewest the rules allow): alice
-writes a pair (an entailed claim, a taken and explained perturbation), bob annotates both claims
-blind (the pair is flagged) and disagrees on one, carol adjudicates it, and the admin sees the
-agreement on the statistics page."""
+"""In a real browser, the whole loop with three experts (SciVer's usual subfield): alice writes
+a pair (an entailed claim, a taken and explained perturbation), bob and carol annotate one claim
+each, blind, carol disagrees on hers, bob adjudicates it (the claim he did not annotate), and
+the admin sees the agreement on the statistics page."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def write_pair(page) -> ClaimPair:
 def annotate_next(page, *, agree: bool) -> WorkItem:
     page.keyboard.press("n")
     page.wait_for_url("**/review/annotate/*/")
-    item = WorkItem.objects.get(pk=int(re.search(r"/annotate/(\d+)/", page.url)[1]))
+    item = WorkItem.objects.get(key=re.search(r"/annotate/([A-Za-z0-9_-]+)/", page.url)[1])
     claim = item.claim
     content = page.content()
     assert page.locator("#claim-text").inner_text() == claim.text
@@ -87,21 +87,24 @@ def test_three_experts_take_a_paper_from_claim_pairs_to_final_items(new_page, ta
     pair = write_pair(new_page())
     refuted = pair.claims.get(label="refuted")
     assert refuted.perturbation_kind == "direction" and refuted.explanation == EXPLANATION
-    assert PairReview.objects.get(pair=pair).same_second_annotator  # both claims are bob's
+    assert not PairReview.objects.get(pair=pair).same_second_annotator  # strictly blind
 
     page = new_page()
     sign_in(page, "bob")
     assert "Evidence to annotate" in page.content()
-    annotate_next(page, agree=True)
+    agreed = annotate_next(page, agree=True)
+    page = new_page()
+    sign_in(page, "carol")
     disputed = annotate_next(page, agree=False)
+    assert agreed.claim_id != disputed.claim_id
     assert ClaimReview.objects.get(claim=disputed.claim).state == "adjudication"
 
     page = new_page()
-    sign_in(page, "carol")
+    sign_in(page, "bob")  # his blind annotation is in: he may adjudicate the other claim
     assert page.locator("#adjudications .count").inner_text() == "1"
     page.keyboard.press("n")
     page.wait_for_url("**/review/adjudicate/*/")
-    assert "alice" not in page.content() and "bob" not in page.content()
+    assert "alice" not in page.content() and "carol" not in page.content()
     page.locator(".take-side").first.click()  # the writer's label and evidence
     page.select_option("#id_confidence", "high")
     page.select_option("#id_reason", "second_annotator_error")
@@ -118,5 +121,5 @@ def test_three_experts_take_a_paper_from_claim_pairs_to_final_items(new_page, ta
     page.goto("/agreement/")
     assert "0.50" in page.locator("#overall").inner_text()  # one disagreement in two claims
     pairs = page.locator("#table-annotator_pair").inner_text()
-    assert "alice" in pairs and "bob" in pairs
+    assert "alice" in pairs and "bob" in pairs and "carol" in pairs
     shot(page, "review-loop-agreement")
