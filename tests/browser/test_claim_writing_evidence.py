@@ -199,6 +199,6 @@ def test_a_handed_over_new_perturbation_ends_on_the_workspace(page):
     page.keyboard.press("Control+Enter")
     page.wait_for_url(lambda url: "/claims/" not in url)
     assert "Not allowed" not in page.title()
-    assert f"New perturbation recorded for pair {pair.pk}" in page.locator(".messages").inner_text()
+    assert "New perturbation recorded: it goes to a blind" in page.locator(".messages").inner_text()
     item.refresh_from_db()
     assert item.status == "done" and item.done_by.username == "nia"

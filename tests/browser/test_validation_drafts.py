@@ -76,7 +76,7 @@ def test_the_validators_draft_survives_a_reload_and_ctrl_enter_submits(new_page)
     page.keyboard.press("Control+Enter")
     page.wait_for_url(lambda u: u.rstrip("/").count("/") == 2)
     assert "Validated" in page.content()
-    validation = Validation.objects.get(item_id=int(url.rstrip("/").split("/")[-1]))
+    validation = Validation.objects.get(item__key=url.rstrip("/").split("/")[-1])
     assert validation.status == "validated" and validation.criteria_failed == ["language"]
     assert validation.claim.text == REVISED
     assert set(ValidationRevision.objects.values_list("field", flat=True)) == {"text"}
