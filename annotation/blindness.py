@@ -21,7 +21,6 @@ VALIDATOR = "validator"
 
 BLIND_KIND = "evidence"
 JUDGING_KINDS = ("adjudicate", "validate")
-ROLE_OF_KIND = {"evidence": EVIDENCE, "adjudicate": ADJUDICATOR, "validate": VALIDATOR}
 _DOING = {EVIDENCE: "annotated", ADJUDICATOR: "adjudicated", VALIDATOR: "validated"}
 
 

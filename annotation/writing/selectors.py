@@ -390,7 +390,7 @@ def pair_history(pair: ClaimPair) -> list[WorkEvent]:
     """Every history row of the pair: its writing item's from creation on, and the pair's own."""
     return list(
         WorkEvent.objects.filter(Q(pair=pair) | Q(item__pair=pair))
-        .select_related("actor", "item")
+        .select_related("actor", "item", "claim")
         .order_by("at", "id")
     )
 
