@@ -129,6 +129,27 @@ def eligibility_by_expert(
     return result
 
 
+def eligible_codes_query(user_id: int) -> QuerySet:
+    """The codes of the subfields `user_id` is eligible for, as one query (usable as a subquery):
+    the rule of `judge_eligibility`, an active profile listing the subfield, the training, and
+    enough publications in it."""
+    publications = (
+        Publication.objects.filter(expert__user_id=user_id, subfield=OuterRef("pk"))
+        .order_by()
+        .values("subfield")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    return (
+        Subfield.objects.filter(experts__user_id=user_id, experts__active=True)
+        .filter(Exists(Training.objects.filter(expert__user_id=user_id)))
+        .annotate(n_publications=Coalesce(Subquery(publications), 0))
+        .filter(n_publications__gte=min_publications())
+        .order_by()
+        .values("code")
+    )
+
+
 def eligible_experts(code: str) -> QuerySet:
     """Active users whose active expert profile is eligible for the subfield `code`."""
     declared = ExpertProfile.subfields.through.objects.filter(

@@ -32,6 +32,7 @@ from annotation.models import (
     WorkAction,
     WorkEvent,
     WorkItem,
+    WorkKind,
     WorkStatus,
 )
 
@@ -67,9 +68,7 @@ def record(
 
 
 def eligible_codes(user: AbstractBaseUser) -> list[str]:
-    codes = list(Subfield.objects.values_list("code", flat=True))
-    judged = selectors.eligibility_by_expert([user.pk], codes)[user.pk]
-    return [code for code, e in judged.items() if e.eligible]
+    return [row["code"] for row in selectors.eligible_codes_query(user.pk)]
 
 
 def _excluded_by_roles(user: AbstractBaseUser, kind: str) -> Q:
@@ -98,24 +97,81 @@ def _excluded_by_roles(user: AbstractBaseUser, kind: str) -> Q:
     )
 
 
-def available_to(user: AbstractBaseUser, kind: str, now: dt.datetime) -> QuerySet[WorkItem]:
-    """Items `user` may take now: open or with an expired lease; assigned to them, or unassigned
-    in a subfield they are eligible for; never one the blindness rule keeps from them."""
+def _free(user: AbstractBaseUser, kind: str, now: dt.datetime) -> Q:
+    """`available_to` as a condition on work items of `kind` (for one aggregate over kinds)."""
     did_before = WorkItem.objects.filter(
         claim=OuterRef("claim"), kind=kind, done_by_id=user.pk
     )  # a reopened claim goes to someone else
     return (
-        WorkItem.objects.filter(kind=kind)
-        .filter(Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now))
-        .filter(
+        Q(kind=kind)
+        & (Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now))
+        & (
             Q(assignee_id=user.pk)
-            | Q(assignee__isnull=True, subfield_code__in=eligible_codes(user))
+            | Q(assignee__isnull=True, subfield_code__in=selectors.eligible_codes_query(user.pk))
         )
         # An item assigned to an expert by name is theirs: the service that assigned it checked
         # the rule (e.g. both claims to a subfield's only free expert, where it allows that).
-        .exclude(_excluded_by_roles(user, kind) & ~Q(assignee_id=user.pk))
-        .exclude(Q(claim__isnull=False) & Q(Exists(did_before)))
+        & ~(_excluded_by_roles(user, kind) & ~Q(assignee_id=user.pk))
+        & ~(Q(claim__isnull=False) & Q(Exists(did_before)))
     )
+
+
+def available_to(user: AbstractBaseUser, kind: str, now: dt.datetime) -> QuerySet[WorkItem]:
+    """Items `user` may take now: open or with an expired lease; assigned to them, or unassigned
+    in a subfield they are eligible for; never one the blindness rule keeps from them."""
+    return WorkItem.objects.filter(_free(user, kind, now))
+
+
+@dataclass(frozen=True)
+class Queue:
+    """One expert's work at every stage, in three queries: the items they hold (the oldest
+    lease of each kind), how many they finished, and how many they may take."""
+
+    held: dict[str, WorkItem]
+    done: dict[str, int]
+    available: dict[str, int]
+
+
+def queue(user: AbstractBaseUser, now: dt.datetime | None = None) -> Queue:
+    now = now or timezone.now()
+    held: dict[str, WorkItem] = {}
+    for item in (
+        WorkItem.objects.filter(status=WorkStatus.LEASED, holder_id=user.pk)
+        .select_related("task", "paper")
+        .only("id", "key", "kind", "version", "pair_id", "task__subset", "paper__arxiv_id",
+              "paper__version", "paper__title")
+        .order_by("leased_at", "id")
+    ):  # fmt: skip
+        held.setdefault(item.kind, item)
+    done: dict[str, int] = defaultdict(int)
+    for kind, n in (
+        WorkItem.objects.filter(status=WorkStatus.DONE, done_by_id=user.pk)
+        .order_by()
+        .values("kind")
+        .annotate(n=Count("id"))
+        .values_list("kind", "n")
+    ):
+        done[kind] = n
+    counts: dict[str, Any] = {}
+    for kind in WorkKind.values:
+        free = _free(user, kind, now)
+        if kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE):
+            free &= ~Q(holder_id=user.pk)  # a held item is counted as held
+        if kind == WorkKind.EVIDENCE:
+            # The two unassigned claims of a pair go to two different people: taking one leaves
+            # the other to someone else, so they count once. Claims assigned by name all count.
+            counts[f"{kind}_mine"] = Count("id", filter=free & Q(assignee_id=user.pk))
+            counts[f"{kind}_free"] = Count(
+                "pair_id", distinct=True, filter=free & Q(assignee__isnull=True)
+            )
+        else:
+            counts[kind] = Count("id", filter=free)
+    row = WorkItem.objects.order_by().aggregate(**counts)
+    available = {kind: row.get(kind, 0) for kind in WorkKind.values}
+    available[WorkKind.EVIDENCE] = (
+        row[f"{WorkKind.EVIDENCE}_mine"] + row[f"{WorkKind.EVIDENCE}_free"]
+    )
+    return Queue(held=held, done=dict(done), available=available)
 
 
 def pair_roles(pair_ids) -> tuple[dict[int, list[blindness.RoleRow]], dict[int, set[int]]]:

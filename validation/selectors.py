@@ -182,25 +182,18 @@ def evidence_rule_warning(page: ValidationPage) -> checks.Warning | None:
     )
 
 
-def validation_queue(user: AbstractBaseUser) -> dict[str, int | WorkItem | None]:
-    """The expert's validation and baseline work: held items and how many they may take."""
-    from django.utils import timezone
+def validation_queue(user: AbstractBaseUser, queue=None) -> dict[str, int | WorkItem | None]:
+    """The expert's validation and baseline work: held items and how many they may take
+    (`queue`: the expert's `annotation.work.queue`, when the caller has it)."""
+    from annotation import work  # local: annotation.work imports much
 
-    from annotation.work import available_to  # local: annotation.work imports much
-
-    now = timezone.now()
-    held = {
-        kind: WorkItem.objects.filter(kind=kind, status=WorkStatus.LEASED, holder_id=user.pk)
-        .only("id")
-        .first()
-        for kind in (WorkKind.VALIDATE, WorkKind.BASELINE)
-    }
+    queue = queue or work.queue(user)
     return {
-        "held": held[WorkKind.VALIDATE],
-        "available": available_to(user, WorkKind.VALIDATE, now).count(),
-        "done": WorkItem.objects.filter(kind=WorkKind.VALIDATE, done_by_id=user.pk).count(),
-        "baseline_held": held[WorkKind.BASELINE],
-        "baseline": available_to(user, WorkKind.BASELINE, now).count(),
+        "held": queue.held.get(WorkKind.VALIDATE),
+        "available": queue.available[WorkKind.VALIDATE],
+        "done": queue.done.get(WorkKind.VALIDATE, 0),
+        "baseline_held": queue.held.get(WorkKind.BASELINE),
+        "baseline": queue.available[WorkKind.BASELINE],
     }
 
 

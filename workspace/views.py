@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotation import selectors
+from annotation import selectors, work
 from annotation.review import selectors as review
 from annotation.writing import selectors as writing
 from validation import selectors as validation_selectors
@@ -16,12 +16,13 @@ from validation import selectors as validation_selectors
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     ws = selectors.workspace(request.user)
+    queue = work.queue(request.user)  # every stage's counts in three queries
     ready = [i.paper.pk for i in ws.curated if i.latest and i.latest.ready_for_claims]
     context: dict[str, object] = {
         "ws": ws,
-        "claims": writing.writing_queue(request.user, ready),
-        "review": review.review_queue(request.user),
-        "validations": validation_selectors.validation_queue(request.user),
+        "claims": writing.writing_queue(request.user, ready, queue),
+        "review": review.review_queue(request.user, queue),
+        "validations": validation_selectors.validation_queue(request.user, queue),
     }
     if request.user.is_staff:
         context["overview"] = selectors.assignment_overview()

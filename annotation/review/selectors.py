@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from annotation import work
 from annotation.models import (
@@ -18,7 +17,6 @@ from annotation.models import (
     ReviewState,
     WorkItem,
     WorkKind,
-    WorkStatus,
 )
 from annotation.models.review import FINAL_STATES
 from annotation.writing.selectors import ELEMENT_FIELDS
@@ -148,38 +146,15 @@ class ReviewQueue:
         return self.adjudications_available + (1 if self.held_adjudication else 0)
 
 
-def review_queue(user: AbstractBaseUser) -> ReviewQueue:
-    now = timezone.now()
-    held = {
-        i.kind: i
-        for i in WorkItem.objects.filter(
-            kind__in=[WorkKind.EVIDENCE, WorkKind.ADJUDICATE], status=WorkStatus.LEASED,
-            holder_id=user.pk,
-        ).only("id", "kind")
-    }  # fmt: skip
-    done = dict.fromkeys((WorkKind.EVIDENCE, WorkKind.ADJUDICATE), 0)
-    for kind in WorkItem.objects.filter(
-        kind__in=list(done), status=WorkStatus.DONE, done_by_id=user.pk
-    ).values_list("kind", flat=True):
-        done[kind] += 1
-
-    def available(kind: str) -> int:
-        items = work.available_to(user, kind, now).exclude(holder_id=user.pk)
-        if kind != WorkKind.EVIDENCE:
-            return items.count()  # one adjudicator may settle both claims of a pair
-        # The two unassigned claims of a pair go to two different people: taking one leaves
-        # the other to someone else, so they count once. Claims assigned by name all count.
-        mine = items.filter(assignee_id=user.pk).count()
-        free = items.filter(assignee__isnull=True).values("pair_id").distinct().count()
-        return mine + free
-
+def review_queue(user: AbstractBaseUser, queue: work.Queue | None = None) -> ReviewQueue:
+    queue = queue or work.queue(user)
     return ReviewQueue(
-        held_evidence=held.get(WorkKind.EVIDENCE),
-        evidence_available=available(WorkKind.EVIDENCE),
-        annotated=done[WorkKind.EVIDENCE],
-        held_adjudication=held.get(WorkKind.ADJUDICATE),
-        adjudications_available=available(WorkKind.ADJUDICATE),
-        adjudicated=done[WorkKind.ADJUDICATE],
+        held_evidence=queue.held.get(WorkKind.EVIDENCE),
+        evidence_available=queue.available[WorkKind.EVIDENCE],
+        annotated=queue.done.get(WorkKind.EVIDENCE, 0),
+        held_adjudication=queue.held.get(WorkKind.ADJUDICATE),
+        adjudications_available=queue.available[WorkKind.ADJUDICATE],
+        adjudicated=queue.done.get(WorkKind.ADJUDICATE, 0),
     )
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
-from django.utils import timezone
 
 from annotation import checks, work
 from annotation.models import (
@@ -423,39 +422,32 @@ class WritingQueue:
         return self.reperturb_available + (1 if self.reperturb_held else 0)
 
 
-def writing_queue(user: AbstractBaseUser, ready_paper_ids: list[int]) -> WritingQueue:
+def writing_queue(
+    user: AbstractBaseUser, ready_paper_ids: list[int], queue: work.Queue | None = None
+) -> WritingQueue:
     """The expert's claims to write: the item they hold, how many they may take, what they
-    wrote, and their curated papers that have no claim tasks yet."""
-    now = timezone.now()
-    held = (
-        WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.LEASED, holder_id=user.pk)
-        .select_related("task", "paper")
-        .only("id", "version", "task__subset", "paper__arxiv_id", "paper__version", "paper__title")
-        .first()
-    )
+    wrote, and their curated papers that have no claim tasks yet (`queue`: the expert's
+    `work.queue`, when the caller has it)."""
+    queue = queue or work.queue(user)
     with_tasks = set(
         ClaimTask.objects.filter(paper_id__in=ready_paper_ids).values_list("paper_id", flat=True)
     )
     return WritingQueue(
-        held=held,
-        available=work.available_to(user, WorkKind.WRITE, now).count(),
+        held=queue.held.get(WorkKind.WRITE),
+        available=queue.available[WorkKind.WRITE],
         written=ClaimPair.objects.filter(writer_id=user.pk).count(),
         recent=list(
             ClaimPair.objects.filter(writer_id=user.pk)
             .select_related("paper")
-            .only("id", "subset", "created_at", "paper__arxiv_id", "paper__version")[:5]
+            .only("id", "key", "subset", "created_at", "paper__arxiv_id", "paper__version")[:5]
         ),  # fmt: skip
         papers_without_tasks=list(
             Paper.objects.filter(pk__in=set(ready_paper_ids) - with_tasks).only(
                 "id", "arxiv_id", "version", "title"
             )
         ),
-        reperturb_held=WorkItem.objects.filter(
-            kind=WorkKind.REPERTURB, status=WorkStatus.LEASED, holder_id=user.pk
-        )
-        .only("id", "pair_id")
-        .first(),
-        reperturb_available=work.available_to(user, WorkKind.REPERTURB, now).count(),
+        reperturb_held=queue.held.get(WorkKind.REPERTURB),
+        reperturb_available=queue.available[WorkKind.REPERTURB],
     )
 
 
