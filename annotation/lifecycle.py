@@ -12,6 +12,7 @@ that this stage never imports them and the handoff still happens in the same tra
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
@@ -81,7 +82,22 @@ def _save(obj: models.Model, fields: Iterable[str]) -> None:
     obj.save(update_fields=sorted(names))
 
 
-@transaction.atomic
+def _in_transaction(fn: Callable[..., M]) -> Callable[..., M]:
+    """Run `fn` in the caller's transaction, or in a new one if there is none: no savepoint of
+    its own (two round trips on the hot path). A refusal is raised before anything is written,
+    so a caller may catch it and go on; any later error fails the caller's transaction."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> M:
+        if transaction.get_connection().in_atomic_block:
+            return fn(*args, **kwargs)
+        with transaction.atomic():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@_in_transaction
 def move(
     obj: M,
     to: str,
@@ -94,15 +110,20 @@ def move(
     note: str = "",
     item: WorkItem | None = None,
     refusal: str = "",
+    locked: tuple[str, int] | None = None,
 ) -> M:
     """Move `obj` to state `to` (with the other field `changes` that go with it), or raise
     InvalidTransition (`refusal` is the message for the person, else a generic one). The state
-    checked is the locked row's, not the possibly stale one in memory."""
+    checked is the locked row's, not the possibly stale one in memory: `locked` is its state and
+    version when the caller read the row under lock in this same transaction (one query less)."""
     model = type(obj)
     field = model.STATE_FIELD
-    current, version = (
-        model.objects.select_for_update().filter(pk=obj.pk).values_list(field, "version").get()
-    )
+    if locked is not None:
+        current, version = locked
+    else:
+        current, version = (
+            model.objects.select_for_update().filter(pk=obj.pk).values_list(field, "version").get()
+        )
     if not can_move(model, current, to):
         raise InvalidTransition(
             refusal
@@ -122,7 +143,7 @@ def move(
     return obj
 
 
-@transaction.atomic
+@_in_transaction
 def change(
     obj: M,
     *,

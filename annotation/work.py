@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,10 +224,11 @@ def next_item(
     user: AbstractBaseUser,
     kind: str,
     order: Sequence[str | BaseExpression] = ("created_at", "id"),
+    on_lease: Callable[[WorkItem], None] | None = None,
 ) -> WorkItem:
     """The item the expert works on next: the one they hold, else the first free one they may
     take in `order` (default: the oldest), leased to them. Two experts asking at once never get
-    the same item."""
+    the same item. `on_lease(item)` runs in the same transaction (e.g. recording the role)."""
     now = timezone.now()
     held = (
         WorkItem.objects.select_for_update()
@@ -241,25 +242,34 @@ def next_item(
             held.save(update_fields=["lease_expires_at"])
             record(held, WorkAction.LEASE_RENEWED, actor=user,
                    new={"lease_expires_at": held.lease_expires_at.isoformat()})  # fmt: skip
+        if on_lease is not None:
+            on_lease(held)
         return held
     candidates = available_to(user, kind, now).order_by(*order)
     if connection.features.has_select_for_update_skip_locked:
         candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+    # Read under lock (PostgreSQL: the row; SQLite: the immediate transaction's write lock), so
+    # its state and version are the row's: `move` need not read them again.
     item = candidates.first()
     if item is None:
         raise NothingToDo("Nothing to do for you right now: no free items you may take.")
     previous_holder = item.holder_id
+    state = (item.status, item.version)
     if item.status == WorkStatus.LEASED:
         lifecycle.move(item, WorkStatus.OPEN, actor=None, action=WorkAction.LEASE_EXPIRED,
                        changes={"holder": None, "lease_expires_at": None},
                        old={"holder": previous_holder,
                             "lease_expires_at": item.lease_expires_at.isoformat()},
-                       note="the draft is kept")  # fmt: skip
+                       note="the draft is kept", locked=state)  # fmt: skip
+        state = (item.status, item.version)
     lease = _lease_fields(now)
     lifecycle.move(item, WorkStatus.LEASED, actor=user, action=WorkAction.CLAIMED,
                    changes={"holder": user, **lease}, old={"holder": previous_holder},
                    new={"holder": user.pk, "version": item.version + 1,
-                        "lease_expires_at": lease["lease_expires_at"].isoformat()})  # fmt: skip
+                        "lease_expires_at": lease["lease_expires_at"].isoformat()},
+                   locked=state)  # fmt: skip
+    if on_lease is not None:
+        on_lease(item)
     return item
 
 

@@ -153,17 +153,20 @@ def _open_review(claim: Claim, *, actor: AbstractBaseUser | None) -> ClaimReview
     return review
 
 
-@transaction.atomic
 def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
     """Lease the expert's next review item and record their role on its claim (so they are
     never handed the pair's other claim blind, nor this claim to adjudicate or validate)."""
     if kind not in REVIEW_KINDS:
         raise AnnotationError(f"Not a review kind: {kind}.")
-    item = work.next_item(user=user, kind=kind, order=queue_order(kind, user))
     role = Role.EVIDENCE if kind == WorkKind.EVIDENCE else Role.ADJUDICATOR
-    PairRole.objects.get_or_create(pair_id=item.pair_id, claim_id=item.claim_id, expert=user,
-                                   defaults={"role": role})  # fmt: skip
-    return item
+
+    def record_role(item: WorkItem) -> None:  # in the lease's transaction; kept if it exists
+        PairRole.objects.bulk_create(
+            [PairRole(pair_id=item.pair_id, claim_id=item.claim_id, expert=user, role=role)],
+            ignore_conflicts=True,
+        )
+
+    return work.next_item(user=user, kind=kind, order=queue_order(kind, user), on_lease=record_role)
 
 
 def _context_evidence_problem(
