@@ -273,9 +273,10 @@ def next_item(
     return item
 
 
-def _lock(item_id: int) -> WorkItem:
+def _lock(item_id: int, related: Sequence[str] = ()) -> WorkItem:
+    rows = WorkItem.objects.select_for_update(of=("self",)).select_related(*related)
     try:
-        return WorkItem.objects.select_for_update().get(pk=item_id)
+        return rows.get(pk=item_id)
     except WorkItem.DoesNotExist as exc:
         raise NotHolder("This item does not exist.") from exc
 
@@ -334,11 +335,13 @@ def release_item(*, item: WorkItem, user: AbstractBaseUser, version: int | None)
 
 
 def begin_submission(
-    *, item: WorkItem, user: AbstractBaseUser, version: int | None, token: uuid.UUID
-) -> tuple[WorkItem, bool]:
-    """Lock the item for a submission (call inside a transaction). Returns (item, replay):
-    replay is true when this very submission (same token) was already recorded."""
-    item = _lock(item.pk)
+    *, item: WorkItem, user: AbstractBaseUser, version: int | None, token: uuid.UUID,
+    related: Sequence[str] = (),
+) -> tuple[WorkItem, bool]:  # fmt: skip
+    """Lock the item for a submission (call inside a transaction), with the `related` rows the
+    submission reads (joined, not locked). Returns (item, replay): replay is true when this very
+    submission (same token) was already recorded."""
+    item = _lock(item.pk, related)
     if item.submit_token == token:
         return item, True
     check_holder(item, user, version)
@@ -354,13 +357,15 @@ def finish_submission(
     old: dict[str, Any] | None = None,
     new: dict[str, Any],
 ) -> WorkItem:
-    """Mark a locked item done with what was submitted, and write its history row."""
+    """Mark an item locked by `begin_submission` done with what was submitted, and write its
+    history row."""
     changes: dict[str, Any] = {"done_by": user, "done_at": timezone.now(), "submit_token": token,
                                "lease_expires_at": None}  # fmt: skip
     if pair is not None:
         changes["pair"] = pair
     return lifecycle.move(item, WorkStatus.DONE, actor=user, action=WorkAction.SUBMITTED,
-                          changes=changes, old=old, new=new)  # fmt: skip
+                          changes=changes, old=old, new=new,
+                          locked=(item.status, item.version))  # fmt: skip
 
 
 def cancel_items(items: QuerySet[WorkItem], *, actor: AbstractBaseUser | None, note: str) -> int:

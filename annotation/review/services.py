@@ -219,12 +219,12 @@ def submit_second_annotation(
 ) -> EvidenceAnnotation:
     """Record the blind label and evidence, finish the item, and compare with the writer's:
     agreed claims are final (unanimous), the others go to adjudication."""
-    item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
+    item, replay = work.begin_submission(item=item, user=user, version=version, token=token,
+                                         related=("pair__context", "pair__task"))  # fmt: skip
     if replay:
         return EvidenceAnnotation.objects.get(item=item)
     if item.kind != WorkKind.EVIDENCE:
         raise AnnotationError("This is not a second-annotation item.")
-    item = WorkItem.objects.select_related("pair__context", "pair__task").get(pk=item.pk)
     evidence = _ids(evidence_ids)
     errors = {}
     if label not in LABELS:
@@ -240,7 +240,10 @@ def submit_second_annotation(
     annotation = EvidenceAnnotation.objects.create(
         claim_id=item.claim_id, item=item, annotator=user, label=label
     )
-    annotation.evidence.set(sorted(evidence))
+    EvidenceAnnotation.evidence.through.objects.bulk_create(
+        EvidenceAnnotation.evidence.through(evidenceannotation=annotation, element_id=pk)
+        for pk in sorted(evidence)
+    )  # a new annotation: nothing to compare with, one INSERT
     work.finish_submission(item, user=user, token=token, pair=None, old={"draft": item.draft},
                            new={"label": label, "evidence": sorted(evidence)})  # fmt: skip
     _compare(item=item, annotation=annotation, evidence=evidence, kinds=kinds, actor=user)
@@ -255,8 +258,12 @@ def _compare(
     threshold) and both evidences meet the evidence rule: a count that breaks it (the second
     annotator is not held to it, and a claim written before the rule may break it) is an
     evidence disagreement for the adjudicator to settle."""
-    claim = Claim.objects.only("id", "label", "pair_id").get(pk=item.claim_id)
-    review = ClaimReview.objects.select_related("claim").get(claim=claim)
+    review = (
+        ClaimReview.objects.select_for_update(of=("self",))
+        .select_related("claim")
+        .get(claim_id=item.claim_id)
+    )
+    claim = review.claim
     written = set(claim.evidence.values_list("pk", flat=True))
     threshold = settings.EVIDENCE_JACCARD_THRESHOLD
     score = jaccard(written, evidence)
@@ -283,6 +290,7 @@ def _compare(
         review, to, actor=actor, action=WorkAction.COMPARED, item=item,
         changes={"evidence_jaccard": score, **changes}, new=new,
         refusal=f"Claim {claim.pk} is {review.get_state_display()}.",
+        locked=(review.state, review.version),
     )  # fmt: skip
     if not agreed:
         work.create_item(kind=WorkKind.ADJUDICATE, paper_id=item.paper_id,
