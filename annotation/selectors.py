@@ -87,6 +87,13 @@ def open_assignment_of(paper_ref: str = "pk", role: str = Role.WRITER) -> QueryS
     )
 
 
+def references() -> QuerySet[Element]:
+    """Elements as another element's references (for `Prefetch`): by position only. The model's
+    default ordering (paper, order) lets PostgreSQL walk the whole elements table along that
+    index to join a handful of rows (23 ms at 17,000 elements instead of 0.5 ms)."""
+    return Element.objects.order_by("order", "id")
+
+
 # --- Experts -------------------------------------------------------------------------------
 
 
@@ -520,7 +527,7 @@ def curation_page(paper: Paper, version: int | None = None) -> CurationPage:
             has_table_html=ExpressionWrapper(~Q(table_html=""), output_field=BooleanField())
         )
         .prefetch_related(
-            Prefetch("references", queryset=Element.objects.only("id", "anchor", "label"))
+            Prefetch("references", queryset=references().only("id", "anchor", "label"))
         )
     )  # fmt: skip
     section_kept: dict[int, bool] = {}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
-from annotation import work
+from annotation import selectors, work
 from annotation.models import (
     Claim,
     ClaimReview,
@@ -41,7 +41,7 @@ def _elements(paper_id: int, wanted: set[int]) -> dict[int, Element]:
         e.pk: e
         for e in Element.objects.filter(paper_id=paper_id, pk__in=wanted)
         .only(*ELEMENT_FIELDS)
-        .prefetch_related("references")
+        .prefetch_related(Prefetch("references", queryset=selectors.references()))
     }
     sections = {
         s.pk: s

@@ -8,7 +8,7 @@ from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from annotation.selectors import can_view_paper, visible_papers
+from annotation.selectors import can_view_paper, references, visible_papers
 from annotation.views.common import forbidden
 from papers.models import Element, ElementPanel, Paper, Section
 
@@ -37,7 +37,7 @@ def paper_detail(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
         .order_by("order")
         .prefetch_related(
             Prefetch("panels", queryset=ElementPanel.objects.order_by("order")),
-            Prefetch("references", queryset=Element.objects.only("anchor", "label")),
+            Prefetch("references", queryset=references().only("anchor", "label")),
         )
     )
     by_section: dict[int, list[Element]] = {}

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
-from annotation import checks, work
+from annotation import checks, selectors, work
 from annotation.models import (
     Adjudication,
     Claim,
@@ -109,7 +109,7 @@ def writing_page(item_id: int, user: AbstractBaseUser) -> WritingPage:
         e.pk: e
         for e in Element.objects.filter(paper_id=item.paper_id, pk__in=wanted)
         .only(*ELEMENT_FIELDS)
-        .prefetch_related("references")
+        .prefetch_related(Prefetch("references", queryset=selectors.references()))
     }
     sections = {
         s.pk: s
@@ -360,7 +360,7 @@ def reperturbation_page(item_id: int) -> ReperturbationPage:
         for e in Element.objects.filter(paper_id=pair.paper_id, pk__in=shown)
         .select_related("section")
         .only(*ELEMENT_FIELDS, "section__number", "section__title")
-        .prefetch_related("references")
+        .prefetch_related(Prefetch("references", queryset=selectors.references()))
         .order_by("order")
     }
     sampled_index = {pk: n for n, pk in enumerate(task.sampled_ids, start=1)}
