@@ -241,7 +241,7 @@ class ValidatedRow:
 def validated_rows(limit: int = 100) -> list[ValidatedRow]:
     """The most recent validations, newest first, for the overview (fixed queries)."""
     recent = list(
-        Validation.objects.select_related("claim__pair", "claim__review", "validator")
+        Validation.objects.select_related("claim__pair", "claim__review", "validator", "item")
         .filter(status=ValidationStatus.VALIDATED)
         .order_by("-validated_at", "-id")[:limit]
     )

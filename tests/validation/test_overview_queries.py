@@ -1,0 +1,45 @@
+"""Every admin overview runs a fixed number of queries: the same count after the simulated
+pipeline has run over three papers and over twelve (pairs written, annotated, adjudicated,
+validated, sent back to their writer)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from tests.annotation.test_lifecycle import people
+from tests.factories import AdminFactory
+
+pytestmark = pytest.mark.django_db
+
+PAGES = ["/", "/manage/claims/", "/manage/review/", "/agreement/", "/agreement.csv",
+         "/manage/validation/", "/manage/statistics/", "/manage/baseline/", "/manage/releases/",
+         "/manage/assignments/", "/manage/people/"]  # fmt: skip
+
+
+def _counts(client: Client) -> dict[str, int]:
+    counts = {}
+    for url in PAGES:
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        assert response.status_code == 200, url
+        counts[url] = len(queries.captured_queries)
+    return counts
+
+
+def test_the_overviews_run_the_same_queries_at_two_data_sizes(settings):
+    settings.USE_CHROMIUM = False
+    people()
+    admin = Client()
+    admin.force_login(AdminFactory(username="overseer"))
+    call_command("simulate_annotation", "--papers", "3", "--seed", "5", stdout=io.StringIO())
+    small = _counts(admin)
+    call_command("simulate_annotation", "--papers", "9", "--seed", "6", stdout=io.StringIO())
+    large = _counts(admin)
+    assert large == small
+    assert max(large.values()) <= 30, large
