@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from jobs.dispatch import JobContext
-from papers.services import render_paper_images
+from papers.services import render_missing_images, render_paper_images
 
 
-def render_images(*, job: JobContext, paper_id: int) -> dict[str, object]:
-    return render_paper_images(
+def render_images(
+    *, job: JobContext, paper_id: int, only_missing: bool = False
+) -> dict[str, object]:
+    render = render_missing_images if only_missing else render_paper_images
+    return render(
         paper_id=paper_id,
         progress=lambda done, total, message: job.progress(done, total, message),
     )

@@ -21,7 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from PIL import Image, ImageDraw, ImageFont
 
-from papers.parsing.document import Grid, PlacedCell, grid_occupancy
+from papers.parsing.document import Grid, GridTooLarge, PlacedCell, grid_area, grid_occupancy
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +46,10 @@ MAX_DEVICE_SIDE = 16_000
 
 # Pillow canvases beyond this are a broken grid (absurd spans), not a table worth drawing.
 MAX_PILLOW_PIXELS = 80_000_000
+# Slots (rows x columns, spans counted) a table's grids may cover: a real table has a few
+# thousand; a few KB of rowspan=1000 colspan=1000 cells cover millions, and laying them out
+# costs seconds and gigabytes (in Pillow's planner or in Chromium) before any size check.
+MAX_GRID_SLOTS = 100_000
 
 
 class RenderError(Exception):
@@ -58,6 +62,17 @@ class RenderError(Exception):
 
 class RenderUnavailable(RenderError):
     """The renderer cannot do this at all (no Chromium, or Pillow asked to draw SVG)."""
+
+
+def check_grid_budget(grids: Sequence[Grid], label: str) -> None:
+    """Refuse, before anything is laid out, a table whose grids cover more than
+    MAX_GRID_SLOTS slots (counted from the spans alone)."""
+    slots = sum(grid_area(grid) for grid in grids)
+    if slots > MAX_GRID_SLOTS:
+        raise RenderError(
+            f"{label or 'table'}: its cells would cover {slots} grid slots once their spans "
+            f"are laid out (at most {MAX_GRID_SLOTS} are drawn); not rendered"
+        )
 
 
 def find_chromium(configured: str = "") -> str | None:
@@ -366,6 +381,7 @@ class ChromiumRenderer:
         self, *, table_html: str = "", label: str, caption: str, grids: Sequence[Grid] = ()
     ) -> bytes:
         """PNG of the table and its caption, cropped to them with a small white margin."""
+        check_grid_budget(grids, label)
         if not table_html.strip():
             if not grids:
                 raise RenderError(f"{label or 'table'} has neither HTML nor cells to render")
@@ -622,7 +638,10 @@ class _GridPlan:
 
 
 def _plan_grid(grid: Grid, regular: Any, bold: Any) -> _GridPlan:
-    placed, matrix = grid_occupancy(grid)
+    try:
+        placed, matrix = grid_occupancy(grid, limit=MAX_GRID_SLOTS)
+    except GridTooLarge as exc:
+        raise RenderError(f"the grid would be {exc.slots} slots (at most {exc.limit})") from None
     n_rows, n_cols = len(matrix), len(matrix[0]) if matrix else 0
     line_h = _line_height(regular)
     lines = []
@@ -696,6 +715,7 @@ def _draw_grid(
 
 def render_table_pillow(*, grids: Sequence[Grid], label: str, caption: str) -> bytes:
     """PNG of the table's cell grids (stacked) with the caption below, drawn with Pillow only."""
+    check_grid_budget(grids, label)
     regular, bold = _font(PILLOW_FONT_SIZE, False), _font(PILLOW_FONT_SIZE, True)
     cap_regular = _font(PILLOW_CAPTION_SIZE, False)
     plans = [_plan_grid(grid, regular, bold) for grid in grids if grid]

@@ -23,16 +23,22 @@ from papers.licences import licence_from_banner
 from papers.models import Element, ElementPanel, Paper, Section, work_citing
 from papers.parsing import PARSER_VERSION, Panel, ParsedPaper, ParseError, parse_paper
 from papers.parsing import Element as ParsedElement
+from papers.storable import Unstorable, fit_parsed, fit_row, fit_values, storable_text
 
 log = logging.getLogger(__name__)
 
 
 class PaperImportError(Exception):
-    """The page could not be imported; the paper was recorded as failed with this reason."""
+    """The page could not be imported; the paper was recorded as failed with this reason.
 
-    def __init__(self, reason: str):
+    `code`: "parse_error" (the page is no paper's context), "unstorable" (a value no column
+    can hold), "expert_work" (a re-import would discard work on the stored context).
+    """
+
+    def __init__(self, reason: str, *, code: str = "parse_error"):
         super().__init__(reason)
         self.reason = reason
+        self.code = code
 
 
 class AssetError(Exception):
@@ -158,15 +164,33 @@ def decode_data_uri(uri: str) -> bytes:
         raise AssetError(f"bad data URI: {exc}") from None
 
 
+# Metadata columns whose value may be cut: what people read, never a key.
+_CUT_METADATA = frozenset({"primary_category", "venue", "license_name"})
+
+
+def storable_metadata(metadata: PaperMetadata) -> dict[str, object]:
+    """The metadata's field values as the paper's columns hold them; Unstorable for an id,
+    a version or a licence address that does not fit."""
+    return fit_values(Paper, metadata.field_values(), truncate=_CUT_METADATA)
+
+
+def check_paper_key(arxiv_id: str, version: int) -> None:
+    """Unstorable when no paper row can be keyed by this id and version."""
+    fit_values(Paper, {"arxiv_id": arxiv_id, "version": version})
+    if storable_text(arxiv_id) != arxiv_id:
+        raise Unstorable("Paper.arxiv_id", f"{arxiv_id!r} holds control characters")
+
+
 def upsert_paper_metadata(*, metadata: PaperMetadata) -> Paper:
-    """Create the paper (status "found") or refresh its metadata; never touches its content."""
+    """Create the paper (status "found") or refresh its metadata; never touches its content.
+    Raises Unstorable, writing nothing, when the metadata cannot be stored."""
+    check_paper_key(metadata.arxiv_id, metadata.version)
+    values = storable_metadata(metadata)
     paper, created = Paper.objects.get_or_create(
-        arxiv_id=metadata.arxiv_id,
-        version=metadata.version,
-        defaults=metadata.field_values(),
+        arxiv_id=metadata.arxiv_id, version=metadata.version, defaults=values
     )
     if not created:
-        for key, value in metadata.field_values().items():
+        for key, value in values.items():
             setattr(paper, key, value)
         paper.save()
     return paper
@@ -189,7 +213,7 @@ def mark_paper_status(
         else:
             paper, _ = Paper.objects.get_or_create(arxiv_id=arxiv_id, version=version)
         paper.status = status
-        paper.status_reason = reason[:5000]
+        paper.status_reason = storable_text(reason)[:5000]
         paper.save(update_fields=["status", "status_reason", "updated_at"])
     return paper
 
@@ -219,10 +243,20 @@ def import_paper(
     a crawl reads the abstract page instead).
     """
     try:
-        parsed = parse_paper(html, page_url, max_bytes=settings.MAX_HTML_BYTES)
+        check_paper_key(arxiv_id, version)
+    except Unstorable as exc:
+        raise PaperImportError(
+            f"no paper can be stored as {arxiv_id!r}v{version}: {exc}", code="unstorable"
+        ) from None
+    try:
+        # Every value the database will hold, fitted to its column (or refused) up front.
+        parsed = fit_parsed(parse_paper(html, page_url, max_bytes=settings.MAX_HTML_BYTES))
     except ParseError as exc:
-        _record_parse_failure(arxiv_id, version, exc.reason, metadata)
+        _record_import_failure(arxiv_id, version, f"parse error: {exc.reason}", metadata)
         raise PaperImportError(exc.reason) from None
+    except Unstorable as exc:
+        _record_import_failure(arxiv_id, version, f"unstorable: {exc}", metadata)
+        raise PaperImportError(str(exc), code="unstorable") from None
 
     # The parsed counts bound what can be kept: below the minimum, no image is fetched at all.
     tables, charts = len(parsed.tables()), len(parsed.charts())
@@ -252,8 +286,12 @@ def import_paper(
                 counts=(tables, charts),
                 licence_from_page=licence_from_page,
             )
-    except BaseException:
+    except Unstorable as exc:
         _remove_tree(media_dir)  # the database rolled back: so do the files
+        _record_import_failure(arxiv_id, version, f"unstorable: {exc}", metadata)
+        raise PaperImportError(str(exc), code="unstorable") from None
+    except BaseException:
+        _remove_tree(media_dir)
         raise
     skipped = {loss.message() for loss in parsed.skipped()}
     result = ImportResult(
@@ -274,42 +312,86 @@ def import_paper(
     )
     if rejection or images == "none":
         return result
-    from jobs.dispatch import queues_enabled, start_job
-
-    if images == "job" or (images == "auto" and queues_enabled()):
-        Paper.objects.filter(pk=paper.pk).update(images_status=Paper.ImagesStatus.PENDING)
-        start_job(
-            kind="render_images",
-            function="papers.jobs.render_images",
-            params={"paper_id": paper.pk},
-            queue="render",
-            timeout=3600,
-        )
-        result.images = "queued"
-    else:
-        render = render_paper_images(paper_id=paper.pk)
-        result.images = "rendered"
-        result.problems.extend(render["problems"])
+    # The context is committed; its screenshots follow. A process killed while drawing them
+    # leaves images_status "none" on a parsed paper: a resumed crawl (or `render_images`)
+    # draws what is missing (make_paper_images(only_missing=True)).
+    result.images, problems = make_paper_images(paper_id=paper.pk, images=images)
+    result.problems.extend(problems)
     paper.refresh_from_db()
     return result
 
 
-def _record_parse_failure(
+def make_paper_images(
+    *, paper_id: int, images: ImagesMode, only_missing: bool = False
+) -> tuple[str, list[str]]:
+    """A paper's table screenshots and SVG rasters, the way `images` says: drawn now, or by a
+    job ("job", or "auto" when Redis is set). `only_missing`: only what has no image yet (a
+    render killed half-way). Returns ("rendered" | "queued" | "skipped", problems)."""
+    if images == "none":
+        return "skipped", []
+    from jobs.dispatch import queues_enabled, start_job
+
+    if images == "job" or (images == "auto" and queues_enabled()):
+        Paper.objects.filter(pk=paper_id).update(images_status=Paper.ImagesStatus.PENDING)
+        start_job(
+            kind="render_images",
+            function="papers.jobs.render_images",
+            params={"paper_id": paper_id, **({"only_missing": True} if only_missing else {})},
+            queue="render",
+            timeout=3600,
+        )
+        return "queued", []
+    if only_missing:
+        render = render_missing_images(paper_id=paper_id)
+    else:
+        render = render_paper_images(paper_id=paper_id)
+    return "rendered", list(render["problems"])  # type: ignore[call-overload]
+
+
+def missing_image_ids(paper: Paper) -> list[int]:
+    """The tables and SVG charts of a paper that a render has not finished: tables without a
+    screenshot, SVG charts never rasterised (nor marked SVG-only)."""
+    tables = paper.elements.filter(kind=Element.Kind.TABLE, is_image_table=False, image="")
+    charts = paper.elements.filter(
+        kind=Element.Kind.CHART, panels__svg__gt="", image_renderer=Element.Renderer.NONE
+    )
+    return sorted({*tables.values_list("pk", flat=True), *charts.values_list("pk", flat=True)})
+
+
+def render_missing_images(
+    *, paper_id: int, progress: ProgressCallback | None = None
+) -> dict[str, object]:
+    """render_paper_images for what has no image yet; the screenshots already drawn stay."""
+    paper = Paper.objects.get(pk=paper_id)
+    return render_paper_images(
+        paper_id=paper_id, progress=progress, element_ids=missing_image_ids(paper)
+    )
+
+
+def _record_import_failure(
     arxiv_id: str, version: int, reason: str, metadata: PaperMetadata | None
 ) -> None:
     existing = Paper.objects.filter(arxiv_id=arxiv_id, version=version).first()
     if existing is not None and existing.sections.exists():
         # A failed re-import leaves the earlier, good import in place; it only leaves a note.
-        note = f"re-import at {timezone.now():%Y-%m-%d %H:%M} failed: {reason}"
+        note = storable_text(f"re-import at {timezone.now():%Y-%m-%d %H:%M} failed: {reason}")
         Paper.objects.filter(pk=existing.pk).update(parse_warnings=existing.parse_warnings + [note])
         return
-    mark_paper_status(
-        arxiv_id=arxiv_id,
-        version=version,
-        status=Paper.Status.FAILED,
-        reason=f"parse error: {reason}",
-        metadata=metadata,
-    )
+    try:
+        mark_paper_status(
+            arxiv_id=arxiv_id,
+            version=version,
+            status=Paper.Status.FAILED,
+            reason=reason,
+            metadata=metadata,
+        )
+    except Unstorable as exc:  # the metadata itself: the failure is recorded without it
+        mark_paper_status(
+            arxiv_id=arxiv_id,
+            version=version,
+            status=Paper.Status.FAILED,
+            reason=f"{reason}; metadata not stored: {exc}",
+        )
 
 
 def _rejection(
@@ -382,7 +464,7 @@ def _load_panels(
                     max_pixels=settings.MAX_IMAGE_PIXELS,
                 )
             except (AssetError, image_tools.ImageError) as exc:
-                reason = getattr(exc, "reason", str(exc))
+                reason = storable_text(getattr(exc, "reason", str(exc)))
                 problems.append(f"{element.label or element.anchor} panel {index + 1}: {reason}")
                 loaded[(element.anchor, index)] = _PanelImage(None, None, None, reason)
             else:
@@ -472,7 +554,8 @@ def _store(
         # them would lose it. The stored import stays; the new page is refused.
         raise PaperImportError(
             f"{paper.versioned_id} already has expert work on its context (curation or claims); "
-            "re-importing would discard it, so the stored import was kept"
+            "re-importing would discard it, so the stored import was kept",
+            code="expert_work",
         ) from None
     paper.media_dir = media_dir
     transaction.on_commit(lambda: _remove_other_media(arxiv_id, version, keep=media_dir))
@@ -490,6 +573,7 @@ def _store(
     paper.degraded_count = sum(1 for e in parsed.elements if e.degraded)
     paper.images_status = Paper.ImagesStatus.NONE
     record_parse_report(paper, parsed, licence_from_page=licence_from_page)
+    fit_row(paper, truncate=_CUT_METADATA | {"generator"}, where=paper.versioned_id)
     paper.save()
 
     sections: dict[str, Section] = {}
@@ -644,8 +728,9 @@ def render_paper_images(
                 )
             except Exception as exc:  # noqa: BLE001 - one bad table must not stop the paper
                 log.warning("table %s of %s: %s", element.anchor, paper.versioned_id, exc)
-                problems.append(f"{element.label}: screenshot failed: {exc}")
-                element.image_error = str(exc)[:2000]
+                reason = storable_text(str(exc))
+                problems.append(f"{element.label}: screenshot failed: {reason}")
+                element.image_error = reason[:2000]
                 element.save(update_fields=["image_error"])
             else:
                 _save_file(element.image, paper.media_dir, _file_name(element.anchor), png)
@@ -686,7 +771,7 @@ def _render_svg_chart(
                 continue
             except Exception as exc:  # noqa: BLE001
                 missing = True
-                panel.error = f"rasterising failed: {exc}"[:2000]
+                panel.error = storable_text(f"rasterising failed: {exc}")[:2000]
                 panel.save(update_fields=["error"])
                 problems.append(f"{element.label}: {panel.error}")
                 continue
@@ -1050,10 +1135,15 @@ def reparse_paper(
         raise PaperImportError(f"{paper.versioned_id}: no stored page to re-parse")
     page_url = paper.html_url or f"https://arxiv.org/html/{paper.versioned_id}"
     try:
-        parsed = parse_paper(html, page_url, max_bytes=settings.MAX_HTML_BYTES)
+        parsed = fit_parsed(parse_paper(html, page_url, max_bytes=settings.MAX_HTML_BYTES))
     except ParseError as exc:
         raise PaperImportError(
             f"{paper.versioned_id}: the stored page no longer parses: {exc.reason}"
+        ) from None
+    except Unstorable as exc:
+        raise PaperImportError(
+            f"{paper.versioned_id}: the stored page's context cannot be stored: {exc}",
+            code="unstorable",
         ) from None
     report = ReparseReport(
         paper=paper,

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import arxiv
+import lxml.etree
 import lxml.html
 import requests
 from django.conf import settings
@@ -320,6 +321,15 @@ LICENSE_NAMES = {
 _ARTICLE = re.compile(rb"<article\b[^>]*\bltx_document\b", re.IGNORECASE)
 
 
+def is_conversion_failure(body: bytes) -> bool:
+    """arXiv's page for a paper whose LaTeXML conversion failed ("Conversion to HTML had a
+    Fatal error and exited abruptly")."""
+    lowered = body[:200_000].lower()
+    return b"fatal error" in lowered or (
+        b"conversion" in lowered and (b"failed" in lowered or b"error" in lowered)
+    )
+
+
 def license_name(url: str, link_text: str = "") -> str:
     key = re.sub(r"^https?://(www\.)?", "", url.strip()).rstrip("/")
     if key in LICENSE_NAMES:
@@ -329,16 +339,20 @@ def license_name(url: str, link_text: str = "") -> str:
 
 
 def parse_license(html: bytes, page_url: str) -> License | None:
-    """The licence link of an abstract page (`div.abs-license a`), or None."""
-    root = lxml.html.document_fromstring(html or b"<html></html>")
-    for div in root.iter("div"):
-        if "abs-license" not in (div.get("class") or "").split():
-            continue
-        for link in div.iter("a"):
-            href = (link.get("href") or "").strip()
-            if href:
-                url = urljoin(page_url, href)
-                return License(url=url, name=license_name(url, link.text_content()))
+    """The licence link of an abstract page (`div.abs-license a`), or None; FetchError for
+    a page that cannot be read (no document, an unusable link)."""
+    try:
+        root = lxml.html.document_fromstring(html if html and html.strip() else b"<html></html>")
+        for div in root.iter("div"):
+            if "abs-license" not in (div.get("class") or "").split():
+                continue
+            for link in div.iter("a"):
+                href = (link.get("href") or "").strip()
+                if href:
+                    url = urljoin(page_url, href)
+                    return License(url=url, name=license_name(url, link.text_content()))
+    except (ValueError, lxml.etree.LxmlError) as exc:
+        raise FetchError(f"abstract page unreadable: {exc}", url=page_url) from None
     return None
 
 
@@ -538,28 +552,38 @@ class ArxivClient:
         return f"{self.abs_url}{arxiv_id}v{version}"
 
     def fetch_html(self, arxiv_id: str, version: int) -> HtmlPage:
-        """The paper's HTML; NotFound (no HTML version), ConversionFailed, or FetchError."""
+        """The paper's HTML; NotFound (no HTML version), ConversionFailed, or FetchError.
+
+        An empty body, a page that is not LaTeXML's and a truncated one are taken as a
+        server's slip and asked for again with back-off; when every try gave one, the
+        paper fails with TransientError ("retries_exhausted", which --retry-failed tries
+        again), never as a permanent "no HTML". arXiv's conversion-failure page is its
+        deliberate answer: no HTML, at once.
+        """
         url = self.html_page_url(arxiv_id, version)
-        for attempt in range(1, self.session.policy.max_tries + 1):
+        tries = self.session.policy.max_tries
+        problem = ""
+        for attempt in range(1, tries + 1):
             response = self._get(
                 url, accept=("text/html", "application/xhtml+xml"), max_bytes=self.max_html_bytes
             )
             body = response.content
-            if _ARTICLE.search(body) is None:
-                lowered = body[:200_000].lower()
-                if b"fatal error" in lowered or b"conversion" in lowered:
+            if not body.strip():
+                problem = "empty page (HTTP 200 with no content)"
+            elif _ARTICLE.search(body) is None:
+                if is_conversion_failure(body):
                     raise ConversionFailed("arXiv's HTML conversion failed (error page)", url=url)
-                raise ConversionFailed("no article.ltx_document in the page", url=url)
+                problem = "not LaTeXML output (no article.ltx_document in the page)"
             # A body cut short without a Content-Length to tell: the html is never closed.
-            if body[-4096:].rstrip().lower().endswith(b"</html>"):
+            elif body[-4096:].rstrip().lower().endswith(b"</html>"):
                 return HtmlPage(url=response.url or url, html=body, fetched_at=datetime.now(UTC))
-            if attempt < self.session.policy.max_tries:
+            else:
+                problem = "truncated page (html never closed)"
+            if attempt < tries:
+                log.info("%s: %s; try %s again", url, problem, attempt + 1)
                 self.session.stats.add(retries=1)
                 self.session._pause(self.session.policy.backoff(attempt))
-        raise TransientError(
-            f"truncated page (html never closed) after {self.session.policy.max_tries} tries",
-            url=url,
-        )
+        raise TransientError(f"{problem} after {tries} tries", url=url)
 
     def fetch_asset(self, url: str) -> bytes:
         """An image of the page (chart panel)."""
@@ -591,6 +615,7 @@ class ArxivClient:
         if getattr(response, "too_large", False) or len(response.content) > max_bytes:
             raise TooLarge(f"response over the limit of {max_bytes} bytes", url=url)
         content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
-        if not any(content_type.startswith(a) for a in accept):
+        # An empty body says nothing of its type: the caller decides what nothing means.
+        if response.content and not any(content_type.startswith(a) for a in accept):
             raise WrongContentType(f"unexpected content type {content_type or '(none)'!r}", url=url)
         return response

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import arxiv
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, DataError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from redis.exceptions import RedisError
@@ -48,16 +48,29 @@ from papers.services import (
     PaperMetadata,
     decode_data_uri,
     import_paper,
+    make_paper_images,
     mark_paper_status,
     upsert_paper_metadata,
 )
+from papers.storable import Unstorable, storable_text
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int, str], None]  # phase, done, total, message
 # Errors of our own infrastructure (gate, Redis, database) end the run instead of failing a
-# paper; the run can be resumed once they are fixed.
+# paper; the run can be resumed once they are fixed. A database that refuses one paper's
+# values (DataError, IntegrityError) is that paper's fault, not the database's: see
+# is_infrastructure_error.
 INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = (GateError, RedisError, DatabaseError)
+PAPER_DATA_ERRORS: tuple[type[BaseException], ...] = (DataError, IntegrityError, Unstorable)
+
+
+def is_infrastructure_error(exc: BaseException) -> bool:
+    """Whether `exc` ends the run (the database is down, the gate is gone) rather than one
+    paper (a value the database refused)."""
+    return isinstance(exc, INFRASTRUCTURE_ERRORS) and not isinstance(exc, PAPER_DATA_ERRORS)
+
+
 STORED = (Paper.Status.PARSED, Paper.Status.REJECTED, Paper.Status.NO_HTML, Paper.Status.FAILED)
 
 
@@ -160,7 +173,7 @@ class CrawlExecution:
                 continue
             with transaction.atomic():
                 for result in outcome.results:
-                    self.record_found(metadata_from_result(result))
+                    self.record_found_or_say_why(result, key)
                 for problem in outcome.problems:
                     log_event(
                         run,
@@ -175,6 +188,22 @@ class CrawlExecution:
         self.report("search", len(done), len(chunks), "search done")
         run.phase = CrawlRun.Phase.FETCH
         CrawlRun.objects.filter(pk=run.pk).update(phase=run.phase)
+
+    def record_found_or_say_why(self, result: arxiv.Result, chunk: str) -> None:
+        """record_found; an entry the database cannot hold (an id of 40 characters, say) is
+        left out with a warning, and the search goes on."""
+        try:
+            with transaction.atomic():
+                self.record_found(metadata_from_result(result))
+        except Exception as exc:
+            if is_infrastructure_error(exc):
+                raise
+            log_event(
+                self.run,
+                f"search of {chunk}: entry {result.entry_id[:200]!r} left out: {exc}",
+                kind="search",
+                level=CrawlEvent.Level.WARNING,
+            )
 
     def record_found(self, metadata: PaperMetadata) -> None:
         """Store a found paper's metadata and make it an item of this run."""
@@ -234,7 +263,14 @@ class CrawlExecution:
             if item is None:
                 break
             self.report("fetch", fetched, total, f"fetching {item.paper.versioned_id}")
-            self.process(item)
+            try:
+                self.process(item)
+            except Exception as exc:
+                if is_infrastructure_error(exc):
+                    raise  # not the paper's fault: the run fails, and resumes from here
+                # Whatever one paper's page, images or values do, it costs that paper only.
+                log.exception("crawl run %s: %s failed", run.pk, item.paper.versioned_id)
+                self.record_failure(item, exc)
             self.tick()
         counts = run.counts()
         self.report("fetch", int(counts["fetched"]), run.target(counts), "done")  # type: ignore[call-overload]
@@ -246,8 +282,10 @@ class CrawlExecution:
         ):
             # Stored by an earlier session (killed before it could close the item), or by
             # another run meanwhile: finish the item from what is stored, fetch nothing.
-            if paper.status == Paper.Status.PARSED and not paper.license_url:
-                self.store_licence(item, paper)
+            if paper.status == Paper.Status.PARSED:
+                if not paper.license_url:
+                    self.store_licence(item, paper)
+                self.finish_images(item, paper)
             self.finish_from_paper(item, paper)
             return
         CrawlItem.objects.filter(pk=item.pk).update(attempted_at=timezone.now())
@@ -289,11 +327,11 @@ class CrawlExecution:
                 licence_from_page=False,  # the abstract page's licence is read next
             )
         except PaperImportError as exc:
-            paper.refresh_from_db()
-            self.finish(item, CrawlItem.Outcome.FAILED, "parse_error", f"parse error: {exc.reason}")
+            what = "parse error" if exc.code == "parse_error" else "not stored"
+            self.finish(item, CrawlItem.Outcome.FAILED, exc.code, f"{what}: {exc.reason}")
             log_event(
                 self.run,
-                f"parse error: {exc.reason}",
+                f"{what}: {exc.reason}",
                 kind="import",
                 paper=label,
                 item_id=item.pk,
@@ -301,18 +339,11 @@ class CrawlExecution:
                 url=page.url,
             )
             return
-        except INFRASTRUCTURE_ERRORS:
-            raise  # not the paper's fault: the run fails, and resumes from here
         except Exception as exc:  # noqa: BLE001 - one paper must not stop the run
+            if is_infrastructure_error(exc):
+                raise  # not the paper's fault: the run fails, and resumes from here
             log.exception("importing %s failed", label)
-            self.record_outcome(
-                item,
-                Paper.Status.FAILED,
-                f"import failed: {exc!r}",
-                "import_error",
-                url=page.url,
-                detail=traceback.format_exc(),
-            )
+            self.record_failure(item, exc, url=page.url)
             return
         for warning in result.warnings:
             # Numbered floats not kept, numbers printed twice, package alerts.
@@ -340,6 +371,46 @@ class CrawlExecution:
             self.store_licence(item, paper)
         self.finish_from_paper(item, paper)
 
+    def finish_images(self, item: CrawlItem, paper: Paper) -> None:
+        """Screenshots a killed session did not finish: a parsed paper whose images were
+        never done gets what is missing (those already drawn stay)."""
+        if self.run.images == "none" or paper.images_status != Paper.ImagesStatus.NONE:
+            return
+        outcome, problems = make_paper_images(
+            paper_id=paper.pk,
+            images=self.run.images,  # type: ignore[arg-type]
+            only_missing=True,
+        )
+        log_event(
+            self.run,
+            f"images not finished by an earlier session: {outcome} now",
+            kind="asset",
+            paper=paper.versioned_id,
+            item_id=item.pk,
+        )
+        for problem in problems:
+            log_event(
+                self.run,
+                problem,
+                kind="asset",
+                paper=paper.versioned_id,
+                item_id=item.pk,
+                level=CrawlEvent.Level.WARNING,
+            )
+
+    def record_failure(self, item: CrawlItem, exc: BaseException, *, url: str = "") -> None:
+        """The paper failed on something no step expected (a value the database refused, a
+        bug): recorded with its reason, the run goes on."""
+        if isinstance(exc, Unstorable):
+            code, reason = "unstorable", f"not stored: {exc}"
+        elif isinstance(exc, DatabaseError):
+            code, reason = "database_error", f"the database refused it: {exc}"
+        else:
+            code, reason = "import_error", f"import failed: {exc!r}"
+        self.record_outcome(
+            item, Paper.Status.FAILED, reason, code, url=url, detail=traceback.format_exc()
+        )
+
     def store_licence(self, item: CrawlItem, paper: Paper) -> None:
         label = paper.versioned_id
         try:
@@ -366,7 +437,8 @@ class CrawlExecution:
             )
             return
         Paper.objects.filter(pk=paper.pk).update(
-            license_url=licence.url[:500], license_name=licence.name[:200]
+            license_url=storable_text(licence.url)[:500],
+            license_name=storable_text(licence.name)[:200],
         )
 
     def record_outcome(
@@ -418,8 +490,11 @@ class CrawlExecution:
             self.finish(item, CrawlItem.Outcome.NO_HTML, code, paper.status_reason)
         elif paper.status == Paper.Status.FAILED:
             # The importer records a parse failure itself; a kill may land before the item.
-            parse = paper.status_reason.startswith("parse error") and item.attempted_at
-            code = "parse_error" if parse else "earlier_failure"
+            code = "earlier_failure"
+            if item.attempted_at and paper.status_reason.startswith("parse error"):
+                code = "parse_error"
+            elif item.attempted_at and paper.status_reason.startswith("unstorable"):
+                code = "unstorable"
             self.finish(item, CrawlItem.Outcome.FAILED, code, paper.status_reason)
 
     def finish(self, item: CrawlItem, outcome: str, code: str, reason: str) -> None:
@@ -427,7 +502,7 @@ class CrawlExecution:
         CrawlItem.objects.filter(pk=item.pk, outcome=CrawlItem.Outcome.PENDING).update(
             outcome=outcome,
             reason_code=code,
-            reason=reason[:5000],
+            reason=storable_text(reason)[:5000],
             tables=item.tables,
             charts=item.charts,
             finished_at=timezone.now(),

@@ -15,6 +15,7 @@ from django.utils import timezone
 from jobs.dispatch import Mode, request_cancel, start_job
 from jobs.models import Job
 from papers.models import CrawlEvent, CrawlRun
+from papers.storable import storable_text
 
 DEFAULT_CATEGORIES = ["cs.CV", "cs.CL", "cs.RO", "cs.SE", "cs.LG", "cs.AI", "cs.IR", "cs.CR"]
 DEFAULT_WINDOW = (date(2024, 9, 1), date(2024, 11, 15))
@@ -71,14 +72,15 @@ def log_event(
     item_id: int | None = None,
     url: str = "",
 ) -> CrawlEvent:
+    # A message quotes what a page or a server said: it may hold what no column takes.
     return CrawlEvent.objects.create(
         run=run,
         item_id=item_id,
-        paper=paper[:48],
+        paper=storable_text(paper)[:48],
         level=level,
         kind=kind[:32],
-        message=message[:10000],
-        url=url[:2000],
+        message=storable_text(message)[:10000],
+        url=storable_text(url)[:2000],
     )
 
 

@@ -12,9 +12,11 @@ from papers.parsing.document import (
 )
 from papers.parsing.latexml import parse_paper
 
-# Recorded on each paper the parser imports: 2 reads every numbering style, tells what it did
-# not keep, and survives deep nesting (issue 15); 1 is everything before.
-PARSER_VERSION = 2
+# Recorded on each paper the parser imports: 3 strips control characters, reads no number
+# longer than 32 characters and refuses unusable URLs with a reason (issue 16); 2 reads every
+# numbering style, tells what it did not keep, and survives deep nesting (issue 15); 1 is
+# everything before.
+PARSER_VERSION = 3
 
 __all__ = [
     "PARSER_VERSION",

@@ -43,12 +43,45 @@ class PlacedCell:
     colspan: int
 
 
-def grid_occupancy(grid: Grid) -> tuple[list[PlacedCell], list[list[int | None]]]:
+# Browsers clamp colspan to 1000 (and rowspan to the rows that exist).
+MAX_COLSPAN = 1000
+
+
+class GridTooLarge(Exception):
+    """A grid would cover more slots than the caller's budget; nothing was allocated."""
+
+    def __init__(self, slots: int, limit: int):
+        super().__init__(f"{slots} slots (budget {limit})")
+        self.slots = slots
+        self.limit = limit
+
+
+def grid_area(grid: Grid) -> int:
+    """How many slots the cells cover once laid out, from their spans alone (no allocation):
+    a 6 KB table of rowspan=1000 colspan=1000 cells covers millions."""
+    n_rows = len(grid)
+    area = 0
+    for r, row in enumerate(grid):
+        below = n_rows - r
+        for cell in row:
+            area += max(1, min(cell.rowspan, below)) * max(1, min(cell.colspan, MAX_COLSPAN))
+    return area
+
+
+def grid_occupancy(
+    grid: Grid, *, limit: int | None = None
+) -> tuple[list[PlacedCell], list[list[int | None]]]:
     """Where each cell lands once rowspans and colspans are honoured, as HTML lays them out.
 
     Returns the placed cells and a matrix (rows x columns) holding, for each slot, the index of
-    the placed cell covering it (None for a slot no cell covers: a short row).
+    the placed cell covering it (None for a slot no cell covers: a short row). With `limit`,
+    raises GridTooLarge before allocating anything when the slots (or the matrix) would
+    exceed it.
     """
+    if limit is not None:
+        area = grid_area(grid)
+        if area > limit:
+            raise GridTooLarge(area, limit)
     taken: dict[tuple[int, int], int] = {}
     placed: list[PlacedCell] = []
     n_rows = len(grid)
@@ -57,9 +90,8 @@ def grid_occupancy(grid: Grid) -> tuple[list[PlacedCell], list[list[int | None]]
         for cell in row:
             while (r, c) in taken:
                 c += 1
-            # Browsers clamp rowspan to the rows that exist and colspan to 1000.
             rowspan = max(1, min(cell.rowspan, n_rows - r))
-            colspan = max(1, min(cell.colspan, 1000))
+            colspan = max(1, min(cell.colspan, MAX_COLSPAN))
             index = len(placed)
             placed.append(PlacedCell(cell, r, c, rowspan, colspan))
             for dr in range(rowspan):
@@ -67,6 +99,8 @@ def grid_occupancy(grid: Grid) -> tuple[list[PlacedCell], list[list[int | None]]
                     taken[(r + dr, c + dc)] = index
             c += colspan
     n_cols = max((c + 1 for _, c in taken), default=0)
+    if limit is not None and n_rows * n_cols > limit:
+        raise GridTooLarge(n_rows * n_cols, limit)  # short rows under a wide one
     matrix: list[list[int | None]] = [[None] * n_cols for _ in range(n_rows)]
     for (r, c), index in taken.items():
         matrix[r][c] = index

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from urllib.parse import urljoin
+from dataclasses import dataclass, replace
+from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 
@@ -23,6 +23,13 @@ from papers.parsing.document import (
     SectionKind,
 )
 from papers.parsing.sanitize import sanitize_fragment
+from papers.parsing.text import (
+    CHARACTER_REFERENCE,
+    clean_line,
+    collapse,
+    control_bytes_to_spaces,
+    strip_control,
+)
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -102,6 +109,9 @@ def parse_paper(
     data: bytes, base_url: str = "", *, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> ParsedPaper:
     """Parse a LaTeXML page; raise ParseError with a reason when it can't be a paper's context."""
+    # Control bytes as spaces before anything reads the page: lxml refuses them in names, a
+    # database in text, and a NUL after </html> is no truncation. Offsets stay the page's.
+    data = control_bytes_to_spaces(data)
     _check_bytes(data, max_bytes)
     try:
         # huge_tree: libxml2 otherwise stops at 256 nested elements and silently drops the rest
@@ -133,9 +143,12 @@ def parse_paper(
     walker.scan_alerts = b"package-alerts" in data
     try:
         walker.run(root, article)
+        paper = walker.result()
     except RecursionError:
         raise ParseError("the page nests elements too deeply to be read whole") from None
-    paper = walker.result()
+    except (ValueError, lxml.etree.LxmlError) as exc:
+        # Markup lxml cannot hand on (a name or text it refuses) or a URL urllib refuses.
+        raise ParseError(f"the page's markup cannot be read: {exc}") from None
     if not any(e.kind == "paragraph" for e in paper.elements) and not paper.sections:
         raise ParseError("empty document: no sections or paragraphs")
     if b"license-tr" in data:
@@ -143,11 +156,42 @@ def parse_paper(
     match = _GENERATOR.search(data)
     if match:
         paper.generator = collapse(match.group(1).decode("utf-8", "replace"))[:300]
+    if b"&#" in data and CHARACTER_REFERENCE.search(data):
+        _strip_control_characters(paper)
     return paper
 
 
+def _strip_control_characters(paper: ParsedPaper) -> None:
+    """The parse's text without the control characters references put in it (`&#1;`).
+    Anchors are left as they are (they stay unique; the importer fits them), and so is the
+    sanitized markup (the importer cleans it)."""
+    paper.title = clean_line(paper.title)
+    for section in paper.sections:
+        section.title, section.number = clean_line(section.title), clean_line(section.number)
+    for e in paper.elements:
+        e.text, e.caption = clean_line(e.text), clean_line(e.caption)
+        e.label, e.number = clean_line(e.label), clean_line(e.number)
+        e.degraded_reasons = [clean_line(r) for r in e.degraded_reasons]
+        for grid in e.grids:
+            for row in grid:
+                for cell in row:
+                    cell.text = clean_line(cell.text)
+        for panel in e.panels:
+            panel.caption = clean_line(panel.caption)
+    paper.warnings = [clean_line(w) for w in paper.warnings]
+    paper.losses = [
+        replace(loss, label=clean_line(loss.label), reason=clean_line(loss.reason))
+        for loss in paper.losses
+    ]
+    if paper.licence is not None:
+        paper.licence = replace(paper.licence, name=clean_line(paper.licence.name))
+
+
 def _licence_banner(root: _El) -> PageLicence | None:
-    for node in _LICENCE_BANNER(root):
+    # The banner is a link near the top: a walk over the links finds it before an XPath
+    # query over every element has started; the query is for a banner of another tag.
+    first = next((a for a in root.iter("a") if a.get("id") == "license-tr"), None)
+    for node in [first] if first is not None else _LICENCE_BANNER(root):
         text = collapse("".join(node.itertext()))
         name = re.sub(r"^licen[cs]e\s*:\s*", "", text, flags=re.I).strip()
         if name:
@@ -168,7 +212,8 @@ def _check_bytes(data: bytes, max_bytes: int) -> None:
     if opened and data.rfind(b"</article>") < 0 and data.rfind(b"</ARTICLE>") < 0:
         raise ParseError("truncated page: article.ltx_document is never closed")
     try:
-        data.decode("utf-8")
+        if not data.isascii():  # one fast pass; most of a page is ASCII, not all of it
+            data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8: invalid byte at offset {exc.start}") from None
 
@@ -189,7 +234,14 @@ def _effective_base(root: _El, page_url: str) -> str:
     for base in root.iter("base"):
         href = base.get("href")
         if href:
-            return urljoin(page_url, href.strip()) if page_url else href.strip()
+            try:
+                joined = urljoin(page_url, href.strip()) if page_url else href.strip()
+                urlsplit(joined)
+            except ValueError as exc:
+                raise ParseError(
+                    f"the page's <base href={href[:200]!r}> is not a usable URL ({exc})"
+                ) from None
+            return joined
     return page_url
 
 
@@ -206,10 +258,6 @@ def resolve_asset(base_url: str, src: str, *, has_base: bool) -> str:
     if src.split("/", 1)[0] == name or "://" in src or src.startswith(("/", "data:")):
         return urljoin(base_url, src)
     return urljoin(base_url + "/", src)
-
-
-def collapse(text: str) -> str:
-    return " ".join(text.split())
 
 
 def text_of(el: _El, *, skip_tags: bool = False, skip_floats: bool = False) -> str:
@@ -363,6 +411,9 @@ class _Walker:
             if not isinstance(tag, str) or tag in _SKIP_TAGS or tag in _HEADING_TAGS:
                 continue
             classes = _classes(child)
+            if not classes and tag == "div":
+                stack.append(iter(child))  # a bare wrapper: what the last branch does, sooner
+                continue
             if any(c in _SKIP_CLASSES for c in classes):
                 continue
             if tag == "section" or (tag == "div" and any(c in _SECTION_CLASSES for c in classes)):
@@ -536,7 +587,7 @@ class _Walker:
         # A float inside a paragraph (a \captionof in a minipage) is an element of its own.
         # (Not one in a footnote: notes hold no elements, and the census says so.)
         floats = []
-        if node.find(".//figure") is not None:
+        if next(node.iter("figure"), None) is not None:  # (cheaper than find(".//figure"))
             floats = [f for f in _child_floats(node) if not _inside_note(f, node)]
         text = text_of(node, skip_tags=skip_tags, skip_floats=bool(floats))
         if text:
@@ -593,7 +644,10 @@ class _Walker:
                     what = f"{_float_class(node)}, neither a table nor a chart"
                     self._lose(node, tag.rstrip(":. "), what, skipped=True)
                 else:
-                    what = f"its caption tag {tag!r} holds no number the parser reads"
+                    shown = tag if len(tag) <= 80 else tag[:80] + "…"
+                    what = f"its caption tag {shown!r} holds no number the parser reads"
+                    if len(tag) > numbering.MAX_NUMBER_LENGTH:
+                        what += f" (a number has at most {numbering.MAX_NUMBER_LENGTH} characters)"
                     self._lose(node, tag.rstrip(":. "), what)
             # Unnumbered float: its numbered sub-floats (two captioned figures side by side)
             # are elements of their own; anything else is neither table nor chart.
@@ -742,12 +796,18 @@ class _Walker:
                 src = (el.get("src") or "").strip()
                 if not src:
                     continue
-                yield Panel(
-                    src=src,
-                    url=resolve_asset(self.base_url, src, has_base=self.has_base),
-                    caption=_panel_caption(el, node),
-                    row=panel_row,
-                )
+                try:
+                    # urljoin parses the src (and refuses it) unless there is no base to join.
+                    url = resolve_asset(self.base_url, src, has_base=self.has_base)
+                    if not self.base_url:
+                        urlsplit(src)
+                except ValueError as exc:
+                    where = _float_anchor(node) or "a float without an id"
+                    raise ParseError(
+                        f"an image of {where} has a src that is not a usable URL "
+                        f"({src[:200]!r}: {exc})"
+                    ) from None
+                yield Panel(src=src, url=url, caption=_panel_caption(el, node), row=panel_row)
             elif not _inside(el, node, "svg"):
                 yield Panel(
                     src="",
@@ -972,6 +1032,7 @@ def _grid(tabular: _El) -> Grid:
                 continue
             rowspan = colspan = 1
             header = tag == "th"
+            # One walk over the attributes is cheaper than three lookups by name.
             for name, value in cell.items():
                 if name == "class":
                     header = header or "ltx_th" in value
@@ -1015,6 +1076,6 @@ def _table_fragment(tabular: _El, panel_caption: str) -> str:
     html = sanitize_fragment(tabular, in_place=True)
     if panel_caption:
         caption = lxml.etree.Element("div", {"class": "ltx_panel_caption"})
-        caption.text = panel_caption
+        caption.text = strip_control(panel_caption)  # lxml refuses to set a control character
         html = lxml.etree.tostring(caption, method="html", encoding="unicode") + html
     return f'<div class="ltx_tabular_block">{html}</div>'

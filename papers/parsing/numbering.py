@@ -41,6 +41,11 @@ NUMBER_END = r"\b(?![.\-]\w)"
 _CITED = re.compile(rf"\b(?P<word>{TAG_WORDS})(?:\s*|~)(?P<number>{CITED_NUMBER}){NUMBER_END}")
 
 
+# A number as printed is never longer than this (the column that stores it holds as much):
+# a longer one is not a numbering style but a broken page, read as no number.
+MAX_NUMBER_LENGTH = 32
+
+
 @dataclass(frozen=True, slots=True)
 class FloatNumber:
     """A caption tag read: its word and number as printed ("TABLE", "II")."""
@@ -56,8 +61,9 @@ class FloatNumber:
 def read_tag(tag_text: str, kind: FloatKind) -> FloatNumber | None:
     """The number a caption tag ("TABLE II: ", "Fig. 3.", "Table A.1", "Figure S2") prints.
 
-    None for a sub-figure panel's tag ("(a)") and for a tag that holds no number. A tag
-    without a word ("3:") takes the kind's usual word.
+    None for a sub-figure panel's tag ("(a)"), for a tag that holds no number, and for a
+    number longer than MAX_NUMBER_LENGTH. A tag without a word ("3:") takes the kind's usual
+    word.
     """
     text = " ".join(tag_text.split()).rstrip(":.").strip()
     if not text or is_panel_tag(text):
@@ -65,6 +71,8 @@ def read_tag(tag_text: str, kind: FloatKind) -> FloatNumber | None:
     match = _TAG.fullmatch(text) or _OTHER_TAG.fullmatch(text)
     if match is None or tag_kind(match.group("number")) is not None:
         return None  # no number, or only a word ("Figure")
+    if len(match.group("number")) > MAX_NUMBER_LENGTH:
+        return None
     word = match.group("word") or ("Table" if kind == "table" else "Figure")
     return FloatNumber(word=word, number=match.group("number"))
 

@@ -276,3 +276,49 @@ def test_deleting_a_paper_removes_its_media_once_committed(
     assert len(callbacks) == 1
     assert not media.exists()
     assert not Paper.objects.filter(pk=paper.pk).exists()
+
+
+def test_missing_screenshots_are_drawn_and_the_others_left_alone(pillow_only):
+    """What a resumed crawl calls for a paper whose render was killed half-way."""
+    from papers.services import make_paper_images, missing_image_ids
+
+    page = locate_page(PAGES[0])
+    result = import_paper(
+        html=page.html_path.read_bytes(),
+        page_url=page.html_path.as_uri(),
+        assets=FolderAssets(page.folder),
+        arxiv_id=page.arxiv_id,
+        version=page.version,
+        images="now",
+    )
+    tables = list(result.paper.elements.filter(kind=Element.Kind.TABLE, is_image_table=False))
+    assert len(tables) >= 2 and missing_image_ids(result.paper) == []
+    kept, lost = tables[0], tables[1]
+    kept_file = Path(kept.image.path)
+    kept_mtime = kept_file.stat().st_mtime_ns
+    # As a kill leaves it: the context committed, one screenshot never drawn.
+    Path(lost.image.path).unlink()
+    Element.objects.filter(pk=lost.pk).update(image="", image_renderer="")
+    Paper.objects.filter(pk=result.paper.pk).update(images_status=Paper.ImagesStatus.NONE)
+    assert missing_image_ids(result.paper) == [lost.pk]
+
+    outcome, problems = make_paper_images(paper_id=result.paper.pk, images="now", only_missing=True)
+
+    assert (outcome, problems) == ("rendered", [])
+    lost.refresh_from_db()
+    assert lost.image and Path(lost.image.path).is_file()
+    assert kept_file.stat().st_mtime_ns == kept_mtime  # not drawn again
+    assert Paper.objects.get(pk=result.paper.pk).images_status == Paper.ImagesStatus.DONE
+
+
+def test_an_id_no_column_holds_is_refused_and_nothing_is_stored():
+    with pytest.raises(PaperImportError) as info:
+        import_paper(
+            html=PAGES[0].joinpath("paper.html").read_bytes(),
+            page_url="",
+            assets=FolderAssets(PAGES[0]),
+            arxiv_id="2409." + "1" * 40,
+            version=1,
+        )
+    assert info.value.code == "unstorable" and "Paper.arxiv_id" in info.value.reason
+    assert not Paper.objects.exists()

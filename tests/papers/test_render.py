@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from papers.parsing.document import Cell, Grid, grid_occupancy
+from papers.parsing.document import Cell, Grid, GridTooLarge, grid_area, grid_occupancy
 from papers.render import (
+    MAX_GRID_SLOTS,
     ChromiumRenderer,
     PillowRenderer,
     RenderError,
@@ -371,6 +372,39 @@ def test_grid_occupancy_clamps_spans_that_run_off_the_grid() -> None:
     _placed, matrix = grid_occupancy([[Cell("a", rowspan=9), Cell("b")], [Cell("c")]])
     assert len(matrix) == 2
     assert matrix[1] == [0, 2]
+
+
+# The table: about 6 KB of markup, every cell rowspan=1000 colspan=1000.
+HUGE_SPANS: Grid = [
+    [Cell(f"{r}.{c}", rowspan=1000, colspan=1000) for c in range(10)] for r in range(10)
+]
+
+
+def test_grid_area_counts_the_slots_from_the_spans_alone() -> None:
+    assert grid_area(LATEXML_GRID) == 4 * 5  # the spans fill the 4 x 5 layout
+    assert grid_area(HUGE_SPANS) == sum(10 * (10 - r) * 1000 for r in range(10))
+
+
+def test_grid_occupancy_refuses_a_grid_over_its_budget_before_placing_a_cell() -> None:
+    with pytest.raises(GridTooLarge) as info:
+        grid_occupancy(HUGE_SPANS, limit=100_000)
+    assert (info.value.slots, info.value.limit) == (550_000, 100_000)
+    # Short rows under a wide one: few slots, a large matrix.
+    wide_then_short = [[Cell("w", colspan=1000)]] + [[Cell("s")] for _ in range(200)]
+    with pytest.raises(GridTooLarge):
+        grid_occupancy(wide_then_short, limit=10_000)
+    assert grid_occupancy(LATEXML_GRID, limit=100)[1] == grid_occupancy(LATEXML_GRID)[1]
+
+
+def test_both_renderers_refuse_a_table_over_the_budget_before_laying_it_out() -> None:
+    with pytest.raises(RenderError, match="550000 grid slots"):
+        render_table_pillow(grids=[HUGE_SPANS], label="Table 1", caption="")
+    # Chromium is never asked (here it is not even started).
+    with pytest.raises(RenderError, match="grid slots"):
+        ChromiumRenderer().render_table(
+            table_html="<table></table>", grids=[HUGE_SPANS], label="Table 1", caption=""
+        )
+    assert MAX_GRID_SLOTS == 100_000
 
 
 def test_pillow_rowspan_pushes_the_next_row_right() -> None:

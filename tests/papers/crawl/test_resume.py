@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from datetime import date
 from pathlib import Path
@@ -243,3 +244,65 @@ def test_a_paused_crawl_job_says_so(arxiv_settings, standin):
     assert CrawlRun.objects.get(pk=run.pk).status == CrawlRun.Status.PAUSED
     assert job.status == Job.Status.FINISHED  # the job ended; the crawl waits to be resumed
     assert "paused by request" in job.message and f"crawl run {run.pk} resumes" in job.message
+
+
+def test_killed_while_drawing_screenshots_resumes_them(template_db, tmp_path):
+    """Killed after the import committed, half-way through the table screenshots: the paper
+    is parsed but short of images, and the resumed run draws the missing ones only."""
+    db = fresh_db(template_db, tmp_path)
+    media = tmp_path / "media"
+    many = paper("2410.00031", published=day(3), tables=80, charts=2)
+    crawl = [*CRAWL[: CRAWL.index("--images")], "--images", "now", "--no-progress"]
+    with StandInArxiv([many]) as standin:
+        env = {**environment(db, tmp_path, standin), "USE_CHROMIUM": "0"}
+        with open(tmp_path / "killed.log", "w") as out:
+            proc = subprocess.Popen(manage(*crawl), env=env, stdout=out, stderr=out)
+            try:
+                # Ten screenshots on disk: the import has committed and the drawing is under
+                # way (Pillow draws the 80 tables in about a second).
+                while len(list(media.rglob("S1.T*.png"))) < 10:
+                    assert proc.poll() is None, (tmp_path / "killed.log").read_text()
+                    time.sleep(0.002)
+            finally:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(timeout=10)
+        with sqlite3.connect(db) as conn:
+            status, images = conn.execute(
+                "SELECT status, images_status FROM papers_paper"
+            ).fetchone()
+            drawn = [
+                name
+                for (name,) in conn.execute(
+                    "SELECT image FROM papers_element WHERE kind = 'table' AND image != ''"
+                )
+            ]
+        assert (status, images) == ("parsed", "none")
+        assert 9 <= len(drawn) < 80, "the kill landed while the screenshots were drawn"
+        before = {name: (media / name).stat().st_mtime_ns for name in drawn}
+
+        resumed = subprocess.run(
+            manage("crawl_arxiv", "--resume", "1", "--no-progress"),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+        assert resumed.returncode == 0, resumed.stderr
+        with sqlite3.connect(db) as conn:
+            q = conn.execute
+            assert q("SELECT images_status, license_url != '' FROM papers_paper").fetchone() == (
+                "done",
+                1,
+            )
+            tables = q("SELECT image FROM papers_element WHERE kind = 'table'").fetchall()
+            assert len(tables) == 80 and all(
+                name and (media / name).is_file() for (name,) in tables
+            )
+            assert q("SELECT outcome FROM papers_crawlitem").fetchall() == [("kept",)]
+            assert q("SELECT status FROM papers_crawlrun").fetchall() == [("finished",)]
+            said = [m for (m,) in q("SELECT message FROM papers_crawlevent WHERE kind = 'asset'")]
+        assert said == ["images not finished by an earlier session: rendered now"]
+        # The screenshots drawn before the kill were not drawn again; the page not fetched again.
+        assert {name: (media / name).stat().st_mtime_ns for name in drawn} == before
+        assert Counter(standin.html_requests()) == {"/html/2410.00031v1": 1}
