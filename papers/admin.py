@@ -12,16 +12,21 @@ from django.utils.safestring import mark_safe
 from papers import admin_crawl  # noqa: F401  (registers the crawl run admin)
 from papers.models import Element, ElementPanel, Paper, Section
 
+THUMBNAIL_HEIGHTS = (60, 160, 400)  # px; classes in static/css/admin.css (no style attributes)
 
-def _thumbnail(field_file, height: int = 120) -> str:
+
+def _thumbnail(field_file, height: int = 160) -> str:
     if not field_file:
         return "—"
     return format_html(
-        '<a href="{0}" target="_blank"><img src="{0}" style="max-height:{1}px;max-width:480px;'
-        'border:1px solid #ccc;background:#fff" alt=""></a>',
+        '<a href="{0}" target="_blank"><img src="{0}" class="sv-thumb sv-thumb-{1}" alt=""></a>',
         field_file.url,
-        height,
+        min(THUMBNAIL_HEIGHTS, key=lambda h: abs(h - height)),
     )
+
+
+class AdminStyles:
+    css = {"all": ["css/admin.css"]}
 
 
 class ParseProblemFilter(admin.SimpleListFilter):
@@ -57,6 +62,7 @@ class ParseProblemFilter(admin.SimpleListFilter):
 
 @admin.register(Paper)
 class PaperAdmin(admin.ModelAdmin):
+    Media = AdminStyles
     list_display = (
         "versioned_id",
         "short_title",
@@ -105,7 +111,7 @@ class PaperAdmin(admin.ModelAdmin):
     def lost_flag(self, paper: Paper) -> str:
         if not paper.lost_count:
             return "—"
-        return format_html('<strong style="color:#b00">{} not kept</strong>', paper.lost_count)
+        return format_html('<strong class="sv-warn">{} not kept</strong>', paper.lost_count)
 
     @admin.display(description="what the parser did not keep")
     def parse_report(self, paper: Paper) -> str:
@@ -123,7 +129,7 @@ class PaperAdmin(admin.ModelAdmin):
             )
             parts.append(
                 format_html(
-                    '<p style="color:#b00"><strong>{} numbered table(s)/figure(s) not kept as '
+                    '<p class="sv-warn"><strong>{} numbered table(s)/figure(s) not kept as '
                     "elements</strong> (python manage.py reparse_papers {} re-reads the stored "
                     "page with the current parser):</p><ul>{}</ul>",
                     paper.lost_count,
@@ -134,7 +140,7 @@ class PaperAdmin(admin.ModelAdmin):
         for (kind, number), anchors in paper.duplicate_numbers().items():
             parts.append(
                 format_html(
-                    '<p style="color:#b00"><strong>{} {} is printed by {}</strong>: '
+                    '<p class="sv-warn"><strong>{} {} is printed by {}</strong>: '
                     '<a href="{}?paper__id__exact={}&amp;number={}">give each a distinct '
                     "number</a>; until then an export whose context holds both refuses this "
                     "paper.</p>",
@@ -174,11 +180,11 @@ class PaperAdmin(admin.ModelAdmin):
         elements_url = reverse("admin:papers_element_changelist")
         rows = format_html_join(
             "",
-            '<li style="margin-left:{}em">{} {} <em>({})</em> — '
+            '<li class="sv-level-{}">{} {} <em>({})</em> — '
             '<a href="{}?section__id__exact={}">{} elements</a></li>',
             (
                 (
-                    (s.level - 1) * 1.5,
+                    min(max(s.level, 1), 6),
                     s.number,
                     s.title or s.anchor,
                     s.get_kind_display(),
@@ -194,6 +200,7 @@ class PaperAdmin(admin.ModelAdmin):
 
 @admin.register(Section)
 class SectionAdmin(admin.ModelAdmin):
+    Media = AdminStyles
     list_display = ("anchor", "number", "title", "kind", "level", "paper")
     list_filter = ("kind",)
     search_fields = ("title", "anchor", "paper__arxiv_id")
@@ -222,6 +229,7 @@ class ElementPanelInline(admin.TabularInline):
 
 @admin.register(Element)
 class ElementAdmin(admin.ModelAdmin):
+    Media = AdminStyles
     list_display = (
         "anchor",
         "kind",
@@ -289,6 +297,7 @@ class ElementAdmin(admin.ModelAdmin):
 
 @admin.register(ElementPanel)
 class ElementPanelAdmin(admin.ModelAdmin):
+    Media = AdminStyles
     list_display = ("__str__", "row", "caption", "preview", "error")
     list_filter = ("element__kind",)
     search_fields = ("caption", "element__anchor", "element__paper__arxiv_id")
