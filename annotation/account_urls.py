@@ -23,7 +23,11 @@ urlpatterns = [
     path(
         "reset/<uidb64>/<token>/",
         auth_views.PasswordResetConfirmView.as_view(
-            post_reset_login=True, success_url=reverse_lazy("password_reset_complete")
+            post_reset_login=True,
+            # Two backends (the sign-in throttle, then the password check): name the one that
+            # signs the person in.
+            post_reset_login_backend="django.contrib.auth.backends.ModelBackend",
+            success_url=reverse_lazy("password_reset_complete"),
         ),
         name="password_reset_confirm",
     ),

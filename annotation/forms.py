@@ -8,7 +8,24 @@ from django import forms
 from django.utils import timezone
 
 from annotation.models import AssignmentStatus, Subfield
+from annotation.request_parsing import MAX_ID, BadInput, parse_id
 from papers.models import Paper
+
+
+class ModelIdsField(forms.ModelMultipleChoiceField):
+    """Rows ticked by id: a value that is not an id is refused before the query (Django would
+    hand SQLite a 25-digit number, which it cannot compare: a crash, not a form error)."""
+
+    def clean(self, value):
+        for pk in value if isinstance(value, list | tuple) else ():
+            try:
+                parse_id(pk, field=self.label or "id")
+            except BadInput as exc:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_pk_value"], code="invalid_pk_value",
+                    params={"pk": str(pk)[:20]},
+                ) from exc  # fmt: skip
+        return super().clean(value)
 
 
 class AccountForm(forms.Form):
@@ -20,7 +37,7 @@ class AccountForm(forms.Form):
 
 
 class ExpertProfileForm(forms.Form):
-    subfields = forms.ModelMultipleChoiceField(
+    subfields = ModelIdsField(
         queryset=Subfield.objects.all(), required=False, widget=forms.CheckboxSelectMultiple
     )
     active = forms.BooleanField(required=False, label="Active (gets new assignments)")
@@ -70,9 +87,9 @@ class PaperFilterForm(forms.Form):
         required=False, choices=[("", "any")] + list(Paper.Acceptance.choices)
     )
     state = forms.ChoiceField(required=False, choices=STATE_CHOICES, label="Assignment")
-    min_tables = forms.IntegerField(required=False, min_value=0, label="Tables ≥")
-    min_charts = forms.IntegerField(required=False, min_value=0, label="Charts ≥")
-    q = forms.CharField(required=False, label="Search")
+    min_tables = forms.IntegerField(required=False, min_value=0, max_value=10_000, label="Tables ≥")
+    min_charts = forms.IntegerField(required=False, min_value=0, max_value=10_000, label="Charts ≥")
+    q = forms.CharField(required=False, max_length=200, label="Search")
 
     def __init__(self, *args, subfield_codes: list[str], **kwargs):
         super().__init__(*args, **kwargs)
@@ -85,13 +102,13 @@ class PaperSelectionForm(forms.Form):
     ACTIONS = ("assign", "spread", "unassign", "subfield")
 
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
-    papers = forms.ModelMultipleChoiceField(
+    papers = ModelIdsField(
         queryset=Paper.objects.defer("raw_html_compressed"),
         error_messages={"required": "Select at least one paper."},
     )
-    expert = forms.IntegerField(required=False)
+    expert = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     experts = forms.TypedMultipleChoiceField(coerce=int, required=False)
-    per_expert = forms.IntegerField(required=False, min_value=1)
+    per_expert = forms.IntegerField(required=False, min_value=1, max_value=100_000)
     reassign = forms.BooleanField(required=False)
     subfield = forms.ModelChoiceField(queryset=Subfield.objects.all(), required=False)
     note = forms.CharField(required=False, max_length=500)

@@ -2,11 +2,12 @@
 
 from django.urls import path
 
+import annotation.keys  # noqa: F401  (registers the <id:…> and <arxiv:…> converters)
 from annotation.views import papers
 
 app_name = "papers"
 
 urlpatterns = [
     path("papers/", papers.paper_list, name="list"),
-    path("papers/<str:arxiv_id>v<int:version>/", papers.paper_detail, name="detail"),
+    path("papers/<arxiv:arxiv_id>v<id:version>/", papers.paper_detail, name="detail"),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -219,6 +220,8 @@ def _numbers_nearby(claim: str, collector: _Collector) -> None:
             value = float(int_part + frac)
         except ValueError:
             continue
+        if not math.isfinite(value):
+            continue  # hundreds of digits: no number a claim can mean
         if unit == "" and not frac and 1900 <= value <= 2100:
             continue  # a year: changing it makes a different, not a false, claim
         if is_reference_number(claim, *_number_span(match)):

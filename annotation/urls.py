@@ -3,20 +3,20 @@ workspace home (`annotation:home`) joins them in workspace/urls.py, above every 
 
 from django.urls import path
 
-import annotation.keys  # noqa: F401  (registers the <key:…> converter)
+import annotation.keys  # noqa: F401  (registers the <key:…>, <id:…> and <arxiv:…> converters)
 from annotation.views import claims, curation, manage, review, stats
 
 app_name = "annotation"
 
 urlpatterns = [
-    path("curate/<str:arxiv_id>v<int:version>/", curation.curate, name="curate"),
+    path("curate/<arxiv:arxiv_id>v<id:version>/", curation.curate, name="curate"),
     path(
-        "curate/<str:arxiv_id>v<int:version>/tables/<int:element_id>/",
+        "curate/<arxiv:arxiv_id>v<id:version>/tables/<id:element_id>/",
         curation.table_html,
         name="table_html",
     ),
     path("claims/next/", claims.next_task, name="next_task"),
-    path("claims/tasks/<str:arxiv_id>v<int:version>/", claims.create_tasks, name="create_tasks"),
+    path("claims/tasks/<arxiv:arxiv_id>v<id:version>/", claims.create_tasks, name="create_tasks"),
     path("claims/write/<key:item_key>/", claims.write, name="write"),
     path("claims/write/<key:item_key>/draft/", claims.save_draft, name="save_draft"),
     path("claims/write/<key:item_key>/release/", claims.release, name="release_task"),
@@ -43,7 +43,7 @@ urlpatterns = [
         name="reperturb_warnings",
     ),
     path(
-        "claims/reperturb/<key:item_key>/images/<int:element_id>/",
+        "claims/reperturb/<key:item_key>/images/<id:element_id>/",
         claims.reperturb_image,
         name="reperturb_image",
     ),
@@ -57,7 +57,7 @@ urlpatterns = [
     path("review/adjudicate/<key:item_key>/", review.adjudicate, name="adjudicate"),
     path("review/items/<key:item_key>/draft/", review.save_draft, name="review_draft"),
     path("review/items/<key:item_key>/context/", review.context, name="review_context"),
-    path("review/items/<key:item_key>/images/<int:element_id>/", review.image, name="review_image"),
+    path("review/items/<key:item_key>/images/<id:element_id>/", review.image, name="review_image"),
     path("manage/review/", review.overview, name="review_overview"),
     path("manage/review/items/<key:item_key>/allow/", review.allow_expert, name="allow_expert"),
     path("manage/review/claims/<key:claim_key>/reopen/", review.reopen, name="reopen_claim"),
@@ -67,19 +67,19 @@ urlpatterns = [
     path("manage/claims/", claims.overview, name="claims_overview"),
     path("manage/assignments/", manage.assignments, name="assignments"),
     path("manage/people/", manage.people, name="people"),
-    path("manage/people/<int:user_id>/", manage.expert, name="expert"),
-    path("manage/people/<int:user_id>/profile/", manage.expert_profile, name="expert_profile"),
+    path("manage/people/<id:user_id>/", manage.expert, name="expert"),
+    path("manage/people/<id:user_id>/profile/", manage.expert_profile, name="expert_profile"),
     path(
-        "manage/people/<int:user_id>/publications/", manage.add_publication, name="add_publication"
+        "manage/people/<id:user_id>/publications/", manage.add_publication, name="add_publication"
     ),
     path(
-        "manage/people/<int:user_id>/publications/<int:publication_id>/remove/",
+        "manage/people/<id:user_id>/publications/<id:publication_id>/remove/",
         manage.remove_publication,
         name="remove_publication",
     ),
-    path("manage/people/<int:user_id>/training/", manage.record_training, name="record_training"),
+    path("manage/people/<id:user_id>/training/", manage.record_training, name="record_training"),
     path(
-        "manage/people/<int:user_id>/reset-password/",
+        "manage/people/<id:user_id>/reset-password/",
         manage.reset_password,
         name="reset_password",
     ),

@@ -1,5 +1,6 @@
 """Settings, read from the environment; safe for production by default, convenient under `make run`."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -13,8 +14,9 @@ environ.Env.read_env(BASE_DIR / ".env") if (BASE_DIR / ".env").exists() else Non
 # Production-safe defaults: DEBUG off, no wildcard hosts, no secret baked in.
 # `make run` sets SCIVER_DEV=1, which turns on a local secret, DEBUG and localhost hosts.
 DEV_MODE = env.bool("SCIVER_DEV", default=False)
+TESTING = env.bool("SCIVER_TESTING", default=False)
 DEBUG = env.bool("DEBUG", default=DEV_MODE)
-if DEV_MODE or env.bool("SCIVER_TESTING", default=False):
+if DEV_MODE or TESTING:
     SECRET_KEY = env("SECRET_KEY", default="dev-only-insecure-secret-key-change-me-in-production")
 else:
     SECRET_KEY = env("SECRET_KEY")
@@ -31,6 +33,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_rq",
+    "axes",
+    "config.apps.SiteConfig",  # deployment checks, backup and restore
     "jobs",
     "papers",
     "annotation",
@@ -39,13 +43,17 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.middleware.SignedOutAnswers",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: it turns the sign-in throttle's verdict into the lockout page (config/signin.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -60,6 +68,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "config.signin.transport",
             ],
         },
     },
@@ -89,6 +98,9 @@ if REDIS_URL:
 else:
     # django-rq's admin pages import the setting; an empty mapping means "no queues".
     RQ_QUEUES = {}
+# Without Redis there are no queues to show: django-rq's dashboard stays out of the admin (its
+# pages would answer 500). With Redis, config/admin_site.py guards it.
+RQ_SHOW_ADMIN_LINK = bool(REDIS_URL)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -110,17 +122,102 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
+CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 
-if not DEBUG:
-    SESSION_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=True)
-    CSRF_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=True)
-    SECURE_CONTENT_TYPE_NOSNIFF = True
+# --- Transport security (README: Deploying) --------------------------------------------------
+# In production (DEBUG off) cookies are Secure, plain HTTP is redirected to HTTPS and HSTS is
+# sent; behind a TLS-terminating proxy, SECURE_PROXY_SSL_HEADER says which header marks a
+# request that arrived over HTTPS. config/checks.py names the combinations that cannot work.
+PRODUCTION = not DEBUG and not TESTING
+SECURE_COOKIES = env.bool("SECURE_COOKIES", default=not DEBUG)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_COOKIES
+# The test client and the browser tests speak plain HTTP to the live server: no redirect there.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=PRODUCTION)
+# Load balancers probe liveness over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=not DEBUG)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+
+
+def _proxy_ssl_header(value: str) -> tuple[str, str] | None:
+    """`X-Forwarded-Proto` (meaning `X-Forwarded-Proto: https`) or `X-Forwarded-Proto=https`
+    -> Django's ("HTTP_X_FORWARDED_PROTO", "https")."""
+    if not value.strip():
+        return None
+    name, _, expected = value.partition("=")
+    name = name.strip().upper().replace("-", "_")
+    if not name.startswith("HTTP_"):
+        name = f"HTTP_{name}"
+    return name, expected.strip() or "https"
+
+
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(env("SECURE_PROXY_SSL_HEADER", default=""))
+USE_X_FORWARDED_HOST = env.bool("USE_X_FORWARDED_HOST", default=False)
+# Reverse proxies in front of the app that append the client's address to X-Forwarded-For
+# (0: the connection's own address is the client's). The sign-in throttle counts by address.
+PROXY_COUNT = env.int("PROXY_COUNT", default=0)
+SILENCED_SYSTEM_CHECKS = []
+if TESTING:
+    # The test client and Chromium on localhost send Secure cookies over plain HTTP; the check
+    # itself is tested directly (tests/test_security.py).
+    SILENCED_SYSTEM_CHECKS.append("sciver.W001")
+if not SECURE_HSTS_PRELOAD:
+    # Preloading commits the whole domain, by its owner's choice at hstspreload.org: not a
+    # default (SECURE_HSTS_PRELOAD=1 opts in), so its reminder is not a warning here.
+    SILENCED_SYSTEM_CHECKS.append("security.W021")
+
+# --- Content-Security-Policy (django-csp), in every mode -------------------------------------
+# Scripts, styles, images and fetches from this origin only: no inline script or style (htmx's
+# indicator style is switched off in base.html), plots are inline SVG with presentation
+# attributes, images of the paper come from /media/ or data: URLs.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
+# --- Sign-in throttling (django-axes) --------------------------------------------------------
+# After SIGNIN_FAILURE_LIMIT failed sign-ins for one username, or from one address, within
+# SIGNIN_COOLOFF_MINUTES, further sign-ins for it are refused until that long after the last
+# failure. Admins unlock at once: Admin -> Axes -> Access attempts, or
+# `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS` / `axes_reset`.
+AUTHENTICATION_BACKENDS = [
+    "config.signin.SignInThrottle",  # refuses a locked-out sign-in before any password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("SIGNIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGNIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
+# The wait the page shows holds: refused attempts during a lockout do not prolong it.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A success does not wipe failures: signing in to one's own account must not reset the count of
+# guesses made from the same address at someone else's.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "config.signin.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.signin.client_ip"
+AXES_USERNAME_CALLABLE = "config.signin.client_username"
+AXES_DISABLE_ACCESS_LOG = True  # failures are kept (for the lockout); successful sign-ins are not
+AXES_VERBOSE = False  # no banner on every command; lockouts are still logged
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    # Axes tells of every sign-in at INFO; failures and lockouts are WARNING.
+    "loggers": {"axes": {"level": "WARNING"}},
 }
 
 # --- SciVer Studio ---------------------------------------------------------------------------

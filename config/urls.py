@@ -3,12 +3,14 @@
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import include, path, re_path
 from django.views.static import serve
 
 from annotation.selectors import can_view_media
 from annotation.views.common import forbidden
+from config.admin_input import guard_admin_input
+from config.admin_site import admin_urls
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -16,9 +18,13 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
+# A BadInput from the request-parsing layer (annotation/request_parsing.py) says what was wrong.
+handler400 = "annotation.views.common.bad_request"
+guard_admin_input(admin.site)  # the admin's own crashes on bad values: 400/404 (before its URLs)
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    path("admin/", admin.site.urls),
+    path("admin/", admin_urls(admin.site)),
     path("accounts/", include("annotation.account_urls")),
     path("crawl/", include("papers.urls_crawl")),
     path("", include("workspace.urls")),  # the workspace home and the annotation app's pages
@@ -26,8 +32,7 @@ urlpatterns = [
     path("", include("annotation.paper_urls")),
 ]
 
-if settings.REDIS_URL:
-    urlpatterns.append(path("django-rq/", include("django_rq.urls")))
+# django-rq's pages are in the admin (Admin -> Django-RQ, with Redis only): config/admin_site.py.
 
 
 @login_required
@@ -36,7 +41,10 @@ def media(request: HttpRequest, path: str) -> HttpResponse:
     At scale, let a proxy serve them after this check (X-Accel-Redirect)."""
     if not can_view_media(request.user, path):
         return forbidden(request, "This file belongs to a paper that is not assigned to you.")
-    return serve(request, path, document_root=settings.MEDIA_ROOT)
+    try:
+        return serve(request, path, document_root=settings.MEDIA_ROOT)
+    except OSError as exc:  # e.g. a name longer than the file system takes: no such file
+        raise Http404("No such file.") from exc
 
 
 urlpatterns.append(re_path(r"^media/(?P<path>.*)$", media))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -26,8 +27,20 @@ class CrawlEventInline(admin.TabularInline):
         return super().get_queryset(request).exclude(level=CrawlEvent.Level.INFO)
 
 
+class CrawlRunForm(forms.ModelForm):
+    """The admin's change form of a run (its fields are the admin's)."""
+
+    def clean_categories(self) -> list[str]:
+        """A JSON field takes any JSON; a run's categories are a list of names."""
+        value = self.cleaned_data["categories"]
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise forms.ValidationError('A list of arXiv categories, e.g. ["cs.CL", "cs.CV"].')
+        return value
+
+
 @admin.register(CrawlRun)
 class CrawlRunAdmin(admin.ModelAdmin):
+    form = CrawlRunForm
     list_display = (
         "id",
         "status",

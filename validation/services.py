@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -18,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation import lifecycle, work
+from annotation import request_parsing as parse
 from annotation import selectors as annotation_selectors
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.evidence import evidence_rule_problem, visual_ids
@@ -145,20 +147,21 @@ class ValidationDraft:
     explanation: str = ""
     criteria_failed: list[str] = field(default_factory=list)
 
-    @classmethod
-    def from_data(cls, data: Mapping) -> ValidationDraft:
-        def strings(name: str) -> list[str]:
-            values = data.get(name) or []
-            return [str(v) for v in values] if isinstance(values, list) else []
+    FIELDS: ClassVar[dict[str, parse.Field]] = {
+        "text": parse.Text(MAX_TEXT), "subset": parse.Text(16), "label": parse.Text(16),
+        "evidence": parse.Ids(), "explanation": parse.Text(MAX_TEXT),
+        "criteria_failed": parse.Strings(),
+    }  # fmt: skip
 
-        return cls(
-            text=str(data.get("text", ""))[:MAX_TEXT],
-            subset=str(data.get("subset", ""))[:16],
-            label=str(data.get("label", ""))[:16],
-            evidence=sorted(_ids(strings("evidence"))),
-            explanation=str(data.get("explanation", ""))[:MAX_TEXT],
-            criteria_failed=sorted(c for c in set(strings("criteria_failed")) if c in CRITERIA),
-        )
+    @classmethod
+    def from_data(cls, data: object, *, errors: dict[str, str] | None = None) -> ValidationDraft:
+        """From an autosaved JSON draft: a bad value raises BadInput (the request parsing
+        layer's 400), or with `errors` is recorded there (the field left empty)."""
+        values = parse.parse_fields(data, cls.FIELDS, errors=errors)
+        return cls(**values | {
+            "evidence": sorted(values["evidence"]),
+            "criteria_failed": sorted(c for c in set(values["criteria_failed"]) if c in CRITERIA),
+        })  # fmt: skip
 
     def as_draft(self) -> dict:
         return {"text": self.text, "subset": self.subset, "label": self.label,

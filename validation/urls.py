@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-import annotation.keys  # noqa: F401  (registers the <key:…> converter)
+import annotation.keys  # noqa: F401  (registers the <key:…> and <id:…> converters)
 from validation import views
 
 app_name = "validation"
@@ -11,7 +11,7 @@ urlpatterns = [
     path("validate/next/", views.next_validation, name="next"),
     path("validate/<key:item_key>/", views.validate, name="validate"),
     path(
-        "validate/<key:item_key>/images/<int:element_id>/",
+        "validate/<key:item_key>/images/<id:element_id>/",
         views.element_image,
         name="element_image",
     ),
@@ -21,9 +21,9 @@ urlpatterns = [
     path("manage/validation/reopen/<key:claim_key>/", views.reopen, name="reopen"),
     path("manage/statistics/", views.statistics, name="statistics"),
     path("manage/baseline/", views.baseline, name="baseline"),
-    path("manage/baseline/<int:study_id>/", views.baseline_study, name="baseline_study"),
+    path("manage/baseline/<id:study_id>/", views.baseline_study, name="baseline_study"),
     path("manage/releases/", views.releases, name="releases"),
-    path("manage/releases/splits/<int:split_id>/export/", views.export, name="export"),
-    path("manage/releases/exports/<int:export_id>/", views.export_status, name="export_status"),
-    path("manage/releases/exports/<int:export_id>/download/", views.download, name="download"),
+    path("manage/releases/splits/<id:split_id>/export/", views.export, name="export"),
+    path("manage/releases/exports/<id:export_id>/", views.export_status, name="export_status"),
+    path("manage/releases/exports/<id:export_id>/download/", views.download, name="download"),
 ]

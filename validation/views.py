@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import checks, work
+from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
 from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind, WorkStatus
@@ -33,8 +34,26 @@ from validation.models import (
 MAX_TEXT = 5000
 
 
-def _int(value: object) -> int | None:
-    return int(value) if str(value or "").isdigit() else None
+VALIDATION_FIELDS: dict[str, parse.Field] = {
+    "version": parse.Int(), "criteria_failed": parse.Strings(), "text": parse.Text(MAX_TEXT),
+    "subset": parse.Text(16), "label": parse.Text(16), "evidence": parse.Ids(),
+    "explanation": parse.Text(MAX_TEXT),
+}  # fmt: skip
+BASELINE_ANSWER_FIELDS: dict[str, parse.Field] = {
+    "version": parse.Int(),
+    "label": parse.Text(16),
+    "explanation": parse.Text(MAX_TEXT),
+}
+BASELINE_FIELDS: dict[str, parse.Field] = {
+    "experts": parse.Ids(),
+    "per_subset": parse.Int(min=1, max=10_000),
+    "seed": parse.Int(max=2**31 - 1),
+}
+SPLIT_FIELDS: dict[str, parse.Field] = {
+    "validation": parse.Int(max=1_000_000), "test": parse.Int(max=1_000_000),
+    "seed": parse.Int(max=2**31 - 1), "licenses": parse.Text(2000, truncate=False),
+    "name": parse.Text(200, truncate=False),
+}  # fmt: skip
 
 
 def _token(value: object) -> uuid.UUID:
@@ -75,19 +94,15 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
     if request.method == "POST":
         if not holder:
             return forbidden(request, "Only the validator holding this item may submit it.")
-        data = request.POST
-        form = {
-            "criteria_failed": data.getlist("criteria_failed"),
-            "text": data.get("text", "")[:MAX_TEXT],
-            "subset": data.get("subset", ""),
-            "label": data.get("label", ""),
-            "evidence_ids": [v for v in data.getlist("evidence") if v.isdigit()],
-            "explanation": data.get("explanation", "")[:MAX_TEXT],
-        }
+        form = parse.parse_fields(request.POST, VALIDATION_FIELDS, errors=errors)
+        version = form.pop("version")
+        form["evidence_ids"] = form.pop("evidence")
         try:
+            if errors:  # unreadable values: nothing is recorded, the page keeps the rest
+                raise services.InvalidValidation(errors)
             services.submit_validation(
-                item=item, user=request.user, version=_int(data.get("version")),
-                token=_token(data.get("token")), **form,
+                item=item, user=request.user, version=version,
+                token=_token(request.POST.get("token")), **form,
             )  # fmt: skip
         except services.InvalidValidation as exc:
             errors = exc.errors
@@ -98,7 +113,7 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
             messages.success(request, "Validated. Thank you.")
             return redirect("annotation:home")
     elif holder and services.ValidationDraft.is_draft(item.draft):  # a reload: the autosave
-        form = services.ValidationDraft.from_data(item.draft).as_form()
+        form = services.ValidationDraft.from_data(item.draft, errors={}).as_form()
     page = selectors.validation_page(item.pk)
     claim, pair = page.claim, page.pair
     entailed = (
@@ -112,7 +127,7 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
         visuals=page.sampled_texts, low=settings.CLAIM_MIN_WORDS, high=settings.CLAIM_MAX_WORDS,
     )  # fmt: skip
     if form:
-        selected = {int(v) for v in form["evidence_ids"]}
+        selected = set(form["evidence_ids"])
     else:
         selected = page.evidence_ids
     context = {
@@ -169,10 +184,10 @@ def overview(request: HttpRequest) -> HttpResponse:
 @require_POST
 def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
     claim = get_object_or_404(Claim, key=claim_key)
+    reason = parse.parse_text(request.POST.get("reason", ""), field="reason",
+                              max_length=MAX_TEXT, truncate=True)  # fmt: skip
     try:
-        services.reopen_validation(
-            claim=claim, by=request.user, reason=request.POST.get("reason", "")
-        )
+        services.reopen_validation(claim=claim, by=request.user, reason=reason)
     except AnnotationError as exc:
         messages.error(request, str(exc))
     else:
@@ -186,7 +201,7 @@ def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
 @staff_required
 def statistics(request: HttpRequest) -> HttpResponse:
     names = list(SplitVersion.objects.values_list("name", flat=True))
-    name = request.GET.get("split") or None
+    name = parse.parse_text(request.GET.get("split"), field="split", max_length=200) or None
     if name is not None and name not in names:
         messages.error(
             request,
@@ -214,16 +229,24 @@ def statistics(request: HttpRequest) -> HttpResponse:
 @staff_required
 def baseline(request: HttpRequest) -> HttpResponse:
     candidates = services.baseline_candidates()
+    status = 200
     if request.method == "POST":
         try:
+            form = parse.parse_fields(request.POST, BASELINE_FIELDS)
+            known = {u.pk for u in candidates}
+            unknown = [pk for pk in form["experts"] if pk not in known]
+            if unknown:
+                raise parse.BadInput(f"experts: no active expert has the id {unknown[0]}.",
+                                     field="experts")  # fmt: skip
             study = services.start_baseline(
                 by=request.user,
-                expert_ids=[int(v) for v in request.POST.getlist("experts") if v.isdigit()],
-                per_subset=_int(request.POST.get("per_subset")) or settings.BASELINE_PER_SUBSET,
-                seed=_int(request.POST.get("seed")) or 0,
+                expert_ids=form["experts"],
+                per_subset=form["per_subset"] or settings.BASELINE_PER_SUBSET,
+                seed=form["seed"] or 0,
             )
-        except AnnotationError as exc:
+        except (AnnotationError, parse.BadInput) as exc:
             messages.error(request, str(exc))
+            status = 400 if isinstance(exc, parse.BadInput) else 200
         else:
             messages.success(
                 request, f"Study {study.pk} started with {study.items.count()} claims."
@@ -234,7 +257,7 @@ def baseline(request: HttpRequest) -> HttpResponse:
         "studies": BaselineStudy.objects.prefetch_related("experts"),
         "per_subset": settings.BASELINE_PER_SUBSET,
     }
-    return render(request, "validation/baseline.html", context)
+    return render(request, "validation/baseline.html", context, status=status)
 
 
 def study_report(study: BaselineStudy) -> dict:
@@ -311,11 +334,14 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
         return not_yours(request, item)
     errors: dict[str, str] = {}
     if request.method == "POST":
+        form = parse.parse_fields(request.POST, BASELINE_ANSWER_FIELDS, errors=errors)
         try:
+            if errors:  # unreadable values: nothing is recorded
+                raise services.InvalidValidation(errors)
             services.submit_baseline_answer(
-                item=item, user=request.user, version=_int(request.POST.get("version")),
-                token=_token(request.POST.get("token")), label=request.POST.get("label", ""),
-                explanation=request.POST.get("explanation", "")[:MAX_TEXT],
+                item=item, user=request.user, version=form["version"],
+                token=_token(request.POST.get("token")), label=form["label"],
+                explanation=form["explanation"],
             )  # fmt: skip
         except services.InvalidValidation as exc:
             errors = exc.errors
@@ -359,21 +385,22 @@ def releases(request: HttpRequest) -> HttpResponse:
     )
 
     known_licences = sorted(KNOWN_LICENCES)
+    status = 200
     if request.method == "POST":
-        name = request.POST.get("name", "").strip()
         try:
+            data = parse.parse_fields(request.POST, SPLIT_FIELDS)
+            name = data["name"].strip()
             split = services.freeze_split(
-                validation=_int(request.POST.get("validation")) or 0,
-                test=_int(request.POST.get("test")) or 0,
-                seed=_int(request.POST.get("seed")) or 0,
-                licences=check_licence_codes(
-                    request.POST.get("licenses", "").split(","), known_licences
-                ),
+                validation=data["validation"] or 0,
+                test=data["test"] or 0,
+                seed=data["seed"] or 0,
+                licences=check_licence_codes(data["licenses"].split(","), known_licences),
                 name=check_split_name(name) if name else None,
                 by=request.user,
             )
-        except (AnnotationError, SplitError) as exc:
+        except (AnnotationError, SplitError, parse.BadInput) as exc:
             messages.error(request, str(exc))
+            status = 400 if isinstance(exc, parse.BadInput) else 200
         else:
             messages.success(request, f"Split {split.name} frozen.")
             return redirect("validation:releases")
@@ -398,7 +425,7 @@ def releases(request: HttpRequest) -> HttpResponse:
         "licence_codes": known_licences,
         "name_rule": SPLIT_NAME_RULE,
     }
-    return render(request, "validation/releases.html", context)
+    return render(request, "validation/releases.html", context, status=status)
 
 
 @staff_required
@@ -406,7 +433,11 @@ def releases(request: HttpRequest) -> HttpResponse:
 def export(request: HttpRequest, split_id: int) -> HttpResponse:
     split = get_object_or_404(SplitVersion, pk=split_id)
     item = services.start_export(
-        split=split, by=request.user, hide_test_labels=bool(request.POST.get("hide_test_labels"))
+        split=split,
+        by=request.user,
+        hide_test_labels=parse.parse_flag(
+            request.POST.get("hide_test_labels"), field="hide_test_labels"
+        ),
     )
     return redirect("validation:export_status", export_id=item.pk)
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, QuerySet
 
+from annotation import request_parsing as parse
 from annotation import selectors, work
 from annotation.models import (
     Claim,
@@ -65,7 +66,7 @@ def annotation_page(item_id: int) -> ReviewPage:
     """The blind page: the claim's text and the task's context, nothing of its annotation."""
     item = _item(item_id, WorkKind.EVIDENCE)
     task = item.pair.task
-    draft_ids = {int(x) for x in item.draft.get("evidence", []) if str(x).isdigit()}
+    draft_ids = parse.draft_ids(item.draft, "evidence")
     shown = set(task.sampled_ids) | set(task.paragraph_ids)
     elements = _elements(item.paper_id, shown | draft_ids)
     return ReviewPage(
@@ -106,7 +107,7 @@ def adjudication_page(item_id: int) -> AdjudicationPage:
     second = EvidenceAnnotation.objects.only("id", "label").get(claim_id=claim.pk)
     seconded = set(EvidenceAnnotation.evidence.through.objects.filter(
         evidenceannotation_id=second.pk).values_list("element_id", flat=True))  # fmt: skip
-    draft_ids = {int(x) for x in item.draft.get("evidence", []) if str(x).isdigit()}
+    draft_ids = parse.draft_ids(item.draft, "evidence")
     shown = set(task.sampled_ids) | set(task.paragraph_ids)
     elements = _elements(item.paper_id, shown | written | seconded | draft_ids)
     for element in elements.values():

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Self
+from typing import ClassVar, Self
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -19,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation import request_parsing as parse
 from annotation import selectors, work
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text, visuals_needed
@@ -44,10 +45,25 @@ from papers.models import Paper
 MAX_TEXT = 5000
 
 
+REFUTED_FIELDS: dict[str, parse.Field] = {
+    "refuted": parse.Text(MAX_TEXT),
+    "explanation": parse.Text(MAX_TEXT),
+    "perturbation_kind": parse.Text(16),
+    "suggestion": parse.Text(MAX_TEXT),
+    "split_evidence": parse.Flag(),
+    "refuted_evidence": parse.Ids(),
+}
+PAIR_FIELDS: dict[str, parse.Field] = {
+    "entailed": parse.Text(MAX_TEXT), "evidence": parse.Ids(), **REFUTED_FIELDS
+}  # fmt: skip
+
+
 @dataclass
 class RefutedClaimForm:
     """The refuted claim the writer typed and marked (all a new perturbation has): from the
     draft, or from a refused submission."""
+
+    FIELDS: ClassVar[dict[str, parse.Field]] = REFUTED_FIELDS
 
     refuted: str = ""
     explanation: str = ""
@@ -58,20 +74,19 @@ class RefutedClaimForm:
     refuted_evidence: set[int] = field(default_factory=set)
 
     @classmethod
-    def from_data(cls, data) -> Self:
-        return cls(**cls.fields_from(data))
+    def from_data(cls, data, *, errors: dict[str, str] | None = None) -> Self:
+        """From a POST or a JSON draft: a bad value raises BadInput, or with `errors` is
+        recorded there (the field left empty)."""
+        values = parse.parse_fields(data, cls.FIELDS, errors=errors)
+        for name in ("evidence", "refuted_evidence"):
+            if name in values:
+                values[name] = set(values[name])
+        return cls(**values)
 
     @classmethod
-    def fields_from(cls, data) -> dict:
-        get = data.get
-        return {
-            "refuted": str(get("refuted", ""))[:MAX_TEXT],
-            "explanation": str(get("explanation", ""))[:MAX_TEXT],
-            "perturbation_kind": str(get("perturbation_kind", ""))[:16],
-            "suggestion": str(get("suggestion", ""))[:MAX_TEXT],
-            "split_evidence": _flag(data, "split_evidence"),
-            "refuted_evidence": _ids(data, "refuted_evidence"),
-        }
+    def from_draft(cls, draft: object) -> Self:
+        """From a draft kept on an item: whatever it holds, the page opens."""
+        return cls.from_data(draft or {}, errors={})
 
     @property
     def refuted_evidence_ids(self) -> set[int] | None:
@@ -89,34 +104,21 @@ class RefutedClaimForm:
 class PairForm(RefutedClaimForm):
     """What the writer of a pair typed and marked: the entailed claim too."""
 
+    FIELDS: ClassVar[dict[str, parse.Field]] = PAIR_FIELDS
+
     entailed: str = ""
     evidence: set[int] = field(default_factory=set)
-
-    @classmethod
-    def fields_from(cls, data) -> dict:
-        return super().fields_from(data) | {
-            "entailed": str(data.get("entailed", ""))[:MAX_TEXT],
-            "evidence": _ids(data, "evidence"),
-        }
 
     def as_draft(self) -> dict:
         return {"entailed": self.entailed, "evidence": sorted(self.evidence)} | super().as_draft()
 
 
-def _ids(data, name: str) -> set[int]:
-    """Element ids from a POST (a list field) or a JSON draft (a list)."""
-    values = data.getlist(name) if hasattr(data, "getlist") else data.get(name, [])
-    if not isinstance(values, list | tuple):
-        values = []
-    return {int(v) for v in values if str(v).isdigit()}
+def _version(data) -> int | None:
+    return parse.parse_int(data.get("version"), field="version")
 
 
-def _flag(data, name: str) -> bool:
-    return str(data.get(name, "")).lower() in ("1", "on", "true")
-
-
-def _int(value: object) -> int | None:
-    return int(value) if str(value or "").isdigit() else None
+def _note(data) -> str:
+    return parse.parse_text(data.get("note", ""), field="note", max_length=MAX_TEXT, truncate=True)
 
 
 def _item(item_key: str) -> WorkItem:
@@ -150,7 +152,9 @@ def create_tasks(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
         return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
     try:
         tasks = services.create_claim_tasks(
-            paper=paper, by=request.user, count=_int(request.POST.get("count"))
+            paper=paper,
+            by=request.user,
+            count=parse.parse_int(request.POST.get("count"), field="count", min=1, max=100),
         )
     except AnnotationError as exc:
         messages.error(request, exc.message)
@@ -210,15 +214,23 @@ def _submission(
         return not_yours(request, item)
     if request.method != "POST":
         return render_page()
-    form = form_class.from_data(request.POST)
+    problems: dict[str, str] = {}
+    form = form_class.from_data(request.POST, errors=problems)
+    try:
+        version = _version(request.POST)
+    except parse.BadInput as exc:
+        problems["version"] = exc.message
     token_text = request.POST.get("token", "")
     try:
         token = uuid.UUID(token_text)
     except ValueError:
         return render_page(form, status=400,
                            error="The form lost its submission token; submit again.")  # fmt: skip
+    if problems:
+        return render_page(form, status=400, errors=problems, token=token_text,
+                           error="Nothing was recorded: " + " ".join(problems.values()))  # fmt: skip
     try:
-        return submit(form, token=token, version=_int(request.POST.get("version")))
+        return submit(form, token=token, version=version)
     except services.InvalidClaim as exc:
         return render_page(form, status=400, errors=exc.errors, error=exc.message,
                            token=token_text)  # fmt: skip
@@ -236,7 +248,7 @@ def _render_write(
     errors: dict[str, str] | None = None, error: str = "", token: str = "",
 ) -> HttpResponse:  # fmt: skip
     page = writing.writing_page(item_id, request.user)
-    form = form or PairForm.from_data(page.item.draft or {})
+    form = form or PairForm.from_draft(page.item.draft)
     return _render_form(
         request, "annotation/claims/write.html", page, form,
         warnings=writing.warnings_for(page.task, entailed=form.entailed, refuted=form.refuted),
@@ -290,7 +302,7 @@ def release(request: HttpRequest, item_key: str) -> HttpResponse:
     if not (_may_write(request, item) or request.user.is_staff):
         return not_yours(request, item)
     try:
-        work.release_item(item=item, user=request.user, version=_int(request.POST.get("version")))
+        work.release_item(item=item, user=request.user, version=_version(request.POST))
     except work.StaleWork as exc:
         messages.error(request, exc.message)
         return redirect("annotation:write", item_key=item.key)
@@ -337,7 +349,7 @@ def context(request: HttpRequest, item_key: str) -> HttpResponse:
     if not (_may_write(request, item) or request.user.is_staff):
         return not_yours(request, item)
     task = item.task
-    draft = PairForm.from_data(item.draft or {})
+    draft = PairForm.from_draft(item.draft)
     # The page shows the draft's other evidence above ("Other evidence you marked"): its box
     # is there, and a second one here would count it twice and keep it marked once unticked.
     shown = set(task.sampled_ids) | set(task.paragraph_ids) | draft.evidence
@@ -394,13 +406,13 @@ def _as_json(values: dict) -> str:
 @staff_required
 def overview(request: HttpRequest) -> HttpResponse:
     pairs = ClaimPair.objects.select_related("paper", "writer").only(
-        "id", "subset", "created_at", "paper__arxiv_id", "paper__version", "writer__username"
+        "id", "key", "subset", "created_at", "paper__arxiv_id", "paper__version", "writer__username"
     )
     return render(
         request,
         "annotation/claims/overview.html",
         {"ov": writing.writing_overview(),
-         "pairs": Paginator(pairs, 100).get_page(request.GET.get("page"))},
+         "pairs": Paginator(pairs, 100).get_page(parse.page_number(request))},
     )  # fmt: skip
 
 
@@ -433,7 +445,7 @@ def _render_reperturb(
     errors: dict[str, str] | None = None, error: str = "", token: str = "",
 ) -> HttpResponse:  # fmt: skip
     page = writing.reperturbation_page(item_id)
-    form = form or RefutedClaimForm.from_data(page.item.draft or {})
+    form = form or RefutedClaimForm.from_draft(page.item.draft)
     return _render_form(
         request, "annotation/claims/reperturb.html", page, form,
         warnings=writing.warnings_for(page.pair.task, entailed=page.entailed.text,
@@ -518,7 +530,7 @@ def reperturb_context(request: HttpRequest, item_key: str) -> HttpResponse:
     page = writing.reperturbation_page(item.pk)
     return _render_context(
         request, item, task=page.pair.task, shown=page.shown_ids,
-        form=RefutedClaimForm.from_data(item.draft or {}), refuted_only=True,
+        form=RefutedClaimForm.from_draft(item.draft), refuted_only=True,
         entailed_ids=page.evidence_ids,
     )  # fmt: skip
 
@@ -537,13 +549,14 @@ def reperturb_image(request: HttpRequest, item_key: str, element_id: int) -> Htt
 def reassign_reperturbation(request: HttpRequest, item_key: str) -> HttpResponse:
     """An admin hands a waiting new perturbation to another expert (e.g. the writer left)."""
     item = _reperturb_item(item_key)
-    expert = get_user_model().objects.filter(pk=_int(request.POST.get("expert"))).first()
+    expert_id = parse.parse_id(request.POST.get("expert"), field="expert")
+    expert = get_user_model().objects.filter(pk=expert_id).first() if expert_id else None
     if expert is None:
         messages.error(request, "Choose the expert who writes the new perturbation.")
         return redirect("validation:overview")
     try:
         services.reassign_reperturbation(item=item, expert=expert, by=request.user,
-                                         note=request.POST.get("note", "")[:MAX_TEXT])  # fmt: skip
+                                         note=_note(request.POST))  # fmt: skip
     except AnnotationError as exc:
         messages.error(request, exc.message)
     else:

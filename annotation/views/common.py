@@ -1,5 +1,6 @@
-"""What the annotation views share: the staff-only guard, the 403 page, the answer to someone
-who may not open a work item and the one rule for the images of an item's context."""
+"""What the annotation views share: the staff-only guard, the 403 page, the 400 page of a bad
+request, the answer to someone who may not open a work item, the autosave endpoint and the one
+rule for the images of an item's context."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from functools import wraps
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+
+from annotation import request_parsing as parse
 
 
 def forbidden(request: HttpRequest, message: str) -> HttpResponse:
@@ -60,25 +63,25 @@ def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
     return guarded
 
 
+AUTOSAVE = {"version": parse.Int(), "draft": parse.Object()}
+
+
 def autosave_draft(request: HttpRequest, item, form_class) -> HttpResponse:
     """The autosave endpoint every work page shares: JSON draft in, JSON answer out. A refused
     draft stays in the browser, which shows why (400 unreadable, 409 stale, 403 not yours)."""
-    import json
-
     from django.http import JsonResponse
     from django.utils import timezone
 
     from annotation import work
 
     try:
-        body = json.loads(request.body or b"{}")
-        draft = form_class.from_data(body.get("draft") or {})
-    except (ValueError, AttributeError):
-        return JsonResponse({"error": "The draft could not be read."}, status=400)
+        body = parse.parse_json_body(request, AUTOSAVE)
+        draft = form_class.from_data(body["draft"])
+    except parse.BadInput as exc:
+        return JsonResponse({"error": f"The draft could not be read: {exc.message}"}, status=400)
     try:
-        version = int(body["version"]) if str(body.get("version", "")).isdigit() else None
         saved = work.save_draft(
-            item=item, user=request.user, version=version, draft=draft.as_draft()
+            item=item, user=request.user, version=body["version"], draft=draft.as_draft()
         )
     except work.StaleWork as exc:
         return JsonResponse({"error": exc.message}, status=409)
@@ -94,6 +97,27 @@ def autosave_draft(request: HttpRequest, item, form_class) -> HttpResponse:
             "lease_expires_at": saved.lease_expires_at.isoformat(),
         }
     )
+
+
+def wants_json(request: HttpRequest) -> bool:
+    """A fetch() that sent JSON or asks for it (the autosaves) reads errors as JSON."""
+    return request.content_type == "application/json" or "application/json" in request.headers.get(
+        "Accept", ""
+    )
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's answer to a BadRequest (config.urls' handler400): what was wrong with the
+    request when the parsing layer said so (`BadInput`), as JSON to a JSON request."""
+    from django.http import JsonResponse
+    from django.views import defaults
+
+    if not isinstance(exception, parse.BadInput):  # e.g. a suspicious operation: say nothing
+        return defaults.bad_request(request, exception)
+    if wants_json(request):
+        return JsonResponse({"error": exception.message}, status=400)
+    return render(request, "annotation/bad_request.html", {"message": exception.message},
+                  status=400)  # fmt: skip
 
 
 def element_image(*, paper_id: int, element_id: int) -> HttpResponse:

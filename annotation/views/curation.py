@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from annotation import request_parsing as parse
 from annotation import selectors, services
 from annotation.errors import AnnotationError, StaleContext
 from annotation.models import CuratedContext
@@ -22,15 +23,11 @@ PAPER_FIELDS = (
 )  # fmt: skip
 
 
-def _ids(values: list[str]) -> set[int]:
-    try:
-        return {int(v) for v in values}
-    except ValueError as exc:
-        raise AnnotationError("The form sent an invalid item id.") from exc
-
-
-def _optional_int(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() else None
+CURATION_FIELDS: dict[str, parse.Field] = {
+    "keep_section": parse.Ids(max_items=100_000), "keep": parse.Ids(max_items=100_000),
+    "not_chart": parse.Ids(max_items=100_000), "latest_seen": parse.Int(min=1),
+    "based_on": parse.Int(min=1), "note": parse.Text(2000),
+}  # fmt: skip
 
 
 @login_required
@@ -41,42 +38,43 @@ def curate(request: HttpRequest, arxiv_id: str, version: int) -> HttpResponse:
     if request.method == "POST":
         return _save(request, paper)
     try:
-        page = selectors.curation_page(paper, _optional_int(request.GET.get("version")))
+        version = parse.parse_int(request.GET.get("version"), field="version", min=1)
+        page = selectors.curation_page(paper, version)
     except CuratedContext.DoesNotExist:
         return HttpResponseBadRequest("No such version of this paper's context.")
     return render(request, "annotation/curate.html", {"page": page})
 
 
 def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
-    decisions: tuple[set[int], set[int], set[int]] | None = None
+    problems: dict[str, str] = {}
+    form = parse.parse_fields(request.POST, CURATION_FIELDS, errors=problems)
+    decisions = (set(form["keep_section"]), set(form["keep"]), set(form["not_chart"]))
     try:
-        decisions = (
-            _ids(request.POST.getlist("keep_section")),
-            _ids(request.POST.getlist("keep")),
-            _ids(request.POST.getlist("not_chart")),
-        )
+        if problems:
+            raise AnnotationError(" ".join(problems.values()))
         context = services.save_curated_context(
             paper=paper,
             user=request.user,
             kept_section_ids=decisions[0],
             kept_element_ids=decisions[1],
             not_chart_ids=decisions[2],
-            latest_seen=_optional_int(request.POST.get("latest_seen")),
-            based_on=_optional_int(request.POST.get("based_on")),
-            note=request.POST.get("note", "")[:2000],
+            latest_seen=form["latest_seen"],
+            based_on=form["based_on"],
+            note=form["note"],
         )
     except AnnotationError as exc:
-        # Show the page again with what the curator chose, so nothing they did is lost.
+        # Show the page again with what the curator chose, so nothing they did is lost (a form
+        # that sent unreadable ids shows the context as it was: its choices cannot be read).
         page = selectors.curation_page(paper)
-        if decisions is not None:
+        if not problems:
             page = selectors.with_decisions(page, *decisions)
         return render(
             request,
             "annotation/curate.html",
-            {"page": page, "error": exc.message, "note": request.POST.get("note", "")},
+            {"page": page, "error": exc.message, "note": form["note"]},
             status=409 if isinstance(exc, StaleContext) else 400,
         )
-    if context.number == _optional_int(request.POST.get("latest_seen")):
+    if context.number == form["latest_seen"]:
         messages.info(request, f"Nothing changed since context v{context.number}: nothing saved.")
         return redirect("annotation:curate", arxiv_id=paper.arxiv_id, version=paper.version)
     verdict = (

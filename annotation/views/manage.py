@@ -6,12 +6,13 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from annotation import request_parsing as parse
 from annotation import selectors, services
 from annotation.demo import is_synthetic_expert
 from annotation.errors import AnnotationError
@@ -58,7 +59,7 @@ def assignments(request: HttpRequest) -> HttpResponse:
             min_charts=f["min_charts"],
             search=f["q"].strip(),
         )
-    page = Paginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(papers, PAGE_SIZE).get_page(parse.page_number(request))
     overview = selectors.assignment_overview()
     subfield = filters.cleaned_data.get("subfield") if filters.is_valid() else ""
     eligible = {u.pk for u in selectors.eligible_experts(subfield)} if subfield else None
@@ -77,14 +78,21 @@ def assignments(request: HttpRequest) -> HttpResponse:
             "subfields": Subfield.objects.all(),
             "query": request.GET.urlencode(),
         },
+        status=200 if filters.is_valid() else 400,  # refused filters: their errors show
     )
 
 
 def _back(request: HttpRequest) -> HttpResponse:
+    """Back to the page the form was on (`next`: a path on this site; anything else, e.g. a
+    bare word redirect() would take for a view name, goes to the assignment page)."""
     target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        target = ""
-    return redirect(target or reverse("annotation:assignments"))
+    safe = (
+        target.startswith("/")
+        and len(target) <= 2000
+        and not any(c in target for c in "\x00\r\n")
+        and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()})
+    )
+    return HttpResponseRedirect(target if safe else reverse("annotation:assignments"))
 
 
 def _act_on_papers(request: HttpRequest) -> HttpResponse:

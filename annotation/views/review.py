@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation import request_parsing as parse
 from annotation import work
 from annotation.errors import AnnotationError
 from annotation.evidence import evidence_rule_problem, rule_text
@@ -37,6 +38,13 @@ from annotation.writing import selectors as writing
 
 MAX_TEXT = 5000
 KIND_OF_PAGE = {"annotate": WorkKind.EVIDENCE, "adjudicate": WorkKind.ADJUDICATE}
+VERSION: dict[str, parse.Field] = {"version": parse.Int()}
+
+
+REVIEW_FIELDS: dict[str, parse.Field] = {
+    "label": parse.Text(16), "evidence": parse.Ids(), "decision": parse.Text(16, default="decided"),
+    "confidence": parse.Text(8), "reason": parse.Text(32), "notes": parse.Text(MAX_TEXT),
+}  # fmt: skip
 
 
 @dataclass
@@ -51,25 +59,24 @@ class ReviewForm:
     notes: str = ""
 
     @classmethod
-    def from_data(cls, data) -> ReviewForm:
-        get = data.get
-        evidence = data.getlist("evidence") if hasattr(data, "getlist") else get("evidence", [])
-        return cls(
-            label=str(get("label", ""))[:16],
-            evidence={int(v) for v in evidence or [] if str(v).isdigit()},
-            decision=str(get("decision", "decided"))[:16],
-            confidence=str(get("confidence", ""))[:8],
-            reason=str(get("reason", ""))[:32],
-            notes=str(get("notes", ""))[:MAX_TEXT],
-        )
+    def from_data(cls, data, *, errors: dict[str, str] | None = None) -> ReviewForm:
+        """From a POST or a JSON draft: a bad value raises BadInput, or with `errors` is
+        recorded there (the field left empty)."""
+        values = parse.parse_fields(data, REVIEW_FIELDS, errors=errors)
+        return cls(**values | {"evidence": set(values["evidence"])})
+
+    @classmethod
+    def from_draft(cls, draft: object) -> ReviewForm:
+        """From a draft kept on an item: whatever it holds, the page opens."""
+        return cls.from_data(draft or {}, errors={})
 
     def as_draft(self) -> dict:
         return {"label": self.label, "evidence": sorted(self.evidence), "decision": self.decision,
                 "confidence": self.confidence, "reason": self.reason, "notes": self.notes}  # fmt: skip
 
 
-def _int(value: object) -> int | None:
-    return int(value) if str(value or "").isdigit() else None
+def _note(data, name: str = "note") -> str:
+    return parse.parse_text(data.get(name, ""), field=name, max_length=MAX_TEXT, truncate=True)
 
 
 def _item(item_key: str, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> WorkItem:
@@ -117,7 +124,7 @@ def _render(
     page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
     editable = _holds(request, page.item)
     if form is None:
-        form = ReviewForm.from_data(page.item.draft or {})
+        form = ReviewForm.from_draft(page.item.draft)
         if page.item.status == WorkStatus.DONE and not adjudicating:
             annotation = page.item.evidence_annotation
             form = ReviewForm(label=annotation.label,
@@ -162,14 +169,19 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
         return not_yours(request, item)
     if request.method != "POST":
         return _render(request, item)
-    form = ReviewForm.from_data(request.POST)
+    problems: dict[str, str] = {}
+    form = ReviewForm.from_data(request.POST, errors=problems)
+    version = parse.parse_fields(request.POST, VERSION, errors=problems)["version"]
     token_text = request.POST.get("token", "")
     try:
         token = uuid.UUID(token_text)
     except ValueError:
         return _render(request, item, form, status=400,
                        error="The form lost its submission token; submit again.")  # fmt: skip
-    common = {"item": item, "user": request.user, "version": _int(request.POST.get("version")),
+    if problems:
+        return _render(request, item, form, status=400, errors=problems, token=token_text,
+                       error="Nothing was recorded: " + " ".join(problems.values()))  # fmt: skip
+    common = {"item": item, "user": request.user, "version": version,
               "token": token, "label": form.label, "evidence_ids": form.evidence}  # fmt: skip
     try:
         if kind == WorkKind.EVIDENCE:
@@ -223,7 +235,7 @@ def context(request: HttpRequest, item_key: str) -> HttpResponse:
         request,
         "annotation/review/_context.html",
         {"sections": writing.full_context(page.item.pair.task), "shown": shown, "item": item,
-         "editable": _holds(request, item), "form": ReviewForm.from_data(item.draft or {})},
+         "editable": _holds(request, item), "form": ReviewForm.from_draft(item.draft)},
     )  # fmt: skip
 
 
@@ -266,12 +278,14 @@ def allow_expert(request: HttpRequest, item_key: str) -> HttpResponse:
     """The one override for an item nobody eligible may take, at any stage (second annotation,
     adjudication, validation); back to the page the admin came from."""
     item = _item(item_key, (WorkKind.EVIDENCE, WorkKind.ADJUDICATE, WorkKind.VALIDATE))
-    expert = get_object_or_404(get_user_model(), pk=_int(request.POST.get("expert")) or 0)
+    expert = get_object_or_404(
+        get_user_model(), pk=parse.parse_id(request.POST.get("expert"), field="expert") or 0
+    )
     back = "validation:overview" if item.kind == WorkKind.VALIDATE else "annotation:review_overview"
     return _done(
         request,
         lambda: services.allow_expert(item=item, expert=expert, by=request.user,
-                                      note=request.POST.get("note", "")[:MAX_TEXT]),
+                                      note=_note(request.POST)),
         f"{expert.get_username()} may now take the {item.get_kind_display()} item.",
         back,
     )  # fmt: skip
@@ -284,7 +298,7 @@ def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
     return _done(
         request,
         lambda: services.reopen_unresolved(claim=claim, by=request.user,
-                                           note=request.POST.get("note", "")[:MAX_TEXT]),
+                                           note=_note(request.POST)),
         f"Claim {claim.pk} reopened for another adjudicator.",
     )  # fmt: skip
 
@@ -296,6 +310,6 @@ def drop(request: HttpRequest, pair_key: str) -> HttpResponse:
     return _done(
         request,
         lambda: services.drop_pair(pair=pair, by=request.user,
-                                   reason=request.POST.get("reason", "")[:MAX_TEXT]),
+                                   reason=_note(request.POST, "reason")),
         f"Pair {pair.pk} dropped.",
     )  # fmt: skip

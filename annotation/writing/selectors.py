@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from annotation import checks, selectors, work
+from annotation import request_parsing as parse
 from annotation.models import (
     Adjudication,
     Claim,
@@ -30,7 +31,8 @@ from annotation.models.review import FINAL_STATES
 from annotation.perturbation import EvidenceTable, Suggestion, perturbation_suggestions
 from annotation.writing.rules import SUBSET_GUIDE, ContextElement, normalise
 from papers.models import Element, Paper, Section
-from papers.parsing.document import Cell, grid_occupancy
+from papers.parsing.document import Cell, GridTooLarge, grid_occupancy
+from papers.render import MAX_GRID_SLOTS
 
 ELEMENT_FIELDS = (
     "id", "section_id", "kind", "anchor", "order", "label", "number", "caption", "text",
@@ -103,7 +105,7 @@ def writing_page(item_id: int, user: AbstractBaseUser) -> WritingPage:
         pk=item_id, kind=WorkKind.WRITE
     )
     task = item.task
-    draft_ids = _draft_ids(item.draft, "evidence", "refuted_evidence")
+    draft_ids = parse.draft_ids(item.draft, "evidence", "refuted_evidence")
     wanted = set(task.sampled_ids) | set(task.paragraph_ids) | draft_ids
     elements = {
         e.pk: e
@@ -189,7 +191,10 @@ def _aligned_rows(stored: list[list[dict]]) -> list[list[str]]:
         ]
         for row in stored
     ]
-    placed, matrix = grid_occupancy(grid)
+    try:
+        placed, matrix = grid_occupancy(grid, limit=MAX_GRID_SLOTS)
+    except GridTooLarge:  # spans no browser would lay out: the rows as written
+        return [[cell.text for cell in row] for row in grid]
     return [["" if i is None else placed[i].cell.text for i in row] for row in matrix]
 
 
@@ -339,10 +344,6 @@ def reperturbation_suggestions(page: ReperturbationPage) -> list[Suggestion]:
     ]
 
 
-def _draft_ids(draft: dict, *keys: str) -> set[int]:
-    return {int(x) for key in keys for x in draft.get(key, []) if str(x).isdigit()}
-
-
 def reperturbation_page(item_id: int) -> ReperturbationPage:
     """Everything the new-perturbation page shows: the entailed claim with its evidence (in
     reading order, with sections), the perturbation that turned out true and why, and the
@@ -353,7 +354,7 @@ def reperturbation_page(item_id: int) -> ReperturbationPage:
     task = pair.task
     entailed = current_claim(pair, ClaimLabel.ENTAILED)
     evidence_ids = final_or_written_evidence(entailed)
-    draft_ids = _draft_ids(item.draft or {}, "refuted_evidence")
+    draft_ids = parse.draft_ids(item.draft, "refuted_evidence")
     shown = evidence_ids | set(task.sampled_ids) | set(task.paragraph_ids) | draft_ids
     elements = {
         e.pk: e

@@ -29,7 +29,10 @@ class CrawlForm(forms.Form):
         required=False, help_text="More categories, comma-separated (e.g. cs.HC, stat.ML)"
     )
     max_papers = forms.IntegerField(
-        required=False, min_value=1, help_text="Fetch at most this many papers (empty: all)"
+        required=False,
+        min_value=1,
+        max_value=1_000_000,
+        help_text="Fetch at most this many papers (empty: all)",
     )
     accepted_only = forms.BooleanField(required=False, label="Accepted papers only")
     # Inline in a sentence ("at least [2] tables and [2] charts"), not full-width fields.

@@ -70,7 +70,9 @@ def run_list(request: HttpRequest) -> HttpResponse:
     else:
         form = CrawlForm()
     runs = CrawlRun.objects.order_by("-created_at")[:50]
-    return render(request, "papers/crawl/run_list.html", {"form": form, "runs": runs})
+    status = 400 if form.is_bound else 200  # bound here: refused, its errors on the page
+    return render(request, "papers/crawl/run_list.html", {"form": form, "runs": runs},
+                  status=status)  # fmt: skip
 
 
 def _progress_context(run: CrawlRun) -> dict[str, Any]:

@@ -122,6 +122,11 @@ def signed_in(**codes: int | str) -> dict[str, int | str]:
     return {"anonymous": LOGIN, **codes}
 
 
+def autosave(**codes: int | str) -> dict[str, int | str]:
+    """A signed-out autosave gets 401 JSON with a sign-in link (config/middleware.py)."""
+    return {**signed_in(**codes), "anonymous": 401}
+
+
 STAFF_ONLY = signed_in(own=403, other=403, admin=200)
 STAFF_POST = signed_in(own=403, other=403, admin=302)
 EVERYONE = signed_in(own=200, other=200, admin=200)
@@ -153,7 +158,7 @@ CASES = [
     Case(
         "annotation:save_draft",
         lambda w: f"/claims/write/{w.item}/draft/",
-        signed_in(own=200, other=404, admin=403),
+        autosave(own=200, other=404, admin=403),
         method="post",
         data=lambda w: '{"draft": {"entailed": "draft"}}',
         content_type="application/json",
@@ -167,7 +172,7 @@ CASES = [
     Case("annotation:next_reperturbation", lambda w: "/claims/reperturb/next/", signed_in(own=302, other=302, admin=302), method="post"),
     Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=404, admin=200)),
     Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=404, admin=403), method="post", data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "refuted": "x"}),
-    Case("annotation:reperturb_draft", lambda w: f"/claims/reperturb/{w.reperturb_item}/draft/", signed_in(own=403, other=404, admin=403), method="post", data=lambda w: '{"draft": {"refuted": "x"}}', content_type="application/json"),
+    Case("annotation:reperturb_draft", lambda w: f"/claims/reperturb/{w.reperturb_item}/draft/", autosave(own=403, other=404, admin=403), method="post", data=lambda w: '{"draft": {"refuted": "x"}}', content_type="application/json"),
     Case("annotation:reperturb_context", lambda w: f"/claims/reperturb/{w.reperturb_item}/context/", signed_in(own=403, other=404, admin=200)),
     Case("annotation:reperturb_suggest", lambda w: f"/claims/reperturb/{w.reperturb_item}/suggest/", signed_in(own=403, other=404, admin=200), method="post"),
     Case("annotation:reperturb_warnings", lambda w: f"/claims/reperturb/{w.reperturb_item}/warnings/", signed_in(own=403, other=404, admin=200), method="post", data=lambda w: {"refuted": "x"}),
@@ -180,7 +185,7 @@ CASES = [
     Case("annotation:next_review", lambda w: "/review/annotate/next/", signed_in(own=302, other=302, admin=302), method="post"),
     Case("annotation:annotate", lambda w: f"/review/annotate/{w.evidence_item}/", signed_in(own=404, other=404, admin=200)),
     Case("annotation:adjudicate", lambda w: "/review/adjudicate/" + "A" * 22 + "/", signed_in(own=404, other=404, admin=404)),
-    Case("annotation:review_draft", lambda w: f"/review/items/{w.evidence_item}/draft/", signed_in(own=404, other=404, admin=403), method="post", data=lambda w: "{}", content_type="application/json"),
+    Case("annotation:review_draft", lambda w: f"/review/items/{w.evidence_item}/draft/", autosave(own=404, other=404, admin=403), method="post", data=lambda w: "{}", content_type="application/json"),
     Case("annotation:review_context", lambda w: f"/review/items/{w.evidence_item}/context/", signed_in(own=404, other=404, admin=200)),
     Case("annotation:review_image", lambda w: f"/review/items/{w.evidence_item}/images/{w.table.pk}/", signed_in(own=404, other=404, admin=404)),
     Case("annotation:review_overview", lambda w: "/manage/review/", STAFF_ONLY),

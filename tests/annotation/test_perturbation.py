@@ -193,3 +193,14 @@ def test_numbers_that_name_a_table_figure_section_citation_setting_or_model_are_
         if s.kind == "number"
     }
     assert changed == set(kept)
+
+
+def test_a_table_with_spans_no_browser_lays_out_is_read_as_written():
+    """A 6 KB table of rowspan=1000 colspan=1000 cells (issue 16) would cost seconds and
+    gigabytes to lay out: the writer's suggestions read its rows as stored instead."""
+    from annotation.writing.selectors import _aligned_rows
+
+    stored = [[{"text": f"v{r}{c}", "rowspan": 1000, "colspan": 1000} for c in range(10)]
+              for r in range(10)]  # fmt: skip
+    rows = _aligned_rows(stored)
+    assert rows == [[f"v{r}{c}" for c in range(10)] for r in range(10)]

@@ -75,7 +75,7 @@ def test_a_clean_pair_has_no_warning(client, setup):
 
 def test_the_endpoint_is_for_the_holder_and_admins_only(client, setup):
     item = setup["item"]
-    assert warnings_of(client, item, entailed=TEXT_ONLY)[0] == 302  # to the login page
+    assert warnings_of(client, item, entailed=TEXT_ONLY)[0] == 401  # signed out: say so
     client.force_login(setup["other"])
     assert (
         warnings_of(client, item, entailed=TEXT_ONLY)[0] == 404

@@ -82,6 +82,36 @@ def app_serves_media(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_MediaFilesHandler, "_should_handle", lambda self, path: False)
 
 
+def _polled_from_python(page) -> Callable[..., object]:
+    """`page.wait_for_function` that works under the app's Content-Security-Policy. Playwright
+    re-evaluates a predicate that is not yet true with `eval` inside the page, which the policy
+    (no 'unsafe-eval') refuses; `page.evaluate` goes through the DevTools protocol, which the
+    policy does not govern. Same arguments, the same timeout error."""
+    import time
+
+    from playwright.sync_api import Error, TimeoutError
+
+    def wait_for_function(expression: str, *, arg=None, timeout: float | None = None, polling=None):
+        limit = (timeout if timeout is not None else 10_000) / 1000
+        deadline = time.monotonic() + limit
+        while True:
+            try:
+                value = page.evaluate(expression, arg)
+            except Error as exc:  # the page navigated while it was evaluated: try again
+                if "context was destroyed" not in str(exc) and "navigat" not in str(exc):
+                    raise
+                value = None
+            if value:
+                return value
+            if limit and time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"Timeout {limit * 1000:.0f}ms exceeded waiting for {expression!r}"
+                )
+            page.wait_for_timeout(polling if isinstance(polling, (int, float)) else 50)
+
+    return wait_for_function
+
+
 @pytest.fixture
 def new_page(
     browser, live_server, app_serves_media, request: pytest.FixtureRequest
@@ -96,6 +126,7 @@ def new_page(
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()
+        page.wait_for_function = _polled_from_python(page)
         pages.append(page)
         return page
 

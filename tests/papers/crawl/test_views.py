@@ -86,7 +86,7 @@ def test_bad_input_is_shown_and_nothing_starts(client):
             "min_charts": "2",
         },
     )
-    assert response.status_code == 200
+    assert response.status_code == 400  # the form again, with what is wrong
     assert b"Choose at least one category" in response.content
     assert not CrawlRun.objects.exists() and not Job.objects.exists()
 

@@ -1,0 +1,745 @@
+"""Hostile values on every route: no answer is a 5xx and no exception leaves a view (issue 18).
+
+Every route of the URL resolver has a row in ROUTES (a new route fails the coverage test until
+it has one). Signed in as the expert who holds the route's item and as an admin, each route gets
+hostile values in its query parameters, its form fields (form-encoded, as a browser sends them)
+and, for the autosave endpoints, its JSON body: unicode digits, huge and negative numbers, NUL
+bytes, a 1 MB string, lists where one value is expected, missing fields, wrong JSON types and
+unreadable JSON. The data is real (built by the services the pages call), so the values reach the
+parsing code rather than stop at a permission check: every row with fields must answer at least
+one hostile request with 400. Each request runs in a savepoint rolled back after it, so a value
+that happens to be accepted changes nothing for the next one. The Django admin's routes are
+covered too, with fewer values each."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import cycle, islice
+from urllib.parse import quote, urlencode
+
+import pytest
+from django.contrib import admin
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from annotation import services, work
+from annotation.models import Publication, Subfield, WorkItem
+from annotation.review import services as review
+from annotation.writing import reperturbation
+from annotation.writing import services as writing
+from papers.models import CrawlRun, Element
+from tests.annotation.claim_factories import curated_paper, submit
+from tests.annotation.factories import make_expert
+from tests.validation.factories import (
+    Team,
+    add_images,
+    final_pair,
+    png,
+    second_annotate,
+    validate_all,
+)
+from validation import services as validation
+
+pytestmark = pytest.mark.django_db
+
+MB = "x" * 1_000_000
+
+# Form values (strings, as a browser sends them; a list is the field sent several times).
+CORE = ["²", "9" * 5000, "-1", "\x00", ["1", "١٢"]]  # every field gets these
+EXTRA = ["١٢", "9" * 25, "0", "1.5", " 7", "a\x00b", "", "null", b"\xff\xfe", MB]
+# JSON values: wrong types, numbers JSON can spell but no field takes, text PostgreSQL refuses.
+JSON_CORE = ["²", "9" * 5000, 10**30, -1, None, [], {}, "\x00", "\ud800", [["1"]], ["²"], 5]
+JSON_EXTRA = ["١٢", 1.5, True, "x" * 300_000, [None], [-1], [10**30], ["9" * 5000], "12", 0]
+JSON_BODIES = [
+    b"", b"{", b"\xff\xfe", b"null", b"[]", b"5", b'"x"', b"[" * 50_000, b'{"draft": 5}',
+    b'{"draft": "x"}', b'{"draft": [1]}', b'{"version": "\xc2\xb2"}', b'{"version": ' + b"9" * 5000 + b"}",
+    b'{"draft": {"evidence": 5}}', MB.encode(), json.dumps({"draft": {"x": MB}}).encode(),
+]  # fmt: skip
+# URL parts: `<int:…>` and `<str:…>` kwargs of a route.
+URL_INTS = ["9" * 5000, "9" * 25, "0"]
+URL_STRS = ["²", "\x00", "x" * 2000, "..", "-1"]
+
+
+@dataclass
+class World:
+    users: dict[str, object]
+    kw: dict[str, object]  # url kwargs and form values by name
+
+
+def _world() -> World:
+    """Every stage with an item held: a curated paper with a pair written and a task held, a
+    new perturbation taken, an evidence item held, an adjudication held, a validation held, a
+    baseline item held, a study, a split with an export, a crawl run and a password link."""
+    team = Team()
+    admin, writer = team.admin, team.writer
+    pair0, claims0 = final_pair(team, seed=1)
+    validate_all(team)
+    frank, gina = make_expert("frank"), make_expert("gina")
+    study = validation.start_baseline(by=admin, expert_ids=[frank.pk, gina.pk], per_subset=1)
+    baseline_item = validation.take_next_baseline(user=frank)
+    # A second final pair whose validation the first validator holds.
+    final_pair(team, seed=2)
+    validation_item = validation.take_next(user=team.validators[0])
+    # A disputed pair: the third annotator flips the label, dave holds its adjudication.
+    paper2, _ = curated_paper(admin)
+    services.assign_papers(papers=[paper2], experts=[writer], assigned_by=admin)
+    add_images(paper2)
+    writing.create_claim_tasks(paper=paper2, by=writer, count=1, seed=3)
+    submit(work.next_item(user=writer, kind="write"), writer)
+    for annotator, flip in ((team.second, False), (team.third, True)):
+        taken = review.take_next(user=annotator, kind="evidence")
+        label = {"entailed": "refuted", "refuted": "entailed"}[taken.claim.label] if flip else None
+        evidence = list(taken.claim.evidence.values_list("pk", flat=True))
+        second_annotate(taken, annotator, label=label or taken.claim.label, evidence=evidence)
+    dave = make_expert("dave")
+    adjudication = review.take_next(user=dave, kind="adjudicate")
+    # The writer's own paper: a pair written, a task held, a new perturbation taken.
+    paper, context = curated_paper(admin)
+    services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
+    add_images(paper)
+    writing.create_claim_tasks(paper=paper, by=writer, count=2, seed=5)
+    pair = submit(work.next_item(user=writer, kind="write"), writer)
+    write_item = work.next_item(user=writer, kind="write")
+    reperturbation.open_reperturbation(
+        claim=pair.claims.get(label="refuted"), actor=admin, why="hostile input test"
+    )
+    reperturb_item = work.next_item(user=writer, kind="reperturb")
+    erin = make_expert("erin")
+    evidence_item = review.take_next(user=erin, kind="evidence")
+    split = validation.freeze_split(validation=2, test=0, seed=1, by=admin)
+    export = validation.start_export(split=split, by=admin)
+    crawl = CrawlRun.objects.create(
+        date_from=dt.date(2024, 9, 1), date_to=dt.date(2024, 9, 2), categories=["cs.CL"],
+        status=CrawlRun.Status.FINISHED, phase=CrawlRun.Phase.DONE,
+    )  # fmt: skip
+    reset = services.reset_password(user=gina, by=admin).strip("/").split("/")
+    table = Element.objects.filter(paper=paper, kind="table").order_by("order").first()
+    chart = Element.objects.filter(paper=paper, kind="chart").order_by("order").first()
+    chart.image.name = default_storage.save(  # where imported images go: the writer may see it
+        f"papers/{paper.versioned_id}/20241101T000000000000/x1.png", ContentFile(png())
+    )
+    chart.save(update_fields=["image"])
+    visuals = list(write_item.task.sampled_ids)
+    sections = list(paper.sections.values_list("pk", flat=True))
+    users = {"admin": admin, "writer": writer, "annotator": erin, "adjudicator": dave,
+             "validator": team.validators[0], "baseline": frank, "anonymous": None}  # fmt: skip
+    kw = {
+        "arxiv_id": paper.arxiv_id, "version": paper.version, "table": table.pk,
+        "chart": chart.pk, "media": chart.image.name, "sections": sections, "visuals": visuals,
+        "context": context.number, "write": write_item, "pair": pair, "reperturb": reperturb_item,
+        "evidence": evidence_item, "adjudication": adjudication, "disputed": adjudication.claim,
+        "validation": validation_item, "validated": claims0["entailed"], "baseline": baseline_item,
+        "study": study.pk, "split": split.pk, "export": export.pk, "crawl": crawl.pk,
+        "uidb64": reset[-2], "token": reset[-1], "erin": erin.pk, "frank": frank.pk,
+        "gina": gina.pk, "publication": Publication.objects.filter(expert__user=erin).first().pk,
+        "subfield": Subfield.objects.get(code="cs.CL").pk, "pair0": pair0,
+    }  # fmt: skip
+    for name in ("write", "reperturb", "evidence", "adjudication", "validation", "baseline"):
+        kw[name].refresh_from_db()
+    return World(users, kw)
+
+
+# --- The routes ------------------------------------------------------------------------------
+
+TOKEN = "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e"
+GET, POST, BOTH = ("get",), ("post",), ("get", "post")
+
+
+@dataclass
+class Route:
+    """One row of the table: how to reach a route with a real item, who holds it, and what a
+    browser sends it. `form` is a valid-looking POST whose fields are attacked one at a time."""
+
+    name: str
+    kwargs: Callable[[World], dict] = lambda w: {}
+    users: tuple[str, ...] = ("admin",)  # the first one holds the item
+    methods: tuple[str, ...] = GET
+    form: Callable[[World], dict] = lambda w: {}
+    query: tuple[str, ...] = ()  # GET parameters the view reads
+    draft: tuple[str, ...] = ()  # the JSON autosave's draft fields
+    says_400: bool = True  # a bad value answers 400 (else a page with the error, or a redirect)
+    relogin: bool = False  # the route signs out: sign in again before each request
+    url: Callable[[World], str] | None = None  # for a route reverse() cannot name
+
+
+def _paper(w: World) -> dict:
+    return {"arxiv_id": w.kw["arxiv_id"], "version": w.kw["version"]}
+
+
+def _item(name: str) -> Callable[[World], dict]:
+    return lambda w: {"item_key": w.kw[name].key}
+
+
+def _held(name: str, **fields) -> Callable[[World], dict]:
+    """A submission of the held item: its version, a token, and `fields`."""
+    return lambda w: {"version": w.kw[name].version, "token": TOKEN, **fields}
+
+
+def _pair_form(w: World) -> dict:
+    return {"version": w.kw["write"].version, "token": TOKEN, **_refuted_form(w),
+            "entailed": "Ours reaches a BLEU of 73.2, which is higher than the Baseline model.",
+            "evidence": [str(v) for v in w.kw["visuals"][:1]]}  # fmt: skip
+
+
+def _refuted_form(w: World) -> dict:
+    return {"refuted": "Ours reaches a BLEU of 68.9, which is higher than the Baseline model.",
+            "explanation": "Table 1 says 73.2.", "perturbation_kind": "number",
+            "suggestion": "x", "split_evidence": "on",
+            "refuted_evidence": [str(v) for v in w.kw["visuals"][:1]]}  # fmt: skip
+
+
+PAIR_DRAFT = ("entailed", "evidence", "refuted", "explanation", "perturbation_kind",
+              "suggestion", "split_evidence", "refuted_evidence")  # fmt: skip
+REFUTED_DRAFT = PAIR_DRAFT[2:]
+REVIEW_DRAFT = ("label", "evidence", "decision", "confidence", "reason", "notes")
+VALIDATION_DRAFT = ("text", "subset", "label", "evidence", "explanation", "criteria_failed")
+WRITER, ANNOTATOR = ("writer", "admin"), ("annotator", "admin")
+
+ROUTES = [
+    Route("healthz", users=("writer",)),
+    Route("login", users=("anonymous",), methods=BOTH, says_400=False,
+          form=lambda w: {"username": "writer", "password": "wrong"}),
+    Route("logout", users=("writer",), methods=POST, relogin=True),
+    Route("password_change", users=("writer",), methods=BOTH, says_400=False,
+          form=lambda w: {"old_password": "x", "new_password1": "a-Long-pass-42",
+                          "new_password2": "a-Long-pass-42"}),
+    Route("password_change_done", users=("writer",)),
+    Route("password_reset_confirm", users=("anonymous",), methods=BOTH, says_400=False,
+          kwargs=lambda w: {"uidb64": w.kw["uidb64"], "token": w.kw["token"]},
+          form=lambda w: {"new_password1": "a-Long-pass-42", "new_password2": "a-Long-pass-42"}),
+    Route("password_reset_complete", users=("anonymous",)),
+    Route("crawl:list", methods=BOTH, form=lambda w: {
+        "date_from": "2024-09-01", "date_to": "2024-09-02", "categories": ["cs.CL"],
+        "other_categories": "cs.HC", "max_papers": "5", "accepted_only": "on",
+        "min_tables": "2", "min_charts": "2"}),
+    Route("crawl:detail", kwargs=lambda w: {"run_id": w.kw["crawl"]}),
+    Route("crawl:progress", kwargs=lambda w: {"run_id": w.kw["crawl"]}),
+    Route("crawl:stop", kwargs=lambda w: {"run_id": w.kw["crawl"]}, methods=POST,
+          form=lambda w: {"action": "pause"}, says_400=False),
+    Route("crawl:resume", kwargs=lambda w: {"run_id": w.kw["crawl"]}, methods=POST),
+    Route("annotation:home", users=WRITER),
+    Route("papers:list", users=WRITER),
+    Route("papers:detail", kwargs=_paper, users=WRITER),
+    Route("annotation:curate", kwargs=_paper, users=WRITER, methods=BOTH, query=("version",),
+          form=lambda w: {"keep_section": [str(v) for v in w.kw["sections"]],
+                          "keep": [str(w.kw["table"]), str(w.kw["chart"])], "not_chart": [],
+                          "latest_seen": str(w.kw["context"]), "based_on": str(w.kw["context"]),
+                          "note": "x"}),
+    Route("annotation:table_html", users=WRITER,
+          kwargs=lambda w: _paper(w) | {"element_id": w.kw["table"]}),
+    Route("annotation:next_task", users=WRITER, methods=POST),
+    Route("annotation:create_tasks", kwargs=_paper, users=WRITER, methods=POST,
+          form=lambda w: {"count": "1"}),
+    Route("annotation:write", _item("write"), WRITER, BOTH, _pair_form),
+    Route("annotation:save_draft", _item("write"), WRITER, POST, draft=PAIR_DRAFT),
+    Route("annotation:release_task", _item("write"), WRITER, POST, _held("write")),
+    Route("annotation:suggest", _item("write"), WRITER, POST, _pair_form),
+    Route("annotation:write_context", _item("write"), WRITER),
+    Route("annotation:write_warnings", _item("write"), WRITER, POST, _pair_form),
+    Route("annotation:pair", lambda w: {"pair_key": w.kw["pair"].key}, WRITER),
+    Route("annotation:next_reperturbation", users=WRITER, methods=POST),
+    Route("annotation:reperturb", _item("reperturb"), WRITER, BOTH,
+          lambda w: _held("reperturb")(w) | _refuted_form(w)),
+    Route("annotation:reperturb_draft", _item("reperturb"), WRITER, POST, draft=REFUTED_DRAFT),
+    Route("annotation:reperturb_context", _item("reperturb"), WRITER),
+    Route("annotation:reperturb_suggest", _item("reperturb"), WRITER, POST),
+    Route("annotation:reperturb_warnings", _item("reperturb"), WRITER, POST, _refuted_form),
+    Route("annotation:reperturb_image", lambda w: _item("reperturb")(w) | {
+        "element_id": w.kw["visuals"][0]}, WRITER),
+    Route("annotation:reassign_reperturbation", _item("reperturb"), methods=POST,
+          form=lambda w: {"expert": str(w.kw["erin"]), "note": "x"}),
+    Route("annotation:claims_overview", query=("page",)),
+    Route("annotation:next_review", lambda w: {"page": "annotate"}, ANNOTATOR, POST),
+    Route("annotation:annotate", _item("evidence"), ANNOTATOR, BOTH,
+          lambda w: _held("evidence")(w) | {"label": "entailed", "evidence": [
+              str(v) for v in w.kw["visuals"][:1]]}),
+    Route("annotation:adjudicate", _item("adjudication"), ("adjudicator", "admin"), BOTH,
+          lambda w: _held("adjudication")(w) | {
+              "label": "entailed", "evidence": [str(v) for v in w.kw["visuals"][:1]],
+              "decision": "decided", "confidence": "high", "reason": "ambiguous_claim",
+              "notes": "x"}),
+    Route("annotation:review_draft", _item("evidence"), ANNOTATOR, POST, draft=REVIEW_DRAFT),
+    Route("annotation:review_draft", _item("adjudication"), ("adjudicator",), POST,
+          draft=REVIEW_DRAFT),
+    Route("annotation:review_context", _item("evidence"), ANNOTATOR),
+    Route("annotation:review_image", lambda w: _item("evidence")(w) | {
+        "element_id": w.kw["visuals"][0]}, ANNOTATOR),
+    Route("annotation:review_overview"),
+    Route("annotation:allow_expert", _item("evidence"), methods=POST,
+          form=lambda w: {"expert": str(w.kw["gina"]), "note": "x"}),
+    Route("annotation:reopen_claim", lambda w: {"claim_key": w.kw["disputed"].key},
+          methods=POST, form=lambda w: {"note": "x"}),
+    Route("annotation:drop_pair", lambda w: {"pair_key": w.kw["pair"].key}, methods=POST,
+          form=lambda w: {"reason": "x"}),
+    Route("annotation:agreement"),
+    Route("annotation:agreement_csv"),
+    Route("annotation:assignments", methods=BOTH,
+          query=("subfield", "status", "acceptance", "state", "min_tables", "min_charts", "q",
+                 "page"),
+          form=lambda w: {"action": "spread", "papers": [str(w.kw["write"].paper_id)],
+                          "expert": str(w.kw["erin"]), "experts": [str(w.kw["erin"])],
+                          "per_expert": "1", "reassign": "on", "subfield": str(w.kw["subfield"]),
+                          "note": "x", "next": "/manage/assignments/"}),
+    Route("annotation:people", methods=BOTH, form=lambda w: {
+        "username": "newcomer", "first_name": "N", "last_name": "C", "email": "n@example.org",
+        "is_staff": ""}),
+    Route("annotation:expert", lambda w: {"user_id": w.kw["erin"]}),
+    Route("annotation:expert_profile", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
+          form=lambda w: {"subfields": [str(w.kw["subfield"])], "active": "on", "notes": "x"}),
+    Route("annotation:add_publication", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
+          form=lambda w: {"title": "T", "venue": "V", "year": "2024",
+                          "subfield": str(w.kw["subfield"])}),
+    Route("annotation:remove_publication", methods=POST, kwargs=lambda w: {
+        "user_id": w.kw["erin"], "publication_id": w.kw["publication"]}),
+    Route("annotation:record_training", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
+          form=lambda w: {"completed_on": "2024-11-01", "trainer": "t", "notes": "x"}),
+    Route("annotation:reset_password", lambda w: {"user_id": w.kw["erin"]}, methods=POST),
+    Route("validation:next", users=("validator",), methods=POST),
+    Route("validation:validate", _item("validation"), ("validator", "admin"), BOTH,
+          lambda w: _held("validation")(w) | {
+              "criteria_failed": ["language"], "text": "A claim that reads better than before.",
+              "subset": w.kw["validation"].pair.subset, "label": "entailed",
+              "evidence": [str(v) for v in w.kw["validation"].claim.evidence.values_list(
+                  "pk", flat=True)], "explanation": ""},
+          draft=VALIDATION_DRAFT),
+    Route("validation:element_image", lambda w: _item("validation")(w) | {
+        "element_id": w.kw["validation"].claim.evidence.filter(
+            kind__in=["table", "chart"]).first().pk}, ("validator", "admin")),
+    Route("validation:baseline_next", users=("baseline",), methods=POST),
+    Route("validation:baseline_answer", _item("baseline"), ("baseline",), BOTH,
+          lambda w: _held("baseline")(w) | {"label": "entailed", "explanation": "because"}),
+    Route("validation:overview"),
+    Route("validation:reopen", lambda w: {"claim_key": w.kw["validated"].key}, methods=POST,
+          form=lambda w: {"reason": "x"}),
+    Route("validation:statistics", query=("split",)),
+    Route("validation:baseline", methods=BOTH, form=lambda w: {
+        "experts": [str(w.kw["frank"]), str(w.kw["gina"])], "per_subset": "1", "seed": "3"}),
+    Route("validation:baseline_study", lambda w: {"study_id": w.kw["study"]}),
+    Route("validation:releases", methods=BOTH, form=lambda w: {
+        "validation": "2", "test": "0", "seed": "1", "licenses": "cc-by-4.0", "name": "v9"}),
+    Route("validation:export", lambda w: {"split_id": w.kw["split"]}, methods=POST,
+          form=lambda w: {"hide_test_labels": "on"}, says_400=False),
+    Route("validation:export_status", lambda w: {"export_id": w.kw["export"]}),
+    Route("validation:download", lambda w: {"export_id": w.kw["export"]}),
+    Route("media", users=WRITER, url=lambda w: "/media/" + w.kw["media"]),
+]  # fmt: skip
+
+
+# --- Sending -------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What the hostile requests got: failures (a 5xx or an exception, each named), and per
+    route and user the status codes seen."""
+
+    failures: list[str] = field(default_factory=list)
+    statuses: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    requests: int = 0
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}…({len(text)} chars)"
+
+
+def _send(outcome: Outcome, label: str, user: str, client: Client, method: str, url: str,
+          what: str, body: bytes | str | None = None, content_type: str = "") -> None:  # fmt: skip
+    """One request in a savepoint rolled back after it; a 5xx or an exception is a failure."""
+    outcome.requests += 1
+    try:
+        with transaction.atomic():
+            try:
+                if method == "get":
+                    response = client.get(url)
+                else:
+                    response = client.post(url, body or b"", content_type=content_type)
+            finally:
+                transaction.set_rollback(True)
+    except Exception as exc:  # noqa: BLE001 - any exception out of a view is the failure
+        where = "".join(traceback.format_exception(exc)[-3:]).strip().splitlines()[-1]
+        outcome.failures.append(f"{label} as {user}: {method.upper()} {what}: raised {where}")
+        return
+    outcome.statuses.setdefault((label, user), []).append(response.status_code)
+    if response.status_code >= 500:
+        outcome.failures.append(
+            f"{label} as {user}: {method.upper()} {what}: {response.status_code}"
+        )
+
+
+def _form(data: dict) -> str:
+    return urlencode(data, doseq=True)
+
+
+def _rotating(values: list, start: int, n: int) -> list:
+    return list(islice(cycle(values), start, start + n))
+
+
+def _client(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def _converters(patterns=None, namespace: str = "") -> dict[str, dict[str, object]]:
+    """Route name -> {kwarg: converter} for every route of the resolver (admin and
+    django-rq's pages left to the admin test), and "media"."""
+    found: dict[str, dict[str, object]] = {}
+    for p in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(p, URLResolver):
+            if p.app_name == "admin" or str(p.pattern).startswith("django-rq"):
+                continue
+            found |= _converters(p.url_patterns, p.namespace or namespace)
+        elif isinstance(p, URLPattern):
+            if str(p.pattern).startswith("^media/"):
+                found["media"] = {}
+            elif not str(p.pattern).startswith("^static/"):
+                name = f"{namespace}:{p.name}" if namespace else str(p.name)
+                found[name] = dict(getattr(p.pattern, "converters", {}))
+    return found
+
+
+def _url(route: Route, w: World, **override) -> str:
+    if route.url is not None:
+        return route.url(w)
+    return reverse(route.name, kwargs=route.kwargs(w) | override)
+
+
+def _hostile_urls(route: Route, w: World, converters: dict[str, object]) -> list[tuple[str, str]]:
+    """The route's URL with each int or str part replaced by hostile text (a placeholder that
+    the converter takes, replaced after reversing)."""
+    if route.name == "media":  # in the folder of the writer's paper, and anywhere
+        folder = "/media/" + w.kw["media"].rsplit("/", 1)[0] + "/"
+        return [(start + quote(v), f"path {_shown(v)}") for start in (folder, "/media/")
+                for v in URL_STRS]  # fmt: skip
+    urls = []
+    for name, converter in converters.items():
+        kind = type(converter).__name__
+        number = kind in ("IntConverter", "IdConverter")
+        if not (number or kind == "StringConverter"):
+            continue  # keys: 22 URL-safe characters, nothing else reaches the view
+        placeholder = "987654321987" if number else "zqzqzqzq"
+        url = _url(route, w, **{name: placeholder})
+        for value in URL_INTS if number else URL_STRS:
+            urls.append(
+                (url.replace(placeholder, quote(value, safe="")), f"{name}={_shown(value)}")
+            )
+    return urls
+
+
+def _label(route: Route) -> str:
+    """The route's name, and the item's when a route has several rows."""
+    if route.name == "annotation:review_draft":
+        return f"{route.name} ({route.users[0]})"
+    return route.name
+
+
+def _attack(route: Route, index: int, w: World, converters: dict, outcome: Outcome) -> None:
+    for role in route.users:
+        _attack_as(route, index, role, w, converters, outcome)
+
+
+def _attack_as(
+    route: Route, index: int, role: str, w: World, converters: dict, outcome: Outcome
+) -> None:
+    """Every hostile request of the route as one of its users: its holder gets every value
+    (the rotating extras differ from route to route); the others (admins looking at an item)
+    the first few, each field on its own."""
+    user, holder, label = w.users[role], role == route.users[0], _label(route)
+    client = _client(user)
+    urlencoded, as_json = "application/x-www-form-urlencoded", "application/json"
+
+    def send(method: str, url: str, what: str, body=None, content_type="") -> None:
+        if route.relogin and user is not None:
+            client.force_login(user)
+        _send(outcome, label, role, client, method, url, what, body, content_type)
+
+    def values(core: list, extra: list, n: int) -> list:
+        return core + _rotating(extra, index + n, 2) if holder else core[:3]
+
+    url = _url(route, w)
+    if route.name == "password_reset_confirm":  # the link puts its token in the session
+        url = client.get(url).url
+    if "get" in route.methods:
+        for n, name in enumerate(route.query):
+            for value in values(CORE, EXTRA, n):
+                send("get", f"{url}?{_form({name: value})}", f"?{name}={_shown(value)}")
+        # Parameters a page may not read (every page gets them: a link can carry them).
+        for value in EXTRA[:-1] if route.query and holder else CORE[:3]:
+            params = _form(dict.fromkeys((*route.query, "page", "q"), value))
+            send("get", f"{url}?{params}", f"every parameter {_shown(value)}")
+    if "post" in route.methods:
+        base = route.form(w)
+        send("post", url, "no fields", b"", urlencoded)
+        for n, name in enumerate(base):
+            if holder:
+                rest = {k: v for k, v in base.items() if k != name}
+                send("post", url, f"{name} missing", _form(rest), urlencoded)
+            for value in values(CORE, EXTRA, n):
+                send(
+                    "post", url, f"{name}={_shown(value)}", _form(base | {name: value}), urlencoded
+                )
+        for value in EXTRA[:-1] if base and holder else []:
+            every = _form(dict.fromkeys(base, value))
+            send("post", url, f"every field {_shown(value)}", every, urlencoded)
+        for body in (b"{", b"[]", json.dumps({k: ["\x00", 10**30] for k in base}).encode()):
+            send("post", url, f"JSON {_shown(body)}", body, as_json)
+    if route.draft:
+        version = WorkItem.objects.get(key=route.kwargs(w)["item_key"]).version
+        for body in JSON_BODIES if holder else JSON_BODIES[:4]:
+            send("post", url, f"JSON {_shown(body)}", body, as_json)
+        for value in JSON_CORE + JSON_EXTRA if holder else JSON_CORE[:3]:
+            body = json.dumps({"version": value, "draft": {}})
+            send("post", url, f"JSON version={_shown(value)}", body, as_json)
+        for n, name in enumerate(route.draft):
+            for value in values(JSON_CORE, JSON_EXTRA, n):
+                body = json.dumps({"version": version, "draft": {name: value}})
+                send("post", url, f"JSON draft.{name}={_shown(value)}", body, as_json)
+    for hostile, what in _hostile_urls(route, w, converters.get(route.name, {})):
+        for method in route.methods:
+            send(method, hostile, what, b"", urlencoded)
+
+
+# --- The tests -----------------------------------------------------------------------------
+
+
+def test_the_table_covers_every_route():
+    assert set(_converters()) == {r.name for r in ROUTES}
+
+
+@pytest.fixture
+def fast_passwords(settings) -> None:
+    """Sign-in and password forms get dozens of requests: hash with a fast hasher here."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def test_no_route_answers_hostile_values_with_a_server_error(fast_passwords):
+    """The application's routes, as the holders of their items and as an admin."""
+    started = time.perf_counter()
+    w = _world()
+    built = time.perf_counter() - started
+    converters = _converters()
+    outcome = Outcome()
+    for index, route in enumerate(ROUTES):
+        _attack(route, index, w, converters, outcome)
+    elapsed = time.perf_counter() - started
+    print(f"{outcome.requests} hostile requests over {len(ROUTES)} routes in {elapsed:.1f} s"
+          f" (the data: {built:.1f} s)")  # fmt: skip
+    assert not outcome.failures, f"{len(outcome.failures)} failures:\n" + "\n".join(
+        outcome.failures[:200]
+    )
+    # The values reached the parsing code: the holder got a 400 on every route that reads
+    # fields, not only permission answers.
+    seen = {_label(r): outcome.statuses.get((_label(r), r.users[0]), []) for r in ROUTES}
+    silent = [
+        f"{_label(r)} as {r.users[0]}: {sorted(set(seen[_label(r)]))}"
+        for r in ROUTES
+        if r.says_400 and (r.form(w) or r.draft or r.query) and 400 not in seen[_label(r)]
+    ]
+    assert not silent, "never refused a bad value:\n" + "\n".join(silent)
+
+
+# --- The Django admin ------------------------------------------------------------------------
+
+ADMIN_VALUES = ["²", "9" * 25, "\x00", "9" * 5000]
+ADMIN_URL_VALUES = ["²", "9" * 25, "\x00"]
+MODEL_VIEWS = ("changelist", "add", "change", "history", "delete")
+
+
+def _admin_resolver() -> URLResolver:
+    return next(p for p in get_resolver().url_patterns
+                if isinstance(p, URLResolver) and p.app_name == "admin")  # fmt: skip
+
+
+def _admin_patterns(patterns) -> list[URLPattern]:
+    found: list[URLPattern] = []
+    for p in patterns:
+        found += _admin_patterns(p.url_patterns) if isinstance(p, URLResolver) else [p]
+    return found
+
+
+def _admin_names(patterns) -> set[str]:
+    return {p.name for p in _admin_patterns(patterns) if p.name}
+
+
+def _admin_model_pass(model, model_admin, user, client: Client, send) -> set[str]:
+    """A registered model's pages: its list with hostile parameters (paging, search, order and
+    each of its filters) and actions, its add and change forms with hostile fields, and its
+    object pages under hostile ids. Returns the route names it covered."""
+    from django.test import RequestFactory
+
+    prefix = f"{model._meta.app_label}_{model._meta.model_name}"
+    changelist = reverse(f"admin:{prefix}_changelist")
+    request = RequestFactory().get(changelist)
+    request.user = user
+    params = ["p", "q", "o", "_to_field", "e"]
+    try:
+        specs = model_admin.get_changelist_instance(request).filter_specs
+        params += [p for spec in specs for p in spec.expected_parameters()]
+    except Exception:  # noqa: BLE001 - a list that cannot be built is sent bare
+        pass
+    for name in params:
+        for value in ADMIN_VALUES[:3]:
+            send(
+                "get",
+                f"{changelist}?{_form({name: value})}",
+                f"{prefix} list ?{name}={_shown(value)}",
+            )
+    actions = [a for a in model_admin.get_actions(request) if a]
+    for value in ADMIN_VALUES[:2]:
+        body = {"action": actions[0] if actions else "x", "_selected_action": value, "index": "0"}
+        send("post", changelist, f"{prefix} action on {_shown(value)}", _form(body),
+             "application/x-www-form-urlencoded")  # fmt: skip
+    obj = model._default_manager.order_by("pk").first()
+    fields = list(model_admin.get_form(request, obj).base_fields)
+    add = reverse(f"admin:{prefix}_add")
+    targets = [add] + ([reverse(f"admin:{prefix}_change", args=[obj.pk])] if obj else [])
+    for url in targets:
+        send("get", url, f"{prefix} form")
+        for value in ADMIN_VALUES[:3]:
+            send("post", url, f"{prefix} form, every field {_shown(value)}",
+                 _form(dict.fromkeys(fields, value) | {"_save": "Save"}),
+                 "application/x-www-form-urlencoded")  # fmt: skip
+    for view in ("change", "history", "delete"):
+        if obj is not None:
+            send("get", reverse(f"admin:{prefix}_{view}", args=[obj.pk]), f"{prefix} {view}")
+        placeholder = "987654321987"
+        url = reverse(f"admin:{prefix}_{view}", args=[placeholder])
+        for value in ADMIN_URL_VALUES:
+            send("get", url.replace(placeholder, quote(value, safe="")),
+                 f"{prefix} {view} of {_shown(value)}")  # fmt: skip
+    return {f"{prefix}_{view}" for view in MODEL_VIEWS}
+
+
+def test_the_admin_answers_hostile_values_without_a_server_error(fast_passwords):
+    """Every route of the admin (its model pages for every registered model, and the site's
+    own), signed in as an admin, with fewer values than the application's routes."""
+    w = _world()
+    user = w.users["admin"]
+    client = _client(user)
+    outcome = Outcome()
+
+    def send(method: str, url: str, what: str, body=None, content_type="") -> None:
+        _send(outcome, "admin", "admin", client, method, url, what, body, content_type)
+
+    covered: set[str] = set()
+    for model, model_admin in admin.site._registry.items():
+        if not model._meta.managed:
+            continue  # no table (django-rq's dashboard): its pages are the named routes below
+        covered |= _admin_model_pass(model, model_admin, user, client, send)
+    for value in ADMIN_VALUES:
+        q = _form({"term": value, "app_label": value, "model_name": value, "field_name": value})
+        send("get", f"{reverse('admin:autocomplete')}?{q}", f"autocomplete {_shown(value)}")
+        send("get", f"{reverse('admin:index')}?{_form({'q': value})}", f"index {_shown(value)}")
+    for label in {m._meta.app_label for m in admin.site._registry}:
+        send("get", reverse("admin:app_list", args=[label]), f"app {label}")
+    for value in ADMIN_URL_VALUES:
+        send("get", "/admin/" + quote(value, safe=""), f"no such page {_shown(value)}")
+        send("get", f"/admin/r/{quote(value, safe='')}/{quote(value, safe='')}/",
+             f"view on site {_shown(value)}")  # fmt: skip
+    covered |= {"index", "autocomplete", "app_list", "view_on_site"}
+    # The others (the admin's sign-in, password and catalog pages, django-rq's dashboard with
+    # Redis): GET with each part of the URL hostile.
+    for pattern in _admin_patterns(_admin_resolver().url_patterns):
+        if pattern.name and pattern.name not in covered:
+            converters = dict(getattr(pattern.pattern, "converters", {}))
+            kwargs = {k: 1 for k in converters}
+            try:
+                url = reverse(f"admin:{pattern.name}", kwargs=kwargs)
+            except Exception:  # noqa: BLE001 - e.g. a regex route: its bare URL
+                url = reverse(f"admin:{pattern.name}") if not converters else None
+            if url is None:
+                outcome.failures.append(f"admin:{pattern.name}: no URL to send hostile values")
+                continue
+            send("get", url, pattern.name)
+            send("get", f"{url}?{_form({'next': '²', 'q': chr(0)})}", f"{pattern.name} ?query")
+            covered.add(pattern.name)
+    missing = _admin_names(_admin_resolver().url_patterns) - covered
+    print(f"{outcome.requests} hostile admin requests over {len(covered)} routes")
+    assert not missing, f"admin routes without hostile values: {sorted(missing)}"
+    assert not outcome.failures, f"{len(outcome.failures)} failures:\n" + "\n".join(
+        outcome.failures[:200]
+    )
+
+
+# --- What the issue found, one by one: a readable 400, and nothing lost ------------------------
+
+
+def test_the_parsers_take_ascii_digits_only():
+    from annotation import request_parsing as parse
+
+    assert parse.parse_int("12", field="n") == 12 and parse.parse_int(12, field="n") == 12
+    assert parse.parse_int("", field="n") is None and parse.parse_int(None, field="n") is None
+    for bad in ("²", "١٢", "9" * 5000, "9" * 25, "-1", " 7", "1.5", "0x1", True, 1.0, [1], {}):
+        with pytest.raises(parse.BadInput, match="^n: "):
+            parse.parse_int(bad, field="n")
+    assert parse.parse_id_list(["3", "1", "3", ""], field="ids") == [3, 1]
+    with pytest.raises(parse.BadInput, match="invalid item id '²'"):
+        parse.parse_id_list(["1", "²"], field="ids")
+    with pytest.raises(parse.BadInput, match="expected a list of ids"):
+        parse.parse_id_list(5, field="ids")
+    for bad in ("a\x00b", "\ud800", 5, ["x"]):
+        with pytest.raises(parse.BadInput):
+            parse.parse_text(bad, field="t", max_length=10)
+    assert parse.parse_text("x" * 20, field="t", max_length=10, truncate=True) == "x" * 10
+    errors: dict[str, str] = {}
+    schema = {"a": parse.Int(), "b": parse.Text(10), "c": parse.Ids()}
+    assert parse.parse_fields({"a": "²", "b": "kept", "c": [1]}, schema, errors=errors) == {
+        "a": None, "b": "kept", "c": [1]}  # fmt: skip
+    assert list(errors) == ["a"]
+
+
+def test_the_findings_answer_400_with_what_was_wrong_and_keep_everything(fast_passwords):
+    w = _world()
+    writer, erin = w.users["writer"], w.users["annotator"]
+    write, evidence = w.kw["write"], w.kw["evidence"]
+    client = _client(writer)
+    draft_url = reverse("annotation:save_draft", args=[write.key])
+    saved = client.post(draft_url, {"version": write.version, "draft": {"entailed": "kept"}},
+                        content_type="application/json")  # fmt: skip
+    assert saved.status_code == 200
+    for version in ("²", "9" * 5000):
+        response = client.post(draft_url, {"version": version, "draft": {"entailed": "lost"}},
+                               content_type="application/json")  # fmt: skip
+        assert response.status_code == 400 and "version" in response.json()["error"]
+    write.refresh_from_db()
+    assert write.draft["entailed"] == "kept"
+
+    client = _client(erin)
+    review_draft = reverse("annotation:review_draft", args=[evidence.key])
+    response = client.post(review_draft, {"draft": {"evidence": 5}},
+                           content_type="application/json")  # fmt: skip
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        "The draft could not be read: evidence: expected a list of ids, got 5."
+    )
+    annotate = reverse("annotation:annotate", args=[evidence.key])
+    for bad in ("²", "9" * 5000):
+        response = client.post(annotate, {"version": evidence.version, "token": TOKEN,
+                                          "label": "refuted", "evidence": bad})  # fmt: skip
+        page = response.content.decode()
+        assert response.status_code == 400 and "evidence: invalid item id" in page
+        assert 'value="refuted" checked' in page  # what was chosen stays on the page
+    evidence.refresh_from_db()
+    assert evidence.status == "leased" and not hasattr(evidence, "evidence_annotation")
+
+    # A parameter or a small form with nothing to show again: the 400 page says what.
+    client = _client(w.users["admin"])
+    response = client.get(reverse("annotation:claims_overview") + "?page=%C2%B2")
+    assert response.status_code == 400 and "page: &#x27;²&#x27; is not a whole number" in (
+        response.content.decode()
+    )
+    client = _client(writer)
+    response = client.post(reverse("annotation:release_task", args=[write.key]), {"version": "²"})
+    assert response.status_code == 400 and "version:" in response.content.decode()
+    write.refresh_from_db()
+    assert write.status == "leased" and write.holder_id == writer.pk
