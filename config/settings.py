@@ -82,9 +82,22 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 's
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # select_for_update() is a no-op on SQLite: take the write lock at the start of each
     # transaction instead, and wait for it rather than failing at once.
+    # WAL: readers never wait for the writer, nor it for them (only writers queue, each for a
+    # transaction of a few statements); synchronous=NORMAL is WAL's safe setting.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.int("SQLITE_BUSY_TIMEOUT_SECONDS", default=30),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        }
     )
+else:
+    # One connection per worker thread, kept between requests and checked before reuse (tests
+    # open connections in threads of their own and close them: none is kept there).
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int(
+        "DATABASE_CONN_MAX_AGE", default=0 if TESTING else 300
+    )
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Background jobs: with REDIS_URL, django-rq queues; without, in-process (see jobs/dispatch.py).

@@ -1,0 +1,27 @@
+"""The embedded default's database: an SQLite file in WAL mode (readers never wait for the
+writer), each transaction taking the write lock at its start and waiting for it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PROBE = (
+    "from django.db import connection; c = connection.cursor(); "
+    "print(c.execute('PRAGMA journal_mode').fetchone()[0], "
+    "c.execute('PRAGMA synchronous').fetchone()[0], "
+    "connection.settings_dict['OPTIONS']['transaction_mode'])"
+)
+
+
+def test_the_sqlite_default_runs_in_wal_mode(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SCIVER_TESTING")}
+    env |= {"SCIVER_DEV": "1", "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", PROBE], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-3:] == ["wal", "1", "IMMEDIATE"]  # synchronous=NORMAL is 1
