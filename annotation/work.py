@@ -166,7 +166,8 @@ def queue(user: AbstractBaseUser, now: dt.datetime | None = None) -> Queue:
             )
         else:
             counts[kind] = Count("id", filter=free)
-    row = WorkItem.objects.order_by().aggregate(**counts)
+    free_now = Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now)
+    row = WorkItem.objects.filter(free_now).order_by().aggregate(**counts)  # not the done ones
     available = {kind: row.get(kind, 0) for kind in WorkKind.values}
     available[WorkKind.EVIDENCE] = (
         row[f"{WorkKind.EVIDENCE}_mine"] + row[f"{WorkKind.EVIDENCE}_free"]

@@ -98,6 +98,9 @@ else:
         "DATABASE_CONN_MAX_AGE", default=0 if TESTING else 300
     )
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # PostgreSQL's JIT compiles a query it estimates costly (the workspace's one count over
+    # every stage) for seconds, to save milliseconds: these are short requests, not analytics.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Background jobs: with REDIS_URL, django-rq queues; without, in-process (see jobs/dispatch.py).

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.services import postgres_or_skip
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = (
@@ -25,3 +29,15 @@ def test_the_sqlite_default_runs_in_wal_mode(tmp_path):
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-3:] == ["wal", "1", "IMMEDIATE"]  # synchronous=NORMAL is 1
+
+
+@pytest.mark.django_db
+def test_postgresql_connections_run_without_jit():
+    """The workspace's one count over every stage is estimated costly: with JIT, PostgreSQL
+    spent 2.7 s compiling it for a query that runs in 12 ms (3,000 waiting claims)."""
+    from django.db import connection
+
+    postgres_or_skip()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
