@@ -24,22 +24,28 @@ ENTAILED = (
 )
 
 
-@pytest.fixture
-def task(settings):
-    settings.USE_CHROMIUM = False
+def sample_claim_task(*names: str):
+    """The bundled sample paper imported (its images drawn), `names` (default alice) experts of
+    its subfield, the first assigned it with its body and abstract kept, one claim task waiting."""
     Subfield.ensure_sciver_subfields()
     with open(os.devnull, "w") as sink:
         call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
     paper = Paper.objects.get()
-    alice = make_expert("alice", (paper.primary_category,))
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    writer, *_ = (make_expert(n, (paper.primary_category,)) for n in names or ("alice",))
+    services.assign_papers(papers=[paper], experts=[writer], assigned_by=None)
     body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
     services.save_curated_context(
-        paper=paper, user=alice, kept_section_ids=set(body.values_list("pk", flat=True)),
+        paper=paper, user=writer, kept_section_ids=set(body.values_list("pk", flat=True)),
         kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
         not_chart_ids=(), latest_seen=None,
     )  # fmt: skip
-    return writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=11)[0]
+    return writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=11)[0]
+
+
+@pytest.fixture
+def task(settings):
+    settings.USE_CHROMIUM = False
+    return sample_claim_task()
 
 
 def test_an_expert_writes_a_claim_pair(page, task):

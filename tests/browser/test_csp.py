@@ -9,12 +9,8 @@ import os
 import pytest
 from django.core.management import call_command
 
-from annotation import services
-from annotation.models import Subfield
-from annotation.writing import services as writing
-from papers.models import Element, Paper, Section
-from tests.annotation.factories import make_expert
-from tests.browser.test_curation import sample_folder, sign_in
+from tests.browser.test_claim_writing import sample_claim_task
+from tests.browser.test_curation import sign_in
 from tests.factories import AdminFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -33,19 +29,7 @@ def world(settings):
     """A real paper curated by alice with a claim task waiting, and the demo's synthetic papers
     taken through every stage (so agreement and statistics have plots)."""
     settings.USE_CHROMIUM = False
-    Subfield.ensure_sciver_subfields()
-    with open(os.devnull, "w") as sink:
-        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
-    paper = Paper.objects.get()
-    alice = make_expert("alice", (paper.primary_category,))
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
-    body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
-    services.save_curated_context(
-        paper=paper, user=alice, kept_section_ids=set(body.values_list("pk", flat=True)),
-        kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
-        not_chart_ids=(), latest_seen=None,
-    )  # fmt: skip
-    writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=11)
+    paper = sample_claim_task().paper
     with open(os.devnull, "w") as sink:
         call_command("simulate_annotation", "--papers", "6", "--seed", "13", stdout=sink)
     AdminFactory(username="boss")

@@ -5,19 +5,13 @@ the admin sees the agreement on the statistics page."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-from django.core.management import call_command
 
-from annotation import services
-from annotation.models import ClaimPair, ClaimReview, PairReview, Subfield, WorkItem
-from annotation.writing import services as writing
-from papers.models import Element, Paper, Section
-from tests.annotation.factories import make_expert
-from tests.browser.test_claim_writing import ENTAILED
-from tests.browser.test_curation import sample_folder, shot, sign_in
+from annotation.models import ClaimPair, ClaimReview, PairReview, WorkItem
+from tests.browser.test_claim_writing import ENTAILED, sample_claim_task
+from tests.browser.test_curation import shot, sign_in
 from tests.factories import AdminFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -29,20 +23,9 @@ EXPLANATION = "The tables show the approach scoring above the baselines, not bel
 @pytest.fixture
 def task(settings):
     settings.USE_CHROMIUM = False
-    Subfield.ensure_sciver_subfields()
-    with open(os.devnull, "w") as sink:
-        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
-    paper = Paper.objects.get()
-    alice, _, _ = (make_expert(n, (paper.primary_category,)) for n in ("alice", "bob", "carol"))
+    task = sample_claim_task("alice", "bob", "carol")
     AdminFactory(username="boss", password="pw-for-tests-1")
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
-    body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
-    services.save_curated_context(
-        paper=paper, user=alice, kept_section_ids=set(body.values_list("pk", flat=True)),
-        kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
-        not_chart_ids=(), latest_seen=None,
-    )  # fmt: skip
-    return writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=11)[0]
+    return task
 
 
 def write_pair(page) -> ClaimPair:
