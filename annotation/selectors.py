@@ -90,7 +90,8 @@ def open_assignment_of(paper_ref: str = "pk", role: str = Role.WRITER) -> QueryS
 def references() -> QuerySet[Element]:
     """Elements as another element's references (for `Prefetch`): by position only. The model's
     default ordering (paper, order) lets PostgreSQL walk the whole elements table along that
-    index to join a handful of rows (23 ms at 17,000 elements instead of 0.5 ms)."""
+    index to join a handful of rows (issue 21 measured curation at 23 ms of SQL with 17,355
+    elements against 0.5 ms with 646)."""
     return Element.objects.order_by("order", "id")
 
 

@@ -67,10 +67,6 @@ def record(
     return lifecycle.record(item, actor=actor, action=action, old=old, new=new, note=note)
 
 
-def eligible_codes(user: AbstractBaseUser) -> list[str]:
-    return [row["code"] for row in selectors.eligible_codes_query(user.pk)]
-
-
 def _excluded_by_roles(user: AbstractBaseUser, kind: str) -> Q:
     """The blindness rule (`annotation.blindness.refusal`) in SQL: a blind item is never on a
     pair where the expert holds any role (the subfield's flagged exception goes through an

@@ -22,6 +22,7 @@ from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
+from tests.annotation import test_writing_views
 from tests.factories import AdminFactory, UserFactory
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,22 +142,7 @@ def test_the_client_address_behind_proxies(settings):
 
 # --- A session that ends mid-task -------------------------------------------------------------
 
-
-@pytest.fixture
-def writer(client):
-    from annotation import services, work
-    from annotation.models import WorkKind
-    from annotation.writing import services as writing
-    from tests.annotation.claim_factories import curated_paper
-    from tests.annotation.factories import make_expert
-
-    alice, admin = make_expert("alice"), AdminFactory(username="boss")
-    paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
-    writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=7)
-    item = work.next_item(user=alice, kind=WorkKind.WRITE)
-    client.force_login(alice)
-    return client, item
+writer = test_writing_views.writer  # the fixture: alice holds a writing item, signed in
 
 
 @pytest.mark.django_db

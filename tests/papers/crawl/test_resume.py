@@ -153,6 +153,12 @@ KILL_POINTS = {
 }
 
 
+def resume(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`crawl_arxiv --resume 1` in a subprocess, as a person resumes a killed run."""
+    return subprocess.run(manage("crawl_arxiv", "--resume", "1", "--no-progress"), env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+
+
 @pytest.mark.parametrize("where", list(KILL_POINTS))
 def test_killed_run_resumes_to_the_same_database(template_db, reference, tmp_path, where):
     expected, reference_log = reference
@@ -176,13 +182,7 @@ def test_killed_run_resumes_to_the_same_database(template_db, reference, tmp_pat
         standin.clear_faults()
         before_resume = len(standin.log)
 
-        resumed = subprocess.run(
-            manage("crawl_arxiv", "--resume", "1", "--no-progress"),
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        resumed = resume(env)
 
         assert resumed.returncode == 0, resumed.stderr
         assert "finished" in resumed.stdout
@@ -280,13 +280,7 @@ def test_killed_while_drawing_screenshots_resumes_them(template_db, tmp_path):
         assert 9 <= len(drawn) < 80, "the kill landed while the screenshots were drawn"
         before = {name: (media / name).stat().st_mtime_ns for name in drawn}
 
-        resumed = subprocess.run(
-            manage("crawl_arxiv", "--resume", "1", "--no-progress"),
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        resumed = resume(env)
 
         assert resumed.returncode == 0, resumed.stderr
         with sqlite3.connect(db) as conn:
