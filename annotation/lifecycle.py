@@ -12,9 +12,11 @@ that this stage never imports them and the handoff still happens in the same tra
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -27,6 +29,27 @@ M = TypeVar("M", bound=models.Model)
 Handler = Callable[..., None]
 
 _on_enter: dict[tuple[type[models.Model], str], list[Handler]] = defaultdict(list)
+_batch = threading.local()  # `.events`: the events `batched()` holds back, in order
+
+
+@contextlib.contextmanager
+def batched() -> Iterator[None]:
+    """Inside a transaction, write the events of the block in one INSERT when it ends (a
+    submission that finishes an item, compares and opens the next stage: four events, one
+    statement). Nothing inside may read the history it writes; an error drops them with the
+    transaction. Nested blocks join the outer one."""
+    if getattr(_batch, "events", None) is not None:
+        yield
+        return
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("lifecycle.batched() must run inside a transaction")
+    _batch.events = []
+    try:
+        yield
+        events, _batch.events = _batch.events, None
+        WorkEvent.objects.bulk_create(events)
+    finally:
+        _batch.events = None
 
 
 def on_enter(model: type[models.Model], states: Iterable[str], handler: Handler) -> None:
@@ -61,7 +84,7 @@ def _event(
     subjects = obj.audit_subjects()
     if item is not None:
         subjects["item_id"] = item.pk
-    return WorkEvent.objects.create(
+    event = WorkEvent(
         machine=type(obj).MACHINE,
         action=WorkAction(action),
         from_status=str(from_status),
@@ -72,6 +95,12 @@ def _event(
         note=note,
         **subjects,
     )
+    pending = getattr(_batch, "events", None)
+    if pending is not None:
+        pending.append(event)
+    else:
+        event.save(force_insert=True)
+    return event
 
 
 def _save(obj: models.Model, fields: Iterable[str]) -> None:

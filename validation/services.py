@@ -87,18 +87,24 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
     pair's validator where the blindness rule lets them, else to anyone it lets (never the
     claim's writer, second annotator or adjudicator; with nobody, it waits for an admin). A perturbation found true is not validated: its writer replaces it, and
     the new claim is. A dropped pair's or a replaced claim's claims are not either."""
-    claim = Claim.objects.select_related("pair").get(pk=review.claim_id)
+    claim = _cached(review, "claim")
+    if claim is None or _cached(claim, "pair") is None:  # a caller that did not join them
+        claim = Claim.objects.select_related("pair").get(pk=review.claim_id)
     pair = claim.pair
     if (
         claim.superseded
         or pair.state == PairState.DROPPED
         or (claim.label == "refuted" and review.final_label == "entailed")
-        or Validation.objects.filter(claim=claim).exists()
+        or _has_validation(claim)
     ):
         return None
-    roles, pending = work.pair_roles([pair.pk])
-    eligible = [u.pk for u in annotation_selectors.eligible_experts(pair.subfield_code)]
-    route = routing.route_validation(claim.pk, eligible, roles[pair.pk], pending[pair.pk])
+    # Only a pair with a validator routes its claim (to them): the full rule's three reads are
+    # asked only then.
+    route = routing.Route(None)
+    if PairRole.objects.filter(pair_id=pair.pk, role=Role.VALIDATOR).exists():
+        roles, pending = work.pair_roles([pair.pk])
+        eligible = [u.pk for u in annotation_selectors.eligible_experts(pair.subfield_code)]
+        route = routing.route_validation(claim.pk, eligible, roles[pair.pk], pending[pair.pk])
     item = work.create_item(
         kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=pair.subfield_code,
         actor=actor, pair=pair, claim=claim, assignee_id=route.assignee,
@@ -109,6 +115,19 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
     validation = Validation.objects.create(claim=claim, item=item)
     lifecycle.opened(validation, actor=actor, action=WorkAction.OPENED)
     return validation
+
+
+def _cached(obj, relation: str):
+    """A forward relation already loaded with `obj` (select_related), else None."""
+    return obj._state.fields_cache.get(relation)
+
+
+def _has_validation(claim: Claim) -> bool:
+    """Whether the claim has its validation row (read from the join when the caller made one:
+    `select_related("claim__validation")` caches a missing one too)."""
+    if "validation" in claim._state.fields_cache:
+        return claim._state.fields_cache["validation"] is not None
+    return Validation.objects.filter(claim=claim).exists()
 
 
 @transaction.atomic

@@ -12,8 +12,18 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Case, Count, F, IntegerField, Value, When
-from django.db.models.functions import Mod
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Mod
 from django.utils import timezone
 
 from annotation import lifecycle, selectors, work
@@ -28,6 +38,7 @@ from annotation.models import (
     ClaimPair,
     ClaimReview,
     Confidence,
+    CuratedElement,
     Disagreement,
     EvidenceAnnotation,
     ExpertProfile,
@@ -69,14 +80,16 @@ def shuffle_key(item_id: int, user_id: int) -> int:
     return (item_id * SHUFFLE_A + user_id * SHUFFLE_B) % SHUFFLE_P
 
 
-def queue_order(kind: str, user: AbstractBaseUser) -> list:
+def queue_order(kind: str, user: object) -> list:
     """Second annotation: claims assigned to the expert by name first (nobody else may take
     them), then shuffled across papers (so an expert does not read one paper's claims in a
     row); adjudication: label disagreements before evidence-only ones, then oldest."""
     if kind == WorkKind.EVIDENCE:
         named = Case(When(assignee_id=user.pk, then=Value(0)), default=Value(1),
                      output_field=IntegerField())  # fmt: skip
-        shuffled = Mod(F("id") * SHUFFLE_A + Value(user.pk * SHUFFLE_B), Value(SHUFFLE_P))
+        # The expert's id is its own parameter (`annotation.statements` fills it in).
+        expert = Cast(Value(user.pk), BigIntegerField())  # id·B stays within 64 bits
+        shuffled = Mod(F("id") * SHUFFLE_A + expert * SHUFFLE_B, Value(SHUFFLE_P))
         return [named, shuffled, "id"]
     severity = Case(
         When(claim__review__disagreement=Disagreement.LABEL, then=Value(0)),
@@ -166,7 +179,8 @@ def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
             ignore_conflicts=True,
         )
 
-    return work.next_item(user=user, kind=kind, order=queue_order(kind, user), on_lease=record_role)
+    return work.next_item(user=user, kind=kind, order=lambda who: queue_order(kind, who),
+                          order_name="the review queue", on_lease=record_role)  # fmt: skip
 
 
 def _context_evidence_problem(
@@ -219,8 +233,14 @@ def submit_second_annotation(
 ) -> EvidenceAnnotation:
     """Record the blind label and evidence, finish the item, and compare with the writer's:
     agreed claims are final (unanimous), the others go to adjudication."""
-    item, replay = work.begin_submission(item=item, user=user, version=version, token=token,
-                                         related=("pair__context", "pair__task"))  # fmt: skip
+    # The item, its pair's context and task, and the claim's review with its validation (if
+    # any) in one statement, the item and the review locked; the events in one INSERT at the end.
+    item, replay = work.begin_submission(
+        item=item, user=user, version=version, token=token,
+        related=("pair__context", "pair__task", "claim__pair", "claim__review",
+                 "claim__validation"),
+        lock=("self", "claim__review"),
+    )  # fmt: skip
     if replay:
         return EvidenceAnnotation.objects.get(item=item)
     if item.kind != WorkKind.EVIDENCE:
@@ -231,40 +251,56 @@ def submit_second_annotation(
         errors["label"] = "Say whether the context entails or refutes the claim."
     # The second annotator marks what they believe: not held to the evidence rule (a count
     # that breaks it makes the claim a disagreement, see `_compare`).
-    kinds, _ = writing_selectors.evidence_kinds_and_texts(item.pair.context)
+    kinds, written = _kinds_and_cited(item.pair.context, item.claim_id)
     problem = _context_evidence_problem(kinds, evidence)
     if problem:
         errors["evidence"] = problem
     if errors:
         raise InvalidAnnotation(errors)
-    annotation = EvidenceAnnotation.objects.create(
-        claim_id=item.claim_id, item=item, annotator=user, label=label
-    )
-    EvidenceAnnotation.evidence.through.objects.bulk_create(
-        EvidenceAnnotation.evidence.through(evidenceannotation=annotation, element_id=pk)
-        for pk in sorted(evidence)
-    )  # a new annotation: nothing to compare with, one INSERT
-    work.finish_submission(item, user=user, token=token, pair=None, old={"draft": item.draft},
-                           new={"label": label, "evidence": sorted(evidence)})  # fmt: skip
-    _compare(item=item, annotation=annotation, evidence=evidence, kinds=kinds, actor=user)
+    with lifecycle.batched():
+        annotation = EvidenceAnnotation.objects.create(
+            claim_id=item.claim_id, item=item, annotator=user, label=label
+        )
+        EvidenceAnnotation.evidence.through.objects.bulk_create(
+            EvidenceAnnotation.evidence.through(evidenceannotation=annotation, element_id=pk)
+            for pk in sorted(evidence)
+        )  # a new annotation: nothing to compare with, one INSERT
+        work.finish_submission(item, user=user, token=token, pair=None,
+                               old={"draft": item.draft},
+                               new={"label": label, "evidence": sorted(evidence)})  # fmt: skip
+        _compare(item=item, annotation=annotation, evidence=evidence, written=written,
+                 kinds=kinds, actor=user)  # fmt: skip
     return annotation
 
 
+def _kinds_and_cited(context, claim_id: int) -> tuple[dict[int, str], set[int]]:
+    """Kinds of the elements evidence may cite (the context's) and which of them the claim's
+    writer cited, in one query (a claim's evidence is in the context it was written on)."""
+    cited = Claim.evidence.through.objects.filter(
+        claim_id=claim_id, element_id=OuterRef("element_id")
+    )
+    kinds: dict[int, str] = {}
+    written: set[int] = set()
+    for pk, kind, not_chart, was_cited in CuratedElement.objects.filter(
+        context=context, in_context=True
+    ).values_list("element_id", "element__kind", "not_a_chart", Exists(cited)):
+        kinds[pk] = "figure" if not_chart else kind
+        if was_cited:
+            written.add(pk)
+    return kinds, written
+
+
 def _compare(
-    *, item: WorkItem, annotation: EvidenceAnnotation, evidence: set[int], kinds: dict[int, str],
-    actor: AbstractBaseUser,
+    *, item: WorkItem, annotation: EvidenceAnnotation, evidence: set[int], written: set[int],
+    kinds: dict[int, str], actor: AbstractBaseUser,
 ) -> None:  # fmt: skip
     """Agreed (unanimous) when the labels agree, the evidence agrees (Jaccard at least the
     threshold) and both evidences meet the evidence rule: a count that breaks it (the second
     annotator is not held to it, and a claim written before the rule may break it) is an
-    evidence disagreement for the adjudicator to settle."""
-    review = (
-        ClaimReview.objects.select_for_update(of=("self",))
-        .select_related("claim")
-        .get(claim_id=item.claim_id)
-    )
-    claim = review.claim
-    written = set(claim.evidence.values_list("pk", flat=True))
+    evidence disagreement for the adjudicator to settle. The item comes locked with its
+    claim's review (`submit_second_annotation`)."""
+    claim = item.claim
+    review = claim.review
     threshold = settings.EVIDENCE_JACCARD_THRESHOLD
     score = jaccard(written, evidence)
     pair = item.pair
@@ -282,7 +318,11 @@ def _compare(
         to, changes = ReviewState.ADJUDICATION, {"disagreement": (
             Disagreement.LABEL if claim.label != annotation.label else Disagreement.EVIDENCE)}  # fmt: skip
     if agreed:  # the final evidence is in place before the claim is handed on
-        review.final_evidence.set(sorted(written))
+        # A review compared for the first time has none yet (one INSERT, no read).
+        review.final_evidence.through.objects.bulk_create(
+            review.final_evidence.through(claimreview=review, element_id=pk)
+            for pk in sorted(written)
+        )
     new = {"disagreement": changes["disagreement"], "jaccard": score, "threshold": threshold}
     if broken:
         new["evidence_rule"] = broken

@@ -1,0 +1,82 @@
+"""The stored statements (`annotation.statements`): a statement filled in from its template is
+the statement the ORM compiles for that expert and instant, and the workspace's counts are
+served from one."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from annotation import statements, work
+from tests.annotation.review_factories import crew, written_pair
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_filled_in_template_is_what_the_orm_compiles_for_that_expert_and_instant():
+    c = crew("alice", "bob")
+    written_pair(c["alice"], c["boss"], seed=1)
+    statements.forget()
+    name = f"workspace counts, cap {work.AVAILABLE_CAP}"
+    for user in (c["alice"], c["bob"], c["boss"]):
+        for now in (timezone.now(), timezone.now() - dt.timedelta(days=400)):
+            filled = statements.statement(name, work._counts, user.pk, now)
+            sql, params = work._counts(user.pk, now)
+            assert filled == (sql, list(params))
+    assert statements.stored(name)
+    assert work.queue(c["bob"]).available["evidence"] == 1  # one pair's two blind claims
+
+
+def test_a_statement_that_differs_elsewhere_is_compiled_every_time():
+    calls = []
+
+    def build(user_id: int, now: dt.datetime):
+        calls.append(user_id)
+        return "SELECT %s, %s", [user_id * 3, now]  # a product of the id: no slot for it
+
+    statements.forget()
+    now = timezone.now()
+    assert statements.statement("product", build, 5, now) == ("SELECT %s, %s", [15, now])
+    assert statements.statement("product", build, 6, now) == ("SELECT %s, %s", [18, now])
+    assert not statements.stored("product")
+    assert calls[-2:] == [5, 6]
+
+
+def test_changed_settings_empty_the_store():
+    c = crew("alice", "bob")
+    work.queue(c["bob"])
+    name = f"workspace counts, cap {work.AVAILABLE_CAP}"
+    assert statements.stored(name)
+    with override_settings(MIN_PUBLICATIONS=5):
+        assert not statements.stored(name)
+        work.queue(c["bob"])  # compiled with the new constant
+        sql, params = work._counts(c["bob"].pk, timezone.now())
+        assert 5 in params
+    assert not statements.stored(name)
+
+
+def test_the_lease_is_served_from_a_stored_statement_and_the_shuffle_is_the_experts():
+    """Two experts get the blind claims in their own shuffled orders, from stored statements."""
+    from annotation.review import services as review
+
+    c = crew("alice", "bob", "carol")
+    for seed in range(1, 5):
+        written_pair(c["alice"], c["boss"], seed=seed)
+    statements.forget()
+    bob = review.take_next(user=c["bob"], kind="evidence")
+    carol = review.take_next(user=c["carol"], kind="evidence")
+    assert statements.stored("lease evidence by the review queue")
+    assert bob.pk != carol.pk
+    assert review.take_next(user=c["bob"], kind="evidence").pk == bob.pk  # the held one
+    # Each expert's first pick is the head of their own order over the free items.
+    for expert, item in ((c["bob"], bob), (c["carol"], carol)):
+        order = review.queue_order("evidence", expert)
+        free = work.available_to(expert, "evidence", timezone.now()).exclude(
+            pk__in=[bob.pk, carol.pk]
+        )
+        assert item.pk not in set(free.values_list("pk", flat=True))
+        head = work.WorkItem.objects.filter(pk__in=[*free.values_list("pk", flat=True), item.pk])
+        assert head.order_by(*order).first().pk == item.pk
