@@ -4,6 +4,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -39,6 +40,7 @@ INSTALLED_APPS = [
     "papers",
     "annotation",
     "validation",
+    "evaluation",
 ]
 
 MIDDLEWARE = [
@@ -298,3 +300,25 @@ EVIDENCE_JACCARD_THRESHOLD = env.float("EVIDENCE_JACCARD_THRESHOLD", default=1.0
 RELEASE_SALT = env("RELEASE_SALT", default="")
 RELEASE_DIR = Path(env("RELEASE_DIR", default=str(VAR_DIR / "releases")))
 BASELINE_PER_SUBSET = env.int("BASELINE_PER_SUBSET", default=10)
+
+
+# Evaluating models on a release (evaluation/): the only endpoints the pages may send a release
+# to, each with the one environment variable that holds its key ("name|url|KEY_VARIABLE",
+# comma-separated; the key variable may be left out). A page never reads any other variable.
+def _evaluation_endpoints(value: str) -> dict[str, dict[str, str]]:
+    endpoints = {}
+    for entry in filter(None, (e.strip() for e in value.split(","))):
+        name, _, rest = entry.partition("|")
+        url, _, key_variable = rest.partition("|")
+        if not name.strip() or not url.strip():
+            raise ImproperlyConfigured(
+                f"EVALUATION_ENDPOINTS: {entry!r} should be name|url or name|url|KEY_VARIABLE"
+            )
+        endpoints[name.strip()] = {"url": url.strip(), "key_variable": key_variable.strip()}
+    return endpoints
+
+
+EVALUATION_ENDPOINTS = _evaluation_endpoints(env("EVALUATION_ENDPOINTS", default=""))
+EVALUATION_CACHE_DIR = Path(env("EVALUATION_CACHE_DIR", default=str(VAR_DIR / "evaluation-cache")))
+EVALUATION_CONCURRENCY = env.int("EVALUATION_CONCURRENCY", default=4)
+EVALUATION_TIMEOUT_SECONDS = env.float("EVALUATION_TIMEOUT_SECONDS", default=120.0)

@@ -29,6 +29,7 @@ urlpatterns = [
     path("crawl/", include("papers.urls_crawl")),
     path("", include("workspace.urls")),  # the workspace home and the annotation app's pages
     path("", include("validation.urls")),
+    path("", include("evaluation.urls")),
     path("", include("annotation.paper_urls")),
 ]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. A page that composes several stages lives in `workspace`, above them all.
-PIPELINE = ("jobs", "papers", "annotation", "validation", "workspace", "config")
+PIPELINE = ("jobs", "papers", "annotation", "validation", "evaluation", "workspace", "config")
 
 
 @dataclass(frozen=True)

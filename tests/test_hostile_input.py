@@ -35,6 +35,7 @@ from annotation.models import Publication, Subfield, WorkItem
 from annotation.review import services as review
 from annotation.writing import reperturbation
 from annotation.writing import services as writing
+from evaluation.models import EvaluationRun
 from papers.models import CrawlRun, Element
 from tests.annotation.claim_factories import curated_paper, submit
 from tests.annotation.factories import make_expert
@@ -121,6 +122,9 @@ def _world() -> World:
         status=CrawlRun.Status.FINISHED, phase=CrawlRun.Phase.DONE,
     )  # fmt: skip
     reset = services.reset_password(user=gina, by=admin).strip("/").split("/")
+    evaluation_run = EvaluationRun.objects.create(
+        release_dir="/nowhere/SciVer", part="validation", source="responses", model="m"
+    )
     table = Element.objects.filter(paper=paper, kind="table").order_by("order").first()
     chart = Element.objects.filter(paper=paper, kind="chart").order_by("order").first()
     chart.image.name = default_storage.save(  # where imported images go: the writer may see it
@@ -141,6 +145,7 @@ def _world() -> World:
         "uidb64": reset[-2], "token": reset[-1], "erin": erin.pk, "frank": frank.pk,
         "gina": gina.pk, "publication": Publication.objects.filter(expert__user=erin).first().pk,
         "subfield": Subfield.objects.get(code="cs.CL").pk, "pair0": pair0,
+        "evaluation_run": evaluation_run.pk,
     }  # fmt: skip
     for name in ("write", "reperturb", "evidence", "adjudication", "validation", "baseline"):
         kw[name].refresh_from_db()
@@ -329,6 +334,16 @@ ROUTES = [
           form=lambda w: {"hide_test_labels": "on"}, says_400=False),
     Route("validation:export_status", lambda w: {"export_id": w.kw["export"]}),
     Route("validation:download", lambda w: {"export_id": w.kw["export"]}),
+    Route("evaluation:runs", methods=BOTH, form=lambda w: {
+        "export": str(w.kw["export"]), "part": "validation", "endpoint": "x", "model": "m",
+        "confirm_remote": ""}),
+    Route("evaluation:run", lambda w: {"run_id": w.kw["evaluation_run"]}),
+    Route("evaluation:cancel", lambda w: {"run_id": w.kw["evaluation_run"]}, methods=POST),
+    Route("evaluation:outcomes_csv", lambda w: {"run_id": w.kw["evaluation_run"]}),
+    Route("evaluation:outcomes_json", lambda w: {"run_id": w.kw["evaluation_run"]}),
+    Route("evaluation:compare", query=("run",)),
+    Route("evaluation:compare_csv", query=("run",)),
+    Route("evaluation:compare_json", query=("run",)),
     Route("media", users=WRITER, url=lambda w: "/media/" + w.kw["media"]),
 ]  # fmt: skip
 

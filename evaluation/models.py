@@ -1,0 +1,98 @@
+"""Evaluation runs of a model on one part of a release, and each record's outcome."""
+
+from __future__ import annotations
+
+from django.conf import settings as django_settings
+from django.db import models
+from django.db.models import Q
+
+PARTS = ("validation", "test")
+VERDICTS = ("entailed", "refuted")
+
+
+class RunSource(models.TextChoices):
+    ENDPOINT = "endpoint", "asked an endpoint"
+    RESPONSES = "responses", "scored a responses file"
+
+
+class EvaluationRun(models.Model):
+    """One model on one part of one release: how it was asked and what it scored. Its
+    progress and how it ended are its job's; `summary` holds the breakdowns once scored."""
+
+    Source = RunSource
+
+    export = models.ForeignKey(
+        "validation.ReleaseExport", null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="evaluations",
+    )  # fmt: skip
+    release_dir = models.CharField(max_length=500)
+    release_name = models.CharField(max_length=200, blank=True)
+    part = models.CharField(max_length=16)
+    source = models.CharField(max_length=16, choices=RunSource.choices)
+    model = models.CharField(max_length=200)
+    endpoint_name = models.CharField(max_length=64, blank=True)
+    endpoint_url = models.CharField(max_length=500, blank=True)
+    prompt_version = models.CharField(max_length=100, blank=True)
+    settings = models.JSONField(default=dict, blank=True, help_text="temperature, max_tokens, …")
+    job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL)
+    summary = models.JSONField(default=dict, blank=True)
+    records = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(part__in=PARTS), name="evaluationrun_part"),
+            models.CheckConstraint(
+                condition=Q(source__in=RunSource.values), name="evaluationrun_source"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} on {self.release_name or self.release_dir} ({self.part})"
+
+    @property
+    def scored(self) -> bool:
+        return bool(self.summary.get("breakdowns"))
+
+    @property
+    def label(self) -> str:
+        return f"#{self.pk} {self.model}"
+
+
+class RecordOutcome(models.Model):
+    """One record's response and how both readings score it."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="outcomes")
+    request_id = models.BigIntegerField()
+    # NULL and "" differ: no response at all (never asked, or it failed) vs an empty one; no
+    # answer read vs one of the two verdicts (a check constraint below).
+    response = models.TextField(null=True, blank=True, help_text="NULL: no response")  # noqa: DJ001
+    parsed = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    correct = models.BooleanField()
+    official_correct = models.BooleanField()
+    claim_type = models.CharField(max_length=16)
+    subfield = models.CharField(max_length=32)
+    gold = models.CharField(max_length=16)
+    evidence = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "request_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "request_id"], name="recordoutcome_once"),
+            models.CheckConstraint(
+                condition=Q(parsed__isnull=True) | Q(parsed__in=VERDICTS),
+                name="recordoutcome_parsed",
+            ),
+            models.CheckConstraint(condition=Q(gold__in=VERDICTS), name="recordoutcome_gold"),
+        ]
+
+    def __str__(self) -> str:
+        return f"request {self.request_id} of run {self.run_id}"

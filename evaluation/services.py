@@ -1,0 +1,198 @@
+"""Evaluation services: score responses, ask a model for a part, record a run and its
+outcomes, and start a run from the pages as a background job (staff only, endpoints and key
+variables from settings only)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from evaluation.client import ChatClient, ModelSettings, is_loopback
+from evaluation.models import EvaluationRun, RecordOutcome, RunSource
+from evaluation.prompting import Template, plan_requests
+from evaluation.release import EvaluationError, ReleasePart, load_part
+from evaluation.running import ResponseCache, RunResult, ask_model
+from evaluation.scoring import RESAMPLES, Cell, Outcome, breakdowns, score
+from validation.models import ReleaseExport
+
+__all__ = [
+    "Evaluation",
+    "EvaluationRefused",
+    "contaminates",
+    "evaluate",
+    "record_run",
+    "run_endpoint",
+    "start_run",
+]
+
+
+class EvaluationRefused(EvaluationError):
+    """A run the asker may not start as asked; nothing was recorded."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    part: ReleasePart
+    outcomes: list[Outcome]
+    breakdowns: dict[str, list[Cell]]
+
+    def summary(self) -> dict:
+        return {
+            "breakdowns": {g: [c.as_dict() for c in cells] for g, cells in self.breakdowns.items()},
+            "records": len(self.outcomes),
+            "responses": sum(o.response is not None for o in self.outcomes),
+        }
+
+
+def evaluate(
+    part: ReleasePart, responses: Mapping[int, str | None], *, seed: int = 0,
+    resamples: int = RESAMPLES,
+) -> Evaluation:  # fmt: skip
+    outcomes = score(part.items, responses)
+    return Evaluation(part, outcomes, breakdowns(outcomes, seed=seed, resamples=resamples))
+
+
+def contaminates(part: ReleasePart, endpoint: str) -> bool:
+    """Sending this part there would put hidden test claims in someone else's hands."""
+    return part.hidden and not is_loopback(endpoint)
+
+
+@transaction.atomic
+def record_run(
+    *, evaluation: Evaluation, model: str, source: str, by: AbstractBaseUser | None = None,
+    run: EvaluationRun | None = None, **fields: object,
+) -> EvaluationRun:  # fmt: skip
+    """Store a scored run and its per-record outcomes (replacing any the run had)."""
+    part = evaluation.part
+    if run is None:
+        run = EvaluationRun.objects.create(
+            release_dir=str(part.root), release_name=part.name, part=part.part, source=source,
+            model=model, created_by=by, **fields,
+        )  # fmt: skip
+    RecordOutcome.objects.filter(run=run).delete()
+    RecordOutcome.objects.bulk_create(
+        RecordOutcome(
+            run=run, request_id=o.request_id, response=o.response, parsed=o.parsed,
+            correct=o.correct, official_correct=o.official_correct, claim_type=o.claim_type,
+            subfield=o.subfield[:32], gold=o.gold, evidence=o.evidence,
+        )
+        for o in evaluation.outcomes
+    )  # fmt: skip
+    run.summary = evaluation.summary()
+    run.records = len(evaluation.outcomes)
+    run.release_name = part.name
+    run.save(update_fields=["summary", "records", "release_name"])
+    return run
+
+
+def ask(
+    part: ReleasePart, *, client: ChatClient, template: Template, cache: ResponseCache,
+    concurrency: int, progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> RunResult:  # fmt: skip
+    """Every record's response from the model (cached ones are not asked again)."""
+    planned = plan_requests(part, template)
+    return ask_model(
+        planned, client=client, template=template, cache=cache, concurrency=concurrency,
+        progress=progress, cancelled=cancelled,
+    )  # fmt: skip
+
+
+def _staff(user: AbstractBaseUser) -> None:
+    if not getattr(user, "is_staff", False):
+        raise EvaluationRefused("Only admins can evaluate models on a release.")
+
+
+def endpoint_choices() -> dict[str, dict[str, str]]:
+    """The endpoints settings allow (EVALUATION_ENDPOINTS), by name."""
+    return dict(settings.EVALUATION_ENDPOINTS)
+
+
+def start_run(
+    *, by: AbstractBaseUser, export: ReleaseExport, part: str, endpoint_name: str, model: str,
+    confirm_remote: bool = False,
+) -> EvaluationRun:  # fmt: skip
+    """Record a run of `model` at the named endpoint on a finished export, and start its job."""
+    from jobs.dispatch import start_job
+
+    _staff(by)
+    endpoints = endpoint_choices()
+    if endpoint_name not in endpoints:
+        named = ", ".join(sorted(endpoints)) or "none (set EVALUATION_ENDPOINTS)"
+        raise EvaluationRefused(f"No endpoint {endpoint_name!r} is configured; endpoints: {named}.")
+    model = model.strip()
+    if not model:
+        raise EvaluationRefused("Name the model to ask (e.g. gpt-4o).")
+    if export.job is None or export.job.status != "finished" or not Path(export.out).is_dir():
+        raise EvaluationRefused("That export is not finished (or its folder is gone).")
+    endpoint = endpoints[endpoint_name]["url"]
+    release = load_part(Path(export.out), part)  # refuses a missing part or labels file
+    if contaminates(release, endpoint) and not confirm_remote:
+        raise EvaluationRefused(
+            f"The {part} labels of this release are hidden: sending its claims to {endpoint} "
+            "(not this machine) would leak the hidden test set and contaminate the benchmark. "
+            "Tick the confirmation to send them anyway."
+        )
+    template = Template.load()
+    options = ModelSettings()
+    with transaction.atomic():
+        run = EvaluationRun.objects.create(
+            export=export, release_dir=str(release.root), release_name=release.name, part=part,
+            source=RunSource.ENDPOINT, model=model[:200], endpoint_name=endpoint_name,
+            endpoint_url=endpoint, prompt_version=template.version,
+            settings=options.as_dict(), created_by=by,
+        )  # fmt: skip
+        job = start_job(
+            kind="evaluate_release", function="evaluation.jobs.evaluate_release_job",
+            params={"run_id": run.pk}, queue="default", timeout=24 * 3600, mode="thread",
+        )  # fmt: skip
+        EvaluationRun.objects.filter(pk=run.pk).update(job=job)
+        run.job = job
+    return run
+
+
+def run_endpoint(
+    *, run_id: int, progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> dict:  # fmt: skip
+    """Ask the run's endpoint for every record, score, store (what the job runs)."""
+    run = EvaluationRun.objects.get(pk=run_id)
+    endpoint = endpoint_choices().get(run.endpoint_name)
+    if endpoint is None or endpoint["url"] != run.endpoint_url:
+        raise EvaluationRefused(f"endpoint {run.endpoint_name!r} is no longer configured")
+    key_variable = endpoint.get("key_variable") or ""
+    if key_variable and not os.environ.get(key_variable):
+        raise EvaluationRefused(
+            f"the key variable {key_variable} of endpoint {run.endpoint_name!r} is not set in "
+            "the server's environment"
+        )
+    part = load_part(Path(run.release_dir), run.part)
+    template = Template.load()
+    if template.version != run.prompt_version:
+        raise EvaluationRefused("the prompt template changed since the run was started")
+    client = ChatClient(
+        run.endpoint_url, run.model, api_key=os.environ.get(key_variable, ""),
+        settings=ModelSettings(**run.settings),
+        timeout=settings.EVALUATION_TIMEOUT_SECONDS,
+    )  # fmt: skip
+    result = ask(
+        part, client=client, template=template, cache=ResponseCache(settings.EVALUATION_CACHE_DIR),
+        concurrency=settings.EVALUATION_CONCURRENCY, progress=progress, cancelled=cancelled,
+    )  # fmt: skip
+    evaluation = evaluate(part, result.responses)
+    record_run(evaluation=evaluation, model=run.model, source=run.source, run=run)
+    return {"records": len(part.items), "asked": result.asked, "failed": len(result.failed),
+            "cancelled": result.cancelled}  # fmt: skip
+
+
+def latest_runs(ids: Sequence[int] = ()) -> list[EvaluationRun]:
+    runs = EvaluationRun.objects.select_related("job", "export").order_by("-created_at", "-id")
+    if ids:
+        return list(runs.filter(pk__in=ids))
+    return [r for r in runs[:50] if r.scored][:6]

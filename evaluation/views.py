@@ -1,0 +1,204 @@
+"""Model evaluation pages (staff only): start a run on a finished export, follow its job,
+compare runs side by side with plots, download outcomes and comparisons (thin: parse, call a
+service, render)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import request_parsing as parse
+from annotation.views.common import staff_required
+from evaluation import plots, services
+from evaluation.models import PARTS, EvaluationRun
+from evaluation.release import EvaluationError
+from evaluation.report import GROUP_TITLES, percent
+from evaluation.scoring import CHANCE
+from evaluation.selectors import human_baseline
+from validation.models import ReleaseExport
+
+RUN_FIELDS: dict[str, parse.Field] = {
+    "export": parse.Int(min=1), "part": parse.Text(16), "endpoint": parse.Text(64),
+    "model": parse.Text(200, truncate=False), "confirm_remote": parse.Flag(),
+}  # fmt: skip
+MAX_COMPARED = 8
+CSV_COLUMNS = ("run", "model", "release", "part", "prompt_version", "group", "key", "n",
+               "correct", "accuracy", "low", "high", "unanswered", "official_accuracy")  # fmt: skip
+OUTCOME_COLUMNS = ("request_id", "claim_type", "subfield", "gold", "evidence", "parsed",
+                   "correct", "official_correct", "response")  # fmt: skip
+
+
+def _finished_exports():
+    return ReleaseExport.objects.select_related("split", "job").filter(job__status="finished")
+
+
+@staff_required
+def runs(request: HttpRequest) -> HttpResponse:
+    form = {"export": "", "part": "validation", "endpoint": "", "model": ""}
+    if request.method == "POST":
+        data = parse.parse_fields(request.POST, RUN_FIELDS)
+        form |= {k: data[k] for k in form}
+        try:
+            if data["part"] not in PARTS:
+                raise parse.BadInput(f"part: one of {', '.join(PARTS)}.", field="part")
+            export = _finished_exports().filter(pk=data["export"] or 0).first()
+            if export is None:
+                raise services.EvaluationRefused("Choose a finished export.")
+            run = services.start_run(
+                by=request.user, export=export, part=data["part"],
+                endpoint_name=data["endpoint"], model=data["model"],
+                confirm_remote=data["confirm_remote"],
+            )  # fmt: skip
+        except EvaluationError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Run {run.pk} started.")
+            return redirect("evaluation:run", run_id=run.pk)
+    context = {
+        "runs": EvaluationRun.objects.select_related("job")[:100],
+        "exports": _finished_exports()[:50],
+        "endpoints": services.endpoint_choices(),
+        "parts": PARTS,
+        "form": form,
+    }
+    return render(request, "evaluation/runs.html", context)
+
+
+def _rows(run: EvaluationRun) -> list[dict]:
+    human = human_baseline()
+    rows = []
+    for group, cells in (run.summary.get("breakdowns") or {}).items():
+        for cell in cells:
+            rows.append(cell | {
+                "title": GROUP_TITLES.get(group, group), "shown": percent(cell["accuracy"]),
+                "interval": "—" if cell["low"] is None else
+                f"{percent(cell['low'])}–{percent(cell['high'])}",
+                "official_shown": percent(cell["official_accuracy"]),
+                "human": percent(human.accuracy(group, cell["key"])),
+                "human_n": human.answers(group, cell["key"]),
+            })  # fmt: skip
+    return rows
+
+
+@staff_required
+def run(request: HttpRequest, run_id: int) -> HttpResponse:
+    item = get_object_or_404(EvaluationRun.objects.select_related("job", "export"), pk=run_id)
+    template = (
+        "evaluation/_run_status.html"
+        if request.headers.get("HX-Request")
+        else "evaluation/run.html"
+    )
+    context = {"run": item, "rows": _rows(item), "chance": percent(CHANCE)}
+    return render(request, template, context)
+
+
+@staff_required
+@require_POST
+def cancel(request: HttpRequest, run_id: int) -> HttpResponse:
+    from jobs.dispatch import request_cancel
+
+    item = get_object_or_404(EvaluationRun.objects.select_related("job"), pk=run_id)
+    if item.job is not None:
+        request_cancel(item.job)
+    return redirect("evaluation:run", run_id=item.pk)
+
+
+def _outcomes(run: EvaluationRun) -> list[dict]:
+    return list(run.outcomes.order_by("request_id").values(*OUTCOME_COLUMNS))
+
+
+@staff_required
+def outcomes_csv(request: HttpRequest, run_id: int) -> HttpResponse:
+    item = get_object_or_404(EvaluationRun, pk=run_id)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=OUTCOME_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(_outcomes(item))
+    return _download(buffer.getvalue(), f"run-{item.pk}-outcomes.csv", "text/csv")
+
+
+@staff_required
+def outcomes_json(request: HttpRequest, run_id: int) -> HttpResponse:
+    item = get_object_or_404(EvaluationRun, pk=run_id)
+    body = {"run": _about(item), "outcomes": _outcomes(item)}
+    return _download(json.dumps(body, indent=2), f"run-{item.pk}-outcomes.json", "application/json")
+
+
+def _download(text: str, name: str, kind: str) -> HttpResponse:
+    response = HttpResponse(text, content_type=f"{kind}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def _about(run: EvaluationRun) -> dict:
+    return {"id": run.pk, "model": run.model, "release": run.release_name, "part": run.part,
+            "source": run.source, "endpoint": run.endpoint_name, "prompt_version":
+            run.prompt_version, "settings": run.settings, "records": run.records,
+            "created_at": run.created_at.isoformat()}  # fmt: skip
+
+
+def _compared(request: HttpRequest) -> list[EvaluationRun]:
+    ids = parse.parse_id_list(request.GET.getlist("run"), field="run", max_items=MAX_COMPARED)
+    chosen = services.latest_runs(ids)
+    return [r for r in chosen if r.scored]
+
+
+@staff_required
+def compare(request: HttpRequest) -> HttpResponse:
+    chosen = _compared(request)
+    series = [
+        (r.label, {c["key"]: c["accuracy"] for c in r.summary["breakdowns"]["subset"]})
+        for r in chosen
+    ]
+    curves = [
+        (r.label, {c["key"]: c["accuracy"] for c in r.summary["breakdowns"]["evidence"]})
+        for r in chosen
+    ]
+    table: dict[tuple[str, str], dict] = {}
+    for index, r in enumerate(chosen):
+        for row in _rows(r):
+            entry = table.setdefault((row["title"], row["key"]), {
+                "title": row["title"], "key": row["key"], "cells": [None] * len(chosen),
+                "human": row["human"], "human_n": row["human_n"]})  # fmt: skip
+            entry["cells"][index] = row
+    query = "&".join(f"run={r.pk}" for r in chosen)
+    context = {
+        "chosen": chosen, "rows": list(table.values()), "chance": percent(CHANCE),
+        "subset_plot": plots.subset_bars(series) if chosen else "",
+        "evidence_plot": plots.evidence_curve(curves) if chosen else "", "query": query,
+    }  # fmt: skip
+    return render(request, "evaluation/compare.html", context)
+
+
+def _comparison(chosen: list[EvaluationRun]) -> list[dict]:
+    return [
+        {"run": r.pk, "model": r.model, "release": r.release_name, "part": r.part,
+         "prompt_version": r.prompt_version, **{k: c.get(k) for k in CSV_COLUMNS[5:]}}
+        for r in chosen
+        for cells in r.summary["breakdowns"].values()
+        for c in cells
+    ]  # fmt: skip
+
+
+@staff_required
+def compare_csv(request: HttpRequest) -> HttpResponse:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(_comparison(_compared(request)))
+    return _download(buffer.getvalue(), "evaluation-comparison.csv", "text/csv")
+
+
+@staff_required
+def compare_json(request: HttpRequest) -> JsonResponse:
+    chosen = _compared(request)
+    body = {"runs": [_about(r) | {"breakdowns": r.summary["breakdowns"]} for r in chosen]}
+    response = JsonResponse(body, json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = 'attachment; filename="evaluation-comparison.json"'
+    return response

@@ -1,0 +1,228 @@
+"""A stand-in OpenAI-compatible chat-completions server on 127.0.0.1, with faults to inject:
+429 with Retry-After, 500, a hung connection, malformed JSON. It logs every request (time,
+headers, body) and how many were in flight at once.
+
+    server = StandInOpenAI(answer=lambda body: "Answer: yes").start()
+    server.add_faults("429", "500")  # the next two requests fail so, then answers again
+    ...
+    server.stop()
+
+By hand, a demonstration model that answers a release's claims (right with probability
+--accuracy, worded in the styles of the response table's model families):
+
+    python -m tests.evaluation.standin_openai --release DIR/SciVer --part validation --port 8766
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Logged:
+    at: float
+    path: str
+    headers: dict[str, str]
+    body: Any
+    answered: str  # "ok" or the fault
+
+
+@dataclass
+class StandInOpenAI:
+    answer: Callable[[dict], str] = lambda body: "Answer: yes"
+    api_key: str = ""  # set: requests without this bearer key get 401
+    delay: float = 0.0  # seconds before each answer
+    retry_after: str = "1"
+    hang_seconds: float = 5.0
+    log: list[Logged] = field(default_factory=list)
+    max_in_flight: int = 0
+    _faults: list[str] = field(default_factory=list)
+    _always: dict[str, str] = field(default_factory=dict)  # claim text → fault, every time
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _in_flight: int = 0
+    _stopping: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> StandInOpenAI:
+        return self.start_on(0)
+
+    def start_on(self, port: int) -> StandInOpenAI:
+        """Listen on 127.0.0.1:`port` (0: any free port), always the loopback address."""
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                server._handle(self)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def add_faults(self, *faults: str) -> None:
+        """The next requests answer with these faults, in order: "429", "500", "hang",
+        "malformed" (a 200 whose body is not JSON), "shape" (JSON, but no choices)."""
+        with self._lock:
+            self._faults.extend(faults)
+
+    def always_fail(self, text: str, fault: str = "500") -> None:
+        """Every request whose prompt contains `text` answers with `fault`."""
+        self._always[text] = fault
+
+    def requests(self, path: str = "/v1/chat/completions") -> list[Logged]:
+        return [r for r in self.log if r.path == path]
+
+    def _send(self, handler: BaseHTTPRequestHandler, status: int, body: bytes,
+              headers: dict[str, str] | None = None) -> None:  # fmt: skip
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            fault = self._faults.pop(0) if self._faults else ""
+        text = json.dumps(body)
+        fault = next((f for t, f in self._always.items() if t in text), fault)
+        self.log.append(Logged(time.monotonic(), handler.path, dict(handler.headers), body,
+                               fault or "ok"))  # fmt: skip
+        try:
+            if self.delay:
+                time.sleep(self.delay)
+            if handler.path != "/v1/chat/completions":
+                self._send(handler, 404, b'{"error": {"message": "not found"}}')
+            elif self.api_key and handler.headers.get("Authorization") != f"Bearer {self.api_key}":
+                self._send(handler, 401, b'{"error": {"message": "Incorrect API key"}}')
+            elif fault == "429":
+                self._send(handler, 429, b'{"error": {"message": "rate limited"}}',
+                           {"Retry-After": self.retry_after})  # fmt: skip
+            elif fault == "500":
+                self._send(handler, 500, b'{"error": {"message": "internal error"}}')
+            elif fault == "hang":
+                self._stopping.wait(self.hang_seconds)  # never answers within the client's timeout
+            elif fault == "malformed":
+                self._send(handler, 200, b'{"choices": [{"message": {"content": "Answ')
+            elif fault == "shape":
+                self._send(handler, 200, b'{"object": "chat.completion"}')
+            else:
+                answer = {
+                    "id": "chatcmpl-standin", "object": "chat.completion",
+                    "model": body.get("model"), "choices": [{"index": 0, "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": self.answer(body)}}],
+                }  # fmt: skip
+                self._send(handler, 200, json.dumps(answer).encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout): nothing to answer
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+
+# --- By hand: a demonstration model ----------------------------------------------------------
+
+# How the demonstration model words its verdict, in the styles of the response table's model
+# families (so that SciVer's substring rule and our reading part ways as they do on real runs).
+STYLES = (
+    (
+        "The table supports the claim.\n\nAnswer: yes",
+        "The figure contradicts the claim.\n\nAnswer: no",
+    ),
+    (
+        "Looking at the evidence, the claim is therefore entailed.",
+        "Looking at the evidence, the claim is therefore refuted.",
+    ),
+    (
+        "**Conclusion:** The claim is **supported**.",
+        "**Conclusion:** The claim is **contradicted**.",
+    ),
+    ("Entailed", "Refuted."),
+    ("The final answer is: $\\boxed{Yes}$", "The final answer is: $\\boxed{No}$"),
+    (
+        "Compared with the naive Bayes baseline, the numbers match. The claim is true.",
+        "Compared with the Bayesian baseline, the numbers differ. The claim is false.",
+    ),
+    ("I cannot determine whether the claim holds from the context.",) * 2,
+)
+
+
+def demonstration_model(release: str, part: str, accuracy: float) -> Callable[[dict], str]:
+    """Answers a release's claims right with probability `accuracy` (by a hash of the claim,
+    so the same claim always gets the same answer), in one of STYLES."""
+    import hashlib
+    from pathlib import Path
+
+    name = {"validation": "valset.json", "test": "testset.json"}[part]
+    root = Path(release)
+    records = json.loads((root / name).read_text("utf-8"))
+    labels: dict[str, bool] = {}
+    hidden_file = root.parent / f"{root.name}.labels.json"
+    hidden = json.loads(hidden_file.read_text("utf-8"))["labels"] if hidden_file.is_file() else {}
+    for record in records:
+        label = record.get("label", hidden.get(str(record["request_id"])))
+        labels[record["claim"]] = bool(label)
+
+    def answer(body: dict) -> str:
+        text = body["messages"][0]["content"][0]["text"]
+        claim = next((c for c in labels if f"Claim: {c}\n" in text), None)
+        if claim is None:
+            return "I cannot see a claim I know."
+        digest = hashlib.sha256(claim.encode()).digest()
+        right = digest[0] / 255 < accuracy
+        says = labels[claim] if right else not labels[claim]
+        style = STYLES[digest[1] % len(STYLES)]
+        return style[0] if says else style[1]
+
+    return answer
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument("--release", required=True, help="DIR/SciVer: the claims to answer")
+    parser.add_argument("--part", default="validation", choices=("validation", "test"))
+    parser.add_argument("--accuracy", type=float, default=0.75)
+    args = parser.parse_args(argv)
+    standin = StandInOpenAI(answer=demonstration_model(args.release, args.part, args.accuracy))
+    standin.start_on(args.port)
+    print(f"stand-in chat-completions API at {standin.url} (Ctrl-C to stop)", flush=True)
+    try:
+        standin.thread.join()
+    except KeyboardInterrupt:
+        standin.stop()
+
+
+if __name__ == "__main__":
+    main()
