@@ -5,6 +5,11 @@ experts only in the expert's id and the clock. So each statement is compiled twi
 made-up experts at two made-up instants; the parameters where the two compilations differ are
 the expert's and the clock's slots, and later requests fill those slots in the stored SQL.
 
+On PostgreSQL a stored statement is also prepared on its connection (`execute`): planning the
+workspace's counts took 5.6–9 ms for 0.8–2.5 ms of execution; a prepared statement is planned
+once per connection (kept for `DATABASE_CONN_MAX_AGE`). `DATABASE_PREPARED_STATEMENTS=0` turns
+this off (e.g. behind a pooler in transaction mode, which does not keep prepared statements).
+
 A statement whose two compilations differ anywhere else (its SQL, or a parameter that is
 neither the expert's id nor the instant, e.g. a product of the id) is not stored: it is
 compiled per request as before. Changed settings (`override_settings` in tests) empty the
@@ -18,8 +23,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import connection
+from django.db.models import Model
 
 Build = Callable[[int, dt.datetime], tuple[str, tuple | list]]
 
@@ -84,6 +91,40 @@ def statement(name: str, build: Build, user_id: int, now: dt.datetime) -> tuple[
     for position, slot in template.slots:
         params[position] = _adapted(now) if slot == "now-adapted" else values[slot]
     return template.sql, params
+
+
+def execute(sql: str, params: list) -> tuple[list[str], list[tuple]]:
+    """Run a statement from `statement`: (column names, rows). On PostgreSQL it is sent as a
+    prepared statement, through Django's cursor wrapper (errors translated, queries logged)."""
+    if connection.vendor == "postgresql" and settings.DATABASE_PREPARED_STATEMENTS:
+        from django.db.backends.postgresql.base import ServerBindingCursor
+
+        class Prepared(ServerBindingCursor):
+            def execute(self, query, params=None, **kwargs):
+                return super().execute(query, params, prepare=True)
+
+        connection.ensure_connection()
+        cursor = connection._prepare_cursor(Prepared(connection.connection))
+    else:
+        cursor = connection.cursor()
+    with cursor:
+        cursor.execute(sql, params)
+        return [column[0] for column in cursor.description], cursor.fetchall()
+
+
+def instance(model: type[Model], columns: list[str], row: tuple) -> Model:
+    """A model instance from a row of `execute`, its values converted as the ORM converts them
+    (SQLite's datetimes made aware, JSON decoded)."""
+    values = []
+    for name, value in zip(columns, row, strict=True):
+        field = model._meta.get_field(name)
+        column = field.get_col(model._meta.db_table)
+        for convert in connection.ops.get_db_converters(column) + field.get_db_converters(
+            connection
+        ):
+            value = convert(value, column, connection)
+        values.append(value)
+    return model.from_db(connection.alias, [model._meta.get_field(c).attname for c in columns], values)
 
 
 def stored(name: str) -> bool:

@@ -149,9 +149,14 @@ def _capped_count(condition: Q, label: str, field: str) -> tuple[str, list]:
         .values("counted")[: _read_at_most()]
     )
     sql, params = rows.query.sql_with_params()
+    # The label is a literal (a kind's value): a prepared statement cannot type a parameter
+    # that is only selected.
+    if not label.replace("_", "").isalnum():
+        raise ValueError(f"Not a label: {label!r}")
     return (
-        f"SELECT %s AS label, COUNT(DISTINCT s.counted) AS n, COUNT(*) AS seen FROM ({sql}) s",
-        [label, *params],
+        f"SELECT '{label}' AS label, COUNT(DISTINCT s.counted) AS n, COUNT(*) AS seen "
+        f"FROM ({sql}) s",
+        list(params),
     )
 
 
@@ -205,13 +210,11 @@ def queue(user: AbstractBaseUser, now: dt.datetime | None = None) -> Queue:
     available = dict.fromkeys(WorkKind.values, 0)
     sql, params = statements.statement(f"workspace counts, cap {AVAILABLE_CAP}", _counts,
                                        user.pk, now)  # fmt: skip
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        for label, n, seen in cursor.fetchall():
-            if seen >= _read_at_most():
-                n = AVAILABLE_CAP + 1
-            kind = WorkKind.EVIDENCE if label == "mine" else label
-            available[kind] = min(available[kind] + n, AVAILABLE_CAP + 1)
+    for label, n, seen in statements.execute(sql, params)[1]:
+        if seen >= _read_at_most():
+            n = AVAILABLE_CAP + 1
+        kind = WorkKind.EVIDENCE if label == "mine" else label
+        available[kind] = min(available[kind] + n, AVAILABLE_CAP + 1)
     return Queue(held=held, done=dict(done), available=available)
 
 
@@ -308,7 +311,8 @@ def next_item(
         user.pk, now,
     )  # fmt: skip
     # Read under lock, so `move` need not read the row again.
-    item = next(iter(WorkItem.objects.raw(sql, params)), None)
+    columns, rows = statements.execute(sql, params)
+    item = statements.instance(WorkItem, columns, rows[0]) if rows else None
     if item is None:
         raise NothingToDo("Nothing to do for you right now: no free items you may take.")
     if item.status == WorkStatus.LEASED and item.holder_id == user.pk:

@@ -103,6 +103,13 @@ else:
     # PostgreSQL's JIT compiles a query it estimates costly (the workspace's one count over
     # every stage) for seconds, to save milliseconds: these are short requests, not analytics.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
+# The hot path's stored statements (annotation/statements.py) are prepared on PostgreSQL: off
+# behind a pooler in transaction mode, which does not keep prepared statements.
+DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
+if DATABASE_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # psycopg prepares nothing while this is None (Django's default); Django's own cursors bind
+    # on the client and never prepare, so only those statements are.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Background jobs: with REDIS_URL, django-rq queues; without, in-process (see jobs/dispatch.py).

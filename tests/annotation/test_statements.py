@@ -80,3 +80,25 @@ def test_the_lease_is_served_from_a_stored_statement_and_the_shuffle_is_the_expe
         assert item.pk not in set(free.values_list("pk", flat=True))
         head = work.WorkItem.objects.filter(pk__in=[*free.values_list("pk", flat=True), item.pk])
         assert head.order_by(*order).first().pk == item.pk
+
+
+def test_a_leased_item_reads_as_the_orm_reads_it_and_postgresql_prepares_the_statements():
+    from django.db import connection
+
+    from annotation.models import WorkItem
+    from annotation.review import services as review
+
+    c = crew("alice", "bob")
+    written_pair(c["alice"], c["boss"], seed=1)
+    item = review.take_next(user=c["bob"], kind="evidence")
+    fresh = WorkItem.objects.get(pk=item.pk)
+    for field in WorkItem._meta.concrete_fields:
+        assert getattr(item, field.attname) == getattr(fresh, field.attname), field.name
+    assert isinstance(item.draft, dict) and timezone.is_aware(item.lease_expires_at)
+    work.queue(c["bob"])
+    if connection.vendor == "postgresql":  # CI's database; SQLite caches statements itself
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            prepared = [row[0] for row in cursor.fetchall()]
+        assert any("COUNT(DISTINCT s.counted)" in text for text in prepared), prepared
+        assert any("FOR UPDATE OF" in text and "SKIP LOCKED" in text for text in prepared)
