@@ -109,6 +109,11 @@ def execute(sql: str, params: list) -> tuple[list[str], list[tuple]]:
         cursor = connection.cursor()
     with cursor:
         cursor.execute(sql, params)
+        logged = connection.queries_log[-1] if connection.queries_logged else None
+        if logged is not None and logged["sql"] is None:
+            # Django reads the text of a client-side bound query back from the cursor, which a
+            # prepared one has not: log what ran, as Django's own cursors do.
+            logged["sql"] = connection.ops.compose_sql(sql, params)
         return [column[0] for column in cursor.description], cursor.fetchall()
 
 
@@ -124,7 +129,9 @@ def instance(model: type[Model], columns: list[str], row: tuple) -> Model:
         ):
             value = convert(value, column, connection)
         values.append(value)
-    return model.from_db(connection.alias, [model._meta.get_field(c).attname for c in columns], values)
+    return model.from_db(
+        connection.alias, [model._meta.get_field(c).attname for c in columns], values
+    )
 
 
 def stored(name: str) -> bool:
