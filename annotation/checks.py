@@ -8,6 +8,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from annotation.evidence import evidence_rule_problem
+from annotation.perturbation import REFERENCE
+from papers.parsing.numbering import tag_kind
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*%?")
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -76,12 +78,91 @@ def _squash(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+# A number as written, for comparing by value: "45.20" and "45.2", "1,000" and "1000",
+# "70.0 %" and "70%" read alike.
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?![\w])")
+
+
+def _by_value(match: re.Match[str]) -> str:
+    value = match.group(0)
+    if not any(c.isdigit() for c in value):
+        return value
+    whole, _, fraction = value.replace(",", "").partition(".")
+    whole = whole.lstrip("0") or "0"
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def _spacing(text: str) -> str:
+    return re.sub(r"\s+%", "%", _squash(text).replace("−", "-"))
+
+
+def _values(text: str) -> str:
+    return _spacing(_WRITTEN_NUMBER.sub(_by_value, text))
+
+
+def _reference_kind(word: str) -> str:
+    """What a reference's word names, whatever its spelling ("Sec.", "§" and "Section")."""
+    kind = tag_kind(word)
+    if kind is not None:
+        return kind
+    word = word.casefold()
+    for prefix, name in (("sec", "section"), ("§", "section"), ("eq", "equation"),
+                         ("alg", "algorithm"), ("listing", "listing")):  # fmt: skip
+        if word.startswith(prefix):
+            return name
+    return word
+
+
+def _mask_references(text: str) -> str:
+    return REFERENCE.sub(lambda m: f"{_reference_kind(m.group(1))} #", text)
+
+
+def perturbation_problem(origin: str, perturbed: str) -> str:
+    """How a refuted rewrite fails to contradict its entailed claim by a factual error: ""
+    when it does. A rewrite that changes only spaces or letter case, only which table, figure,
+    section, equation or algorithm is cited, or only how a number is written (45.2 → 45.20,
+    1,000 → 1000, 70% → 70.0 %), states the same facts: a model need not check any evidence
+    to tell the two apart. Shown to the writer and the validator, and refused by
+    `check_release`."""
+    if _squash(origin) == _squash(perturbed):
+        return "is its entailed claim itself"
+    formatting = _values(origin) == _values(perturbed)
+    references = _spacing(_mask_references(origin)) == _spacing(_mask_references(perturbed))
+    if references and not formatting:
+        return "differs from its entailed claim only in a reference number"
+    if formatting:
+        return "differs from its entailed claim only in number formatting"
+    if _values(_mask_references(origin)) == _values(_mask_references(perturbed)):
+        return "differs from its entailed claim only in a reference number and number formatting"
+    return ""
+
+
+_NO_FACT_CHANGED = {
+    "is its entailed claim itself": "differs from the entailed one only in spaces or letter case",
+    "differs from its entailed claim only in a reference number": (
+        "differs from the entailed one only in which table, figure, section, equation or "
+        "algorithm it cites"
+    ),
+    "differs from its entailed claim only in number formatting": (
+        "differs from the entailed one only in how a number is written (45.2 = 45.20, "
+        "1,000 = 1000, 70% = 70.0 %)"
+    ),
+    "differs from its entailed claim only in a reference number and number formatting": (
+        "differs from the entailed one only in a reference number and in how a number is written"
+    ),
+}
+
+
 def trivial_perturbation(entailed: str, refuted: str) -> Warning | None:
-    """The refuted claim differs from the entailed one only in whitespace or case."""
-    if entailed and refuted and _squash(entailed) == _squash(refuted):
+    """The refuted claim states the entailed one's facts (`perturbation_problem`): a release
+    refuses it (`check_release`)."""
+    why = perturbation_problem(entailed, refuted) if entailed and refuted else ""
+    if why:
         return Warning(
             "trivial_perturbation",
-            "The refuted claim differs from the entailed one only in spaces or letter case.",
+            f"The refuted claim {_NO_FACT_CHANGED[why]}: it states the same facts, so it is "
+            "not false. Change a value, a direction or an entity instead.",
         )
     return None
 

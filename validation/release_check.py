@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.perturbation import REFERENCE
+from annotation.checks import perturbation_problem
 from papers.licences import allows_redistribution, licence_code, licence_name
 from validation.release import reading
 from validation.release.formats import (
@@ -360,49 +359,6 @@ def record_findings(
         if why:
             findings.append(Finding(f"the refuted claim {why}", REWRITE_PERTURBATION))
     return findings
-
-
-NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?![\w])")
-
-
-def _mask_references(text: str) -> str:
-    return REFERENCE.sub(lambda m: f"{m.group(1)} {m.group(3)}#{m.group(5)}", text)
-
-
-def _number(match: re.Match[str]) -> str:
-    value = match.group(0)
-    if not any(c.isdigit() for c in value):
-        return value
-    whole, _, fraction = value.replace(",", "").partition(".")
-    whole = whole.lstrip("0") or "0"
-    fraction = fraction.rstrip("0")
-    return f"{whole}.{fraction}" if fraction else whole
-
-
-def _spacing(text: str) -> str:
-    return re.sub(r"\s+%", "%", " ".join(text.split()))
-
-
-def _numbers(text: str) -> str:
-    return _spacing(NUMBER.sub(_number, text))
-
-
-def perturbation_problem(origin: str, perturbed: str) -> str:
-    """How a refuted rewrite fails to contradict its entailed claim by a factual error: ""
-    when it does. A rewrite that changes only which table, figure, section, equation or
-    algorithm is cited, or only how a number is written (45.2 → 45.20, 1,000 → 1000), states
-    the same facts (a model need not check any evidence to tell them apart by the citation)."""
-    if " ".join(origin.split()) == " ".join(perturbed.split()):
-        return "is its entailed claim itself"
-    formatting = _numbers(origin) == _numbers(perturbed)  # spacing ("5 %" → "5%") included
-    references = _spacing(_mask_references(origin)) == _spacing(_mask_references(perturbed))
-    if references and not formatting:
-        return "differs from its entailed claim only in a reference number"
-    if formatting:
-        return "differs from its entailed claim only in number formatting"
-    if _numbers(_mask_references(origin)) == _numbers(_mask_references(perturbed)):
-        return "differs from its entailed claim only in a reference number and number formatting"
-    return ""
 
 
 def _fidelity_problems(

@@ -257,11 +257,14 @@ def refute(
     """(refuted claim, explanation, perturbation kind): a suggester rewrite when there is one,
     else a negation written by hand."""
     found = writing_selectors.suggestions(task, entailed, evidence)
-    # Rewrites grounded in a table (another value of the same column or row) first.
-    options = [o for o in found if "same " in o.description][:3] or found[:3]
+    # Rewrites to another value of the evidence first: a table's cell, a caption, a paragraph.
+    options = [o for o in found if o.source.kind != "change"][:3] or found[:3]
     if options:
         choice = rng.choice(options)
-        return choice.text, f"The evidence contradicts it: {choice.description}.", choice.kind
+        where = f" ({choice.source})" if choice.source.kind != "change" else ""
+        return (
+            choice.text, f"The evidence contradicts it: {choice.description}{where}.", choice.kind
+        )  # fmt: skip
     negated = re.sub(r"\b(shows|reaches|reports|obtains)\b", r"does not \1", entailed, count=1)
     negated = re.sub(r"does not (show|reach|report|obtain)s", r"does not \1", negated)
     if negated == entailed:

@@ -28,7 +28,12 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.models.review import FINAL_STATES
-from annotation.perturbation import EvidenceTable, Suggestion, perturbation_suggestions
+from annotation.perturbation import (
+    EvidenceChart,
+    EvidenceTable,
+    Suggestion,
+    perturbation_suggestions,
+)
 from annotation.writing.rules import SUBSET_GUIDE, ContextElement, normalise
 from papers.models import Element, Paper, Section
 from papers.parsing.document import Cell, GridTooLarge, grid_occupancy
@@ -161,20 +166,49 @@ def full_context(task: ClaimTask) -> list[ContextSection]:
     return list(out.values())
 
 
-def evidence_tables(task: ClaimTask, evidence_ids: set[int]) -> list[EvidenceTable]:
-    """The tables of the evidence (else the sampled tables) as the suggester reads them."""
+def evidence_elements(
+    task: ClaimTask, evidence_ids: set[int]
+) -> tuple[list[EvidenceTable], list[EvidenceChart]]:
+    """The tables and charts of the evidence (else the sampled ones) as the suggester reads
+    them: tables on their column grid, captions, and the context's paragraphs that cite each
+    (three queries, whatever the evidence)."""
     allowed = set(task.candidate_ids)
     ids = (evidence_ids & allowed) or set(task.sampled_ids)
-    tables = Element.objects.filter(pk__in=ids, kind=Element.Kind.TABLE).only(
-        "id", "label", "cells", "order"
+    elements = sorted(
+        Element.objects.filter(pk__in=ids, kind__in=[Element.Kind.TABLE, Element.Kind.CHART]).only(
+            "id", "kind", "label", "caption", "cells", "order"
+        ),
+        key=lambda e: e.order,
     )
-    out = []
-    for table in sorted(tables, key=lambda t: t.order):
-        for grid in table.cells or []:
+    citing: dict[int, list[str]] = defaultdict(list)
+    links = Element.references.through.objects.filter(
+        to_element_id__in=[e.pk for e in elements],
+        from_element_id__in=CuratedElement.objects.filter(
+            context_id=task.context_id, in_context=True
+        ).values("element_id"),
+    ).values_list("from_element_id", "to_element_id")
+    by_paragraph: dict[int, list[int]] = defaultdict(list)
+    for source, target in links:
+        by_paragraph[source].append(target)
+    for pk, text in (
+        Element.objects.filter(pk__in=by_paragraph, kind=Element.Kind.PARAGRAPH)
+        .order_by("order")
+        .values_list("pk", "text")
+    ):
+        for target in by_paragraph[pk]:
+            citing[target].append(text)
+    tables, charts = [], []
+    for element in elements:
+        label = element.label or element.kind
+        paragraphs = tuple(citing[element.pk])
+        if element.kind == Element.Kind.CHART:
+            charts.append(EvidenceChart(label, element.caption, paragraphs))
+            continue
+        for grid in element.cells or []:
             rows = _aligned_rows(grid)
             if rows:
-                out.append(EvidenceTable(table.label or "table", rows))
-    return out
+                tables.append(EvidenceTable(label, rows, element.caption, paragraphs))
+    return tables, charts
 
 
 def _aligned_rows(stored: list[list[dict]]) -> list[list[str]]:
@@ -199,7 +233,9 @@ def _aligned_rows(stored: list[list[dict]]) -> list[list[str]]:
 
 
 def suggestions(task: ClaimTask, claim: str, evidence_ids: set[int]) -> list[Suggestion]:
-    return perturbation_suggestions(claim, tables=evidence_tables(task, evidence_ids))
+    """Refuted rewrites of `claim` from its evidence, each saying where its value comes from."""
+    tables, charts = evidence_elements(task, evidence_ids)
+    return perturbation_suggestions(claim, tables=tables, charts=charts)
 
 
 def warnings_for(

@@ -266,6 +266,28 @@ def test_suggestions_come_from_the_claim_and_the_evidence_tables(setup):
         {"entailed": ENTAILED, "evidence": [str(pk) for pk in item.task.candidate_ids]},
     ).content.decode()
     assert "68.9" in html and "lower than the Baseline" in html and 'data-kind="number"' in html
+    # Each suggestion says where its value comes from.
+    number = html.split('data-kind="number"')[1].split("</li>")[0]
+    assert 'data-source="cell"' in number and "row “Baseline”, column “BLEU”" in number
+    flip = html.rsplit("lower than the Baseline", 1)[1].split("</li>")[0]
+    assert "Direction flipped: no new value" in flip
+
+
+def test_a_charts_suggestions_come_from_its_caption_and_the_paragraphs_citing_it(setup):
+    """A chart's values are those its caption and citing paragraphs state: the page names the
+    one a suggestion's value comes from."""
+    client, item, *_ = setup
+    task = item.task
+    chart = Element.objects.filter(pk__in=task.candidate_ids, kind="chart").first()
+    chart.caption = "Recall at 5 passages (61.2%) and at 20 passages (74.8%)."
+    chart.save(update_fields=["caption"])
+    claim = "Recall reaches 74.8% with 20 passages in this experiment."
+    html = client.post(
+        f"/claims/write/{item.key}/suggest/", {"entailed": claim, "evidence": [str(chart.pk)]}
+    ).content.decode()
+    assert "Recall reaches 61.2% with 20 passages" in html
+    assert f"Value from the caption of {chart.label}: “Recall at 5 passages (61.2%)" in html
+    assert "59.8" not in html and "93.5" not in html  # no ×0.8 or ×1.25 of a chart value
 
 
 def test_the_whole_context_loads_on_demand(setup):

@@ -52,6 +52,10 @@ def codes(html: str, claim: str) -> set[str]:
     [
         ({"entailed": TEXT_ONLY}, "entailed", "text_only"),
         ({"entailed": ENTAILED, "refuted": ENTAILED.upper()}, "refuted", "trivial_perturbation"),
+        ({"entailed": ENTAILED, "refuted": ENTAILED.replace("73.2", "73.20")}, "refuted",
+         "trivial_perturbation"),
+        ({"entailed": "In Table 1, " + ENTAILED, "refuted": "In Table 2, " + ENTAILED}, "refuted",
+         "trivial_perturbation"),
         ({"entailed": "Ours reaches a BLEU of of 73.2 on the test set."}, "entailed",
          "repeated_word"),
         ({"entailed": ENTAILED, "refuted": "Ours acheives a BLEU of 68.9, higer than Baseline."},

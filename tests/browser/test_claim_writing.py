@@ -166,3 +166,29 @@ def test_the_warnings_follow_what_the_writer_types(page, task):
         "The approach achieves a higher score than every baseline in the tables."
     )
     page.locator("#warnings #no-warnings").wait_for()
+
+
+def test_each_suggestion_says_where_its_value_comes_from(page, task):
+    """A number of the ablation table becomes another value of its column, and the page names
+    the cell; Alt+1 takes it."""
+    sign_in(page, "alice")
+    page.keyboard.press("n")
+    page.wait_for_url("**/claims/write/*/")
+    page.locator(".ev-item.sampled", has_text="Ablation on the African group").locator(
+        "input.ev"
+    ).first.check()
+    page.locator("#id_entailed").fill(
+        "In the ablation, a pool of only four adapters scores 44.2 chrF++ on the African group."
+    )
+    page.keyboard.press("Escape")
+    page.keyboard.press("g")
+    first = page.locator(".suggestion-list li").first
+    first.wait_for()
+    assert "scores 44.7 chrF++" in first.locator(".take-suggestion").inner_text()
+    assert first.locator(".suggestion-source").inner_text() == (
+        "Value from Table 2, row “w/o balancing loss”, column “chrF++”"
+    )
+    assert first.locator(".suggestion-source").get_attribute("data-source") == "cell"
+    page.keyboard.press("Alt+1")
+    assert "scores 44.7 chrF++" in page.locator("#id_refuted").input_value()
+    assert page.locator("#id_perturbation_kind").input_value() == "number"

@@ -278,3 +278,16 @@ def test_dropping_a_pair_cancels_its_baseline_items_and_the_report_leaves_it_out
     left_out = study.items.filter(claim__pair=world.pair).count()
     assert f"{left_out} claim{'s' if left_out > 1 else ''} left out: pair dropped since" in page
     assert f"of {2 * (study.items.count() - left_out)}" in page
+
+
+def test_a_refuted_claim_that_only_rewrites_a_number_warns_its_validator(client):
+    """45.2 → 45.20 states the same fact: the validator is told, as the writer was."""
+    from tests.annotation.claim_factories import ENTAILED
+
+    team = Team()
+    final_pair(team, refuted=ENTAILED.replace("73.2", "73.20"))
+    item = services.take_next(user=team.validators[0])
+    client.force_login(team.validators[0])
+    html = client.get(f"/validate/{item.key}/").content.decode()
+    assert 'data-code="trivial_perturbation"' in html
+    assert "only in how a number is written (45.2 = 45.20" in html
