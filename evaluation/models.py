@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+if TYPE_CHECKING:
+    from evaluation.prompting import ContextSetting
+
 PARTS = ("validation", "test")
 VERDICTS = ("entailed", "refuted")
+
+
+class RunContext(models.TextChoices):
+    FULL = "full", "full context"
+    RETRIEVED = "retrieved", "retrieved evidence (RAG)"
 
 
 class RunSource(models.TextChoices):
@@ -34,6 +44,11 @@ class EvaluationRun(models.Model):
     endpoint_url = models.CharField(max_length=500, blank=True)
     prompt_version = models.CharField(max_length=100, blank=True)
     settings = models.JSONField(default=dict, blank=True, help_text="temperature, max_tokens, …")
+    # What the model was given: the record's full context, or only the top `top_k` units
+    # `retriever` found for the claim (evaluation.prompting.ContextSetting).
+    context = models.CharField(max_length=16, choices=RunContext.choices, default=RunContext.FULL)
+    retriever = models.CharField(max_length=32, blank=True)
+    top_k = models.PositiveSmallIntegerField(null=True, blank=True)
     job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL)
     summary = models.JSONField(default=dict, blank=True)
     records = models.PositiveIntegerField(default=0)
@@ -53,6 +68,11 @@ class EvaluationRun(models.Model):
             models.CheckConstraint(
                 condition=Q(source__in=RunSource.values), name="evaluationrun_source"
             ),
+            models.CheckConstraint(
+                condition=Q(context=RunContext.FULL, retriever="", top_k__isnull=True)
+                | Q(context=RunContext.RETRIEVED, top_k__gte=1) & ~Q(retriever=""),
+                name="evaluationrun_context",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -65,6 +85,25 @@ class EvaluationRun(models.Model):
     @property
     def label(self) -> str:
         return f"#{self.pk} {self.model}"
+
+    @property
+    def context_setting(self) -> ContextSetting:
+        """What the run gives the model, as the request planning takes it."""
+        from evaluation.prompting import ContextSetting
+
+        if self.context == RunContext.FULL:
+            return ContextSetting()
+        return ContextSetting(self.retriever, self.top_k or 0)
+
+    @property
+    def context_label(self) -> str:
+        """The setting as the pages name it: "full context", or "BM25 top 5"."""
+        if self.context == RunContext.FULL:
+            return RunContext.FULL.label
+        from evaluation.retrieval import RETRIEVERS
+
+        known = RETRIEVERS.get(self.retriever)
+        return f"{known.title if known else self.retriever} top {self.top_k}"
 
 
 class RecordOutcome(models.Model):

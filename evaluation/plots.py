@@ -13,6 +13,7 @@ from validation.stats import PALETTE
 
 # (legend label, {key: accuracy in 0..1 or None}) per run
 Series = tuple[str, Mapping[str, float | None]]
+LEGEND_ROOM = 140  # pixels the legend has at the right; longer labels widen the plot
 
 
 def _open(width: int, height: int, title: str) -> list[str]:
@@ -22,6 +23,13 @@ def _open(width: int, height: int, title: str) -> list[str]:
         f"<title>{escape(title)}</title>",
         f'<text x="0" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
     ]
+
+
+def _more_room(series: Sequence[Series]) -> int:
+    """Pixels to add to a plot's width so its longest legend label fits (about 6.5 a letter
+    at 11 px)."""
+    longest = max((len(label) for label, _ in series), default=0)
+    return max(0, round(6.5 * longest + 24) - LEGEND_ROOM)
 
 
 def _legend(series: Sequence[Series], x: int, y: int) -> list[str]:
@@ -42,7 +50,8 @@ def subset_bars(series: Sequence[Series], *, title: str = "Accuracy per subset",
     group = bar * max(len(series), 1) + 10
     span = width - left - 150
     height = top + group * len(keys) + 24
-    parts = _open(width, height, title)
+    legend_x = left + span + 10
+    parts = _open(width + _more_room(series), height, title)
     for g, key in enumerate(keys):
         y = top + g * group
         parts.append(
@@ -69,7 +78,7 @@ def subset_bars(series: Sequence[Series], *, title: str = "Accuracy per subset",
         f'stroke-dasharray="4 3"/><text x="{chance}" y="{bottom + 14}" font-size="10" '
         f'text-anchor="middle">chance</text>'
     )
-    parts += _legend(series, width - 140, top + 8)
+    parts += _legend(series, legend_x, top + 8)
     parts.append("</svg>")
     return "".join(parts)
 
@@ -80,7 +89,7 @@ def evidence_curve(series: Sequence[Series], *, title: str = "Accuracy by number
     """Accuracy (0–100 %) against the evidence buckets, a line per run."""
     left, top, right, bottom = 44, 30, 150, 40
     plot_w, plot_h = width - left - right, height - top - bottom
-    parts = _open(width, height, title)
+    parts = _open(width + _more_room(series), height, title)
 
     def x(i: int) -> float:
         return round(left + plot_w * (i + 0.5) / len(keys), 1)

@@ -1,6 +1,12 @@
 """What a model is sent for one record (pure but for reading the release's files): the prompt
 template filled with the context SciVer's reading builds and the claim, then each table/chart
-image as a data URL after its caption; the cache key of that request; a token estimate."""
+image as a data URL after its caption; the cache key of that request; a token estimate.
+
+In the retrieved setting (RAG, SciVer §4.4) the model gets only the top k units a retriever
+finds in the record's paper for the claim, best first: the paragraphs as the context (each as
+`section_name:\n` + its text), the tables/charts as images after their captions. A retrieved
+table or chart whose image the release does not hold (our releases hold the images of evidence
+only) is given by its caption in the context, marked so."""
 
 from __future__ import annotations
 
@@ -17,9 +23,15 @@ from typing import Any
 from PIL import Image
 
 from evaluation.release import EvaluationError, Item, ReleasePart
+from evaluation.retrieval import PartIndex, get_retriever
+from validation.release.formats import sciver_path
+from validation.release.reading import record_elements
+from validation.release.records import image_name
 
 __all__ = [
     "DEFAULT_TEMPLATE",
+    "FULL_CONTEXT",
+    "ContextSetting",
     "PlannedRequest",
     "Template",
     "image_tokens",
@@ -69,6 +81,40 @@ class Template:
 
 
 @dataclass(frozen=True)
+class ContextSetting:
+    """What context a model gets: the record's full context as SciVer reads it (no
+    retriever), or only the top `k` units `retriever` finds for the claim."""
+
+    retriever: str = ""
+    k: int = 5
+
+    def __post_init__(self) -> None:
+        if self.retriever:
+            get_retriever(self.retriever)  # refuses an unknown name
+            if self.k < 1:
+                raise EvaluationError("k must be at least 1")
+
+    @property
+    def full(self) -> bool:
+        return not self.retriever
+
+    @property
+    def key(self) -> str:
+        """Part of the cache key: `full`, or `retrieved:bm25:k5`."""
+        return "full" if self.full else f"retrieved:{self.retriever}:k{self.k}"
+
+    @property
+    def label(self) -> str:
+        if self.full:
+            return "full context"
+        return f"{get_retriever(self.retriever).title} top {self.k}"
+
+
+FULL_CONTEXT = ContextSetting()
+NO_IMAGE = "[the release holds no image of it]"
+
+
+@dataclass(frozen=True)
 class PlannedImage:
     path: Path
     label: str  # its caption, put before it
@@ -84,6 +130,7 @@ class PlannedRequest:
     item: Item
     text: str
     images: tuple[PlannedImage, ...]
+    context: str = "full"  # ContextSetting.key
 
     def content(self) -> list[dict[str, Any]]:
         """The user message's content parts, in OpenAI's chat-completions format."""
@@ -102,6 +149,8 @@ class PlannedRequest:
             "prompt": prompt, "text": hashlib.sha256(self.text.encode()).hexdigest(),
             "images": [(i.label, i.sha256) for i in self.images],
         }  # fmt: skip
+        if self.context != FULL_CONTEXT.key:  # (full-context keys stay as they were)
+            material["context"] = self.context
         return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
     def input_tokens(self) -> int:
@@ -143,8 +192,52 @@ def _image(part: ReleasePart, item: Item, path: str, caption: str, kind: str, nu
     return PlannedImage(local, label, sha256, width, height)
 
 
-def plan_requests(part: ReleasePart, template: Template) -> list[PlannedRequest]:
-    """One request per record of the part, from what SciVer's reading gives a model."""
+def _image_paths(part: ReleasePart) -> dict[tuple[str, str, str], str]:
+    """(paperid, kind, number) → the image path the part's records name for it."""
+    return {
+        (str(item.record.get("paperid", "")), kind, number): path
+        for item in part.items
+        for kind, number, path in record_elements(item.record)
+    }
+
+
+def _retrieved(
+    part: ReleasePart, template: Template, setting: ContextSetting
+) -> list[PlannedRequest]:
+    index = PartIndex(part)
+    retriever = get_retriever(setting.retriever)
+    named = _image_paths(part)
+    seen: dict[Path, tuple[str, int, int]] = {}
+    planned = []
+    for item in part.items:
+        paperid = str(item.record.get("paperid", ""))
+        context: list[str] = []
+        images = []
+        for found in index.retrieve(item, retriever, setting.k):
+            unit = found.unit
+            if unit.kind == "paragraph":
+                context.append(f"{unit.section_name}:\n{unit.text}\n")
+                continue
+            path = named.get((paperid, unit.kind, unit.item)) or sciver_path(
+                image_name(paperid, unit.kind, unit.item)
+            )
+            if part.local(path).is_file():
+                images.append(_image(part, item, path, unit.caption, unit.kind, unit.item, seen))
+            else:
+                label = unit.caption or f"{unit.kind.title()} {unit.item}"
+                context.append(f"{label} {NO_IMAGE}\n")
+        text = template.render(context="".join(context), claim=item.claim)
+        planned.append(PlannedRequest(item, text, tuple(images), setting.key))
+    return planned
+
+
+def plan_requests(
+    part: ReleasePart, template: Template, context: ContextSetting = FULL_CONTEXT
+) -> list[PlannedRequest]:
+    """One request per record of the part, from what SciVer's reading gives a model, or (a
+    retriever named) from what the retriever finds."""
+    if not context.full:
+        return _retrieved(part, template, context)
     seen: dict[Path, tuple[str, int, int]] = {}
     planned = []
     for item in part.items:

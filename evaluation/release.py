@@ -47,6 +47,11 @@ class Item:
     subfield: str = UNKNOWN
     evidence: int | None = None  # pieces of annotated evidence; None: the release has no list
     record: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # The evidence list itself (our JSON Lines' `evidence`, or the labels file's for hidden
+    # test records); None: the release has no list (SciVer's own release).
+    evidence_pieces: tuple[Mapping[str, Any], ...] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @property
     def gold(self) -> str:
@@ -165,6 +170,9 @@ def load_part(root: Path, part: str, *, labels: Path | None = None) -> ReleasePa
                 subfield=str(row.get("subfield") or UNKNOWN),
                 evidence=len(evidence) if isinstance(evidence, list) else None,
                 record=record,
+                evidence_pieces=tuple(e for e in evidence if isinstance(e, Mapping))
+                if isinstance(evidence, list)
+                else None,
             )
         )
     seen: set[int] = set()

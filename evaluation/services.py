@@ -14,8 +14,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from evaluation.client import ChatClient, ModelSettings, is_loopback
-from evaluation.models import EvaluationRun, RecordOutcome, RunSource
-from evaluation.prompting import Template, plan_requests
+from evaluation.models import EvaluationRun, RecordOutcome, RunContext, RunSource
+from evaluation.prompting import FULL_CONTEXT, ContextSetting, Template, plan_requests
 from evaluation.release import EvaluationError, ReleasePart, load_part
 from evaluation.running import ResponseCache, RunResult, ask_model
 from evaluation.scoring import RESAMPLES, Cell, Outcome, breakdowns, score
@@ -25,6 +25,7 @@ __all__ = [
     "Evaluation",
     "EvaluationRefused",
     "contaminates",
+    "context_fields",
     "evaluate",
     "record_run",
     "run_endpoint",
@@ -63,6 +64,13 @@ def contaminates(part: ReleasePart, endpoint: str) -> bool:
     return part.hidden and not is_loopback(endpoint)
 
 
+def context_fields(setting: ContextSetting) -> dict[str, object]:
+    """The run's fields that store a context setting."""
+    if setting.full:
+        return {"context": RunContext.FULL, "retriever": "", "top_k": None}
+    return {"context": RunContext.RETRIEVED, "retriever": setting.retriever, "top_k": setting.k}
+
+
 @transaction.atomic
 def record_run(
     *, evaluation: Evaluation, model: str, source: str, by: AbstractBaseUser | None = None,
@@ -94,10 +102,10 @@ def record_run(
 def ask(
     part: ReleasePart, *, client: ChatClient, template: Template, cache: ResponseCache,
     concurrency: int, progress: Callable[[int, int], None] | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    cancelled: Callable[[], bool] | None = None, context: ContextSetting = FULL_CONTEXT,
 ) -> RunResult:  # fmt: skip
     """Every record's response from the model (cached ones are not asked again)."""
-    planned = plan_requests(part, template)
+    planned = plan_requests(part, template, context)
     return ask_model(
         planned, client=client, template=template, cache=cache, concurrency=concurrency,
         progress=progress, cancelled=cancelled,
@@ -116,9 +124,10 @@ def endpoint_choices() -> dict[str, dict[str, str]]:
 
 def start_run(
     *, by: AbstractBaseUser, export: ReleaseExport, part: str, endpoint_name: str, model: str,
-    confirm_remote: bool = False,
+    confirm_remote: bool = False, context: ContextSetting = FULL_CONTEXT,
 ) -> EvaluationRun:  # fmt: skip
-    """Record a run of `model` at the named endpoint on a finished export, and start its job."""
+    """Record a run of `model` at the named endpoint on a finished export, given the full
+    context or only retrieved evidence, and start its job."""
     from jobs.dispatch import start_job
 
     _staff(by)
@@ -146,7 +155,7 @@ def start_run(
             export=export, release_dir=str(release.root), release_name=release.name, part=part,
             source=RunSource.ENDPOINT, model=model[:200], endpoint_name=endpoint_name,
             endpoint_url=endpoint, prompt_version=template.version,
-            settings=options.as_dict(), created_by=by,
+            settings=options.as_dict(), created_by=by, **context_fields(context),
         )  # fmt: skip
         job = start_job(
             kind="evaluate_release", function="evaluation.jobs.evaluate_release_job",
@@ -184,6 +193,7 @@ def run_endpoint(
     result = ask(
         part, client=client, template=template, cache=ResponseCache(settings.EVALUATION_CACHE_DIR),
         concurrency=settings.EVALUATION_CONCURRENCY, progress=progress, cancelled=cancelled,
+        context=run.context_setting,
     )  # fmt: skip
     evaluation = evaluate(part, result.responses)
     record_run(evaluation=evaluation, model=run.model, source=run.source, run=run)

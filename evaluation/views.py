@@ -17,18 +17,22 @@ from annotation import request_parsing as parse
 from annotation.views.common import staff_required
 from evaluation import plots, services
 from evaluation.models import PARTS, EvaluationRun
+from evaluation.prompting import ContextSetting
 from evaluation.release import EvaluationError
 from evaluation.report import GROUP_TITLES, percent
+from evaluation.retrieval import RETRIEVERS
 from evaluation.scoring import CHANCE
 from evaluation.selectors import human_baseline
 from validation.models import ReleaseExport
 
+MAX_K = 50
 RUN_FIELDS: dict[str, parse.Field] = {
     "export": parse.Int(min=1), "part": parse.Text(16), "endpoint": parse.Text(64),
     "model": parse.Text(200, truncate=False), "confirm_remote": parse.Flag(),
+    "context": parse.Text(32, truncate=False), "k": parse.Int(min=1, max=MAX_K, default=5),
 }  # fmt: skip
 MAX_COMPARED = 8
-CSV_COLUMNS = ("run", "model", "release", "part", "prompt_version", "group", "key", "n",
+CSV_COLUMNS = ("run", "model", "release", "part", "prompt_version", "context", "group", "key", "n",
                "correct", "accuracy", "low", "high", "unanswered", "official_accuracy")  # fmt: skip
 OUTCOME_COLUMNS = ("request_id", "claim_type", "subfield", "gold", "evidence", "parsed",
                    "correct", "official_correct", "response")  # fmt: skip
@@ -40,7 +44,8 @@ def _finished_exports():
 
 @staff_required
 def runs(request: HttpRequest) -> HttpResponse:
-    form = {"export": "", "part": "validation", "endpoint": "", "model": ""}
+    form = {"export": "", "part": "validation", "endpoint": "", "model": "", "context": "full",
+            "k": 5}  # fmt: skip
     if request.method == "POST":
         data = parse.parse_fields(request.POST, RUN_FIELDS)
         form |= {k: data[k] for k in form}
@@ -50,10 +55,16 @@ def runs(request: HttpRequest) -> HttpResponse:
             export = _finished_exports().filter(pk=data["export"] or 0).first()
             if export is None:
                 raise services.EvaluationRefused("Choose a finished export.")
+            chosen = data["context"] or "full"
+            if chosen != "full" and chosen not in RETRIEVERS:
+                raise parse.BadInput(
+                    f"context: full, or one of {', '.join(RETRIEVERS)}.", field="context"
+                )
+            context = ContextSetting() if chosen == "full" else ContextSetting(chosen, data["k"])
             run = services.start_run(
                 by=request.user, export=export, part=data["part"],
                 endpoint_name=data["endpoint"], model=data["model"],
-                confirm_remote=data["confirm_remote"],
+                confirm_remote=data["confirm_remote"], context=context,
             )  # fmt: skip
         except EvaluationError as exc:
             messages.error(request, str(exc))
@@ -65,6 +76,7 @@ def runs(request: HttpRequest) -> HttpResponse:
         "exports": _finished_exports()[:50],
         "endpoints": services.endpoint_choices(),
         "parts": PARTS,
+        "retrievers": {name: r.title for name, r in RETRIEVERS.items()},
         "form": form,
     }
     return render(request, "evaluation/runs.html", context)
@@ -139,7 +151,8 @@ def _download(text: str, name: str, kind: str) -> HttpResponse:
 def _about(run: EvaluationRun) -> dict:
     return {"id": run.pk, "model": run.model, "release": run.release_name, "part": run.part,
             "source": run.source, "endpoint": run.endpoint_name, "prompt_version":
-            run.prompt_version, "settings": run.settings, "records": run.records,
+            run.prompt_version, "settings": run.settings, "context": run.context,
+            "retriever": run.retriever or None, "k": run.top_k, "records": run.records,
             "created_at": run.created_at.isoformat()}  # fmt: skip
 
 
@@ -149,15 +162,22 @@ def _compared(request: HttpRequest) -> list[EvaluationRun]:
     return [r for r in chosen if r.scored]
 
 
+def _legend(run: EvaluationRun) -> str:
+    """A plot's name for the run: a RAG run says its retriever and k, briefly ("· BM25@5")."""
+    if run.context == "full":
+        return run.label
+    return f"{run.label} · {run.context_label.replace(' top ', '@')}"
+
+
 @staff_required
 def compare(request: HttpRequest) -> HttpResponse:
     chosen = _compared(request)
     series = [
-        (r.label, {c["key"]: c["accuracy"] for c in r.summary["breakdowns"]["subset"]})
+        (_legend(r), {c["key"]: c["accuracy"] for c in r.summary["breakdowns"]["subset"]})
         for r in chosen
     ]
     curves = [
-        (r.label, {c["key"]: c["accuracy"] for c in r.summary["breakdowns"]["evidence"]})
+        (_legend(r), {c["key"]: c["accuracy"] for c in r.summary["breakdowns"]["evidence"]})
         for r in chosen
     ]
     table: dict[tuple[str, str], dict] = {}
@@ -179,7 +199,8 @@ def compare(request: HttpRequest) -> HttpResponse:
 def _comparison(chosen: list[EvaluationRun]) -> list[dict]:
     return [
         {"run": r.pk, "model": r.model, "release": r.release_name, "part": r.part,
-         "prompt_version": r.prompt_version, **{k: c.get(k) for k in CSV_COLUMNS[5:]}}
+         "prompt_version": r.prompt_version, "context": r.context_label,
+         **{k: c.get(k) for k in CSV_COLUMNS[6:]}}
         for r in chosen
         for cells in r.summary["breakdowns"].values()
         for c in cells

@@ -11,6 +11,9 @@ By hand, a demonstration model that answers a release's claims (right with proba
 --accuracy, worded in the styles of the response table's model families):
 
     python -m tests.evaluation.standin_openai --release DIR/SciVer --part validation --port 8766
+
+With `--grounded` it answers only when the request shows every table/chart image the claim's
+record names, and otherwise says it cannot tell (so a RAG run that misses them scores lower).
 """
 
 from __future__ import annotations
@@ -176,9 +179,13 @@ STYLES = (
 )
 
 
-def demonstration_model(release: str, part: str, accuracy: float) -> Callable[[dict], str]:
+def demonstration_model(
+    release: str, part: str, accuracy: float, grounded: bool = False
+) -> Callable[[dict], str]:
     """Answers a release's claims right with probability `accuracy` (by a hash of the claim,
-    so the same claim always gets the same answer), in one of STYLES."""
+    so the same claim always gets the same answer), in one of STYLES; `grounded`: only when
+    the request shows the record's own table/chart images."""
+    import base64
     import hashlib
     from pathlib import Path
 
@@ -188,15 +195,28 @@ def demonstration_model(release: str, part: str, accuracy: float) -> Callable[[d
     labels: dict[str, bool] = {}
     hidden_file = root.parent / f"{root.name}.labels.json"
     hidden = json.loads(hidden_file.read_text("utf-8"))["labels"] if hidden_file.is_file() else {}
+    needs: dict[str, set[str]] = {}  # claim → SHA-256 of the images its record names
     for record in records:
         label = record.get("label", hidden.get(str(record["request_id"])))
         labels[record["claim"]] = bool(label)
+        needs[record["claim"]] = {
+            hashlib.sha256((root / path.removeprefix("./SciVer/")).read_bytes()).hexdigest()
+            for path in (record.get(f) for f in ("image_path", "item1_path", "item2_path"))
+            if path
+        }
+
+    def shown(body: dict) -> set[str]:
+        urls = [p["image_url"]["url"] for p in body["messages"][0]["content"]
+                if p.get("type") == "image_url"]  # fmt: skip
+        return {hashlib.sha256(base64.b64decode(u.split(",", 1)[1])).hexdigest() for u in urls}
 
     def answer(body: dict) -> str:
         text = body["messages"][0]["content"][0]["text"]
         claim = next((c for c in labels if f"Claim: {c}\n" in text), None)
         if claim is None:
             return "I cannot see a claim I know."
+        if grounded and not needs[claim] <= shown(body):
+            return "The context does not show the table or chart; I cannot determine it."
         digest = hashlib.sha256(claim.encode()).digest()
         right = digest[0] / 255 < accuracy
         says = labels[claim] if right else not labels[claim]
@@ -214,8 +234,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--release", required=True, help="DIR/SciVer: the claims to answer")
     parser.add_argument("--part", default="validation", choices=("validation", "test"))
     parser.add_argument("--accuracy", type=float, default=0.75)
+    parser.add_argument("--grounded", action="store_true",
+                        help="answer only when shown the record's own tables/charts")  # fmt: skip
     args = parser.parse_args(argv)
-    standin = StandInOpenAI(answer=demonstration_model(args.release, args.part, args.accuracy))
+    model = demonstration_model(args.release, args.part, args.accuracy, args.grounded)
+    standin = StandInOpenAI(answer=model)
     standin.start_on(args.port)
     print(f"stand-in chat-completions API at {standin.url} (Ctrl-C to stop)", flush=True)
     try:

@@ -14,11 +14,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluation import services
 from evaluation.client import ChatClient, ModelSettings
 from evaluation.models import RunSource
-from evaluation.prompting import Template, plan_requests
+from evaluation.prompting import ContextSetting, Template, plan_requests
 from evaluation.reading import official_reading, read_response
 from evaluation.release import PARTS, EvaluationError, load_part
 from evaluation.report import percent, report
 from evaluation.responses import read_responses
+from evaluation.retrieval import RETRIEVERS, get_retriever
 from evaluation.running import ResponseCache, ask_model, estimate
 from evaluation.scoring import RESAMPLES
 from evaluation.selectors import human_baseline
@@ -56,6 +57,13 @@ class Command(BaseCommand):
                             help="seconds before the first retry, doubling (429: Retry-After)")  # fmt: skip
         parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument("--max-tokens", type=int, default=2048)
+        parser.add_argument("--context", choices=("full", "retrieved"), default="full",
+                            help="full: the record's context as SciVer reads it; retrieved: "
+                            "only the top --k units --retriever finds for the claim (RAG)")  # fmt: skip
+        parser.add_argument("--retriever", default="bm25", choices=tuple(RETRIEVERS),
+                            help="with --context retrieved (default %(default)s)")  # fmt: skip
+        parser.add_argument("--k", type=int, default=5,
+                            help="units retrieved per claim, with --context retrieved (5)")  # fmt: skip
         parser.add_argument("--dry-run", action="store_true",
                             help="count requests, images and tokens; send nothing")  # fmt: skip
         parser.add_argument("--yes", action="store_true", help="send hidden test claims to a "
@@ -79,6 +87,8 @@ class Command(BaseCommand):
             raise CommandError("--endpoint needs --model NAME")
         if options["resamples"] < 1:
             raise CommandError("--resamples must be at least 1")
+        if options["context"] == "retrieved" and not options["endpoint"]:
+            raise CommandError("--context retrieved is for --endpoint: it decides what is sent")
         part = load_part(Path(options["dir"]), options["part"], labels=options["labels"])
         extra: dict = {}
         if options["responses"]:
@@ -105,7 +115,8 @@ class Command(BaseCommand):
         overall = evaluation.breakdowns["overall"][0]
         heading = (
             f"{part.name}, {part.part}: {len(part.items)} records, "
-            f"{len(part.items) - missing} responses ({missing} missing), model {model}\n"
+            f"{len(part.items) - missing} responses ({missing} missing), model {model}"
+            f"{', ' + extra['context_label'] if extra.get('context') == 'retrieved' else ''}\n"
             f"accuracy by our reading {percent(overall.accuracy)} % "
             f"({overall.unanswered} without a readable answer, counted wrong); "
             f"by SciVer's rule {percent(overall.official_accuracy)} %; "
@@ -117,6 +128,7 @@ class Command(BaseCommand):
         if options["summary"]:
             options["summary"].write_text(json.dumps(evaluation.summary(), indent=2) + "\n")
         if options["save"]:
+            extra.pop("context_label", None)
             run = services.record_run(evaluation=evaluation, model=model, source=source, **extra)
             self.stdout.write(f"recorded as run {run.pk} (Releases → Model evaluation)")
 
@@ -138,10 +150,13 @@ class Command(BaseCommand):
             timeout=options["timeout"] or settings.EVALUATION_TIMEOUT_SECONDS,
         )  # fmt: skip
         cache = ResponseCache(options["cache"] or settings.EVALUATION_CACHE_DIR)
-        planned = plan_requests(part, template)
+        context = ContextSetting()
+        if options["context"] == "retrieved":
+            context = ContextSetting(get_retriever(options["retriever"]).name, options["k"])
+        planned = plan_requests(part, template, context)
         if options["dry_run"]:
             guess = estimate(planned, client=client, template=template, cache=cache)
-            self.stdout.write(f"dry run: nothing sent to {client.url}")
+            self.stdout.write(f"dry run: nothing sent to {client.url} ({context.label})")
             for line in guess.lines():
                 self.stdout.write(line)
             return None, {}
@@ -166,7 +181,7 @@ class Command(BaseCommand):
         )  # fmt: skip
         self.stderr.write("")
         self.stdout.write(
-            f"{result.asked} requests sent to {client.url}, "
+            f"{result.asked} requests sent to {client.url} ({context.label}), "
             f"{len(result.responses) - result.asked} answers from the cache"
         )
         if result.failed:
@@ -177,6 +192,7 @@ class Command(BaseCommand):
             ))  # fmt: skip
         extra = {
             "endpoint_url": endpoint, "prompt_version": template.version,
-            "settings": model_settings.as_dict(),
+            "settings": model_settings.as_dict(), **services.context_fields(context),
+            "context_label": context.label,
         }  # fmt: skip
         return result.responses, extra
