@@ -19,6 +19,7 @@ store, since a setting (e.g. MIN_PUBLICATIONS) may be a constant of a stored sta
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -93,18 +94,25 @@ def statement(name: str, build: Build, user_id: int, now: dt.datetime) -> tuple[
     return template.sql, params
 
 
+@functools.cache
+def _prepared_cursor_class() -> type:
+    """psycopg's server-side binding cursor, every statement prepared (PostgreSQL only: the
+    import needs psycopg)."""
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class Prepared(ServerBindingCursor):
+        def execute(self, query, params=None, **kwargs):
+            return super().execute(query, params, prepare=True)
+
+    return Prepared
+
+
 def execute(sql: str, params: list) -> tuple[list[str], list[tuple]]:
     """Run a statement from `statement`: (column names, rows). On PostgreSQL it is sent as a
     prepared statement, through Django's cursor wrapper (errors translated, queries logged)."""
     if connection.vendor == "postgresql" and settings.DATABASE_PREPARED_STATEMENTS:
-        from django.db.backends.postgresql.base import ServerBindingCursor
-
-        class Prepared(ServerBindingCursor):
-            def execute(self, query, params=None, **kwargs):
-                return super().execute(query, params, prepare=True)
-
         connection.ensure_connection()
-        cursor = connection._prepare_cursor(Prepared(connection.connection))
+        cursor = connection._prepare_cursor(_prepared_cursor_class()(connection.connection))
     else:
         cursor = connection.cursor()
     with cursor:

@@ -10,6 +10,7 @@ transactions, see config/settings.py).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -291,22 +292,35 @@ def _oldest_first(user: object) -> Order:
     return ("created_at", "id")
 
 
+def _order_key(order: Callable[[object], Order]) -> str:
+    """A stored statement's name for an order: the function's own name (a partial's function
+    and arguments), so two orders can never share one statement. A lambda has no name that
+    tells two apart: it is refused."""
+    if isinstance(order, functools.partial):
+        return f"{_order_key(order.func)}{order.args!r}{sorted(order.keywords.items())!r}"
+    name = f"{order.__module__}.{order.__qualname__}"
+    if "<lambda>" in name or "<locals>" in name:
+        raise TypeError(
+            f"next_item's order must be a module-level function or a partial of one: {name}"
+        )
+    return name
+
+
 @transaction.atomic
 def next_item(
     *,
     user: AbstractBaseUser,
     kind: str,
     order: Callable[[object], Order] = _oldest_first,
-    order_name: str = "oldest",
     on_lease: Callable[[WorkItem], None] | None = None,
 ) -> WorkItem:
     """The item the expert works on next: the one they hold, else the first free one they may
-    take in `order(expert)` (default: the oldest; `order_name` names it), leased to them. Two
+    take in `order(expert)` (default: the oldest), leased to them. Two
     experts asking at once never get the same item. `on_lease(item)` runs in the same
     transaction (e.g. recording the role)."""
     now = timezone.now()
     sql, params = statements.statement(
-        f"lease {kind} by {order_name}",
+        f"lease {kind} by {_order_key(order)}",
         lambda user_id, at: _lease_candidate(user_id, at, kind, order),
         user.pk, now,
     )  # fmt: skip

@@ -4,6 +4,7 @@ transaction each, keyword-only arguments, domain errors, a history row per state
 
 from __future__ import annotations
 
+import functools
 import secrets
 import uuid
 from collections.abc import Iterable
@@ -16,10 +17,8 @@ from django.db.models import (
     BigIntegerField,
     Case,
     Count,
-    Exists,
     F,
     IntegerField,
-    OuterRef,
     Value,
     When,
 )
@@ -38,7 +37,6 @@ from annotation.models import (
     ClaimPair,
     ClaimReview,
     Confidence,
-    CuratedElement,
     Disagreement,
     EvidenceAnnotation,
     ExpertProfile,
@@ -179,8 +177,8 @@ def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
             ignore_conflicts=True,
         )
 
-    return work.next_item(user=user, kind=kind, order=lambda who: queue_order(kind, who),
-                          order_name="the review queue", on_lease=record_role)  # fmt: skip
+    return work.next_item(user=user, kind=kind, order=functools.partial(queue_order, kind),
+                          on_lease=record_role)  # fmt: skip
 
 
 def _context_evidence_problem(
@@ -251,7 +249,7 @@ def submit_second_annotation(
         errors["label"] = "Say whether the context entails or refutes the claim."
     # The second annotator marks what they believe: not held to the evidence rule (a count
     # that breaks it makes the claim a disagreement, see `_compare`).
-    kinds, written = _kinds_and_cited(item.pair.context, item.claim_id)
+    kinds, written = writing_selectors.evidence_kinds_and_cited(item.pair.context, item.claim_id)
     problem = _context_evidence_problem(kinds, evidence)
     if problem:
         errors["evidence"] = problem
@@ -271,23 +269,6 @@ def submit_second_annotation(
         _compare(item=item, annotation=annotation, evidence=evidence, written=written,
                  kinds=kinds, actor=user)  # fmt: skip
     return annotation
-
-
-def _kinds_and_cited(context, claim_id: int) -> tuple[dict[int, str], set[int]]:
-    """Kinds of the elements evidence may cite (the context's) and which of them the claim's
-    writer cited, in one query (a claim's evidence is in the context it was written on)."""
-    cited = Claim.evidence.through.objects.filter(
-        claim_id=claim_id, element_id=OuterRef("element_id")
-    )
-    kinds: dict[int, str] = {}
-    written: set[int] = set()
-    for pk, kind, not_chart, was_cited in CuratedElement.objects.filter(
-        context=context, in_context=True
-    ).values_list("element_id", "element__kind", "not_a_chart", Exists(cited)):
-        kinds[pk] = "figure" if not_chart else kind
-        if was_cited:
-            written.add(pk)
-    return kinds, written
 
 
 def _compare(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
 from annotation import checks, selectors, work
 from annotation import request_parsing as parse
@@ -82,6 +82,26 @@ def evidence_kinds_and_texts(context: CuratedContext) -> tuple[dict[int, str], l
         if kind == Element.Kind.PARAGRAPH:
             texts.append(text)
     return kinds, texts
+
+
+def evidence_kinds_and_cited(
+    context: CuratedContext, claim_id: int
+) -> tuple[dict[int, str], set[int]]:
+    """Kinds of the elements evidence may cite (as `evidence_kinds_and_texts`) and which of them
+    the claim's writer cited, in one query (a claim's evidence is in the context it was written
+    on)."""
+    cited = Claim.evidence.through.objects.filter(
+        claim_id=claim_id, element_id=OuterRef("element_id")
+    )
+    kinds: dict[int, str] = {}
+    written: set[int] = set()
+    for pk, kind, not_chart, was_cited in _in_context(context).values_list(
+        "element_id", "element__kind", "not_a_chart", Exists(cited)
+    ):
+        kinds[pk] = "figure" if not_chart else kind
+        if was_cited:
+            written.add(pk)
+    return kinds, written
 
 
 @dataclass

@@ -68,7 +68,9 @@ def test_the_lease_is_served_from_a_stored_statement_and_the_shuffle_is_the_expe
     statements.forget()
     bob = review.take_next(user=c["bob"], kind="evidence")
     carol = review.take_next(user=c["carol"], kind="evidence")
-    assert statements.stored("lease evidence by the review queue")
+    assert statements.stored(
+        "lease evidence by annotation.review.services.queue_order('evidence',)[]"
+    )
     assert bob.pk != carol.pk
     assert review.take_next(user=c["bob"], kind="evidence").pk == bob.pk  # the held one
     # Each expert's first pick is the head of their own order over the free items.
@@ -102,3 +104,10 @@ def test_a_leased_item_reads_as_the_orm_reads_it_and_postgresql_prepares_the_sta
             prepared = [row[0] for row in cursor.fetchall()]
         assert any("COUNT(DISTINCT s.counted)" in text for text in prepared), prepared
         assert any("FOR UPDATE OF" in text and "SKIP LOCKED" in text for text in prepared)
+
+
+def test_an_order_without_a_name_of_its_own_is_refused():
+    """Stored statements are named after their order: a lambda could share another's."""
+    c = crew("alice")
+    with pytest.raises(TypeError, match="module-level function"):
+        work.next_item(user=c["alice"], kind="write", order=lambda who: ("id",))
