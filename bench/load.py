@@ -228,6 +228,7 @@ class Annotator:
     disagree: float
     timeout: float
     fresh_connections: bool = False
+    verify: bool | str = True  # TLS: True (the system's CAs) or a CA bundle's path
     # (kind, started, seconds, status: an HTTP code or "connection: <error>")
     requests: list[tuple[str, float, float, object]] = field(default_factory=list)
     acked: list[float] = field(default_factory=list)  # when each acknowledged submission ended
@@ -244,6 +245,8 @@ class Annotator:
         import requests
 
         self.session = requests.Session()
+        self.session.trust_env = False  # loopback only: no proxy or netrc from the environment
+        self.session.verify = self.verify
         self.session.headers["User-Agent"] = "sciver-bench-load"
         self.home = self.base + "/"
 
@@ -256,10 +259,13 @@ class Annotator:
             return None
         if self.fresh_connections:
             self.session.close()  # a new TCP connection for this request; cookies stay
+        # As a browser does on a form's POST: over HTTPS, Django's CSRF check refuses a POST
+        # that names neither its Origin nor a Referer.
+        headers = {"Origin": self.base} if method == "POST" else None
         started = time.monotonic()
         try:
             response = self.session.request(
-                method, url, data=data, allow_redirects=False, timeout=self.timeout
+                method, url, data=data, headers=headers, allow_redirects=False, timeout=self.timeout
             )
         except requests.RequestException as exc:
             self.requests.append(
@@ -632,14 +638,15 @@ def serving(world: World, env: dict, workers: int, log_path: Path):
 # --- One run ---------------------------------------------------------------------------------
 
 
-def drive(base: str, world: World, args) -> dict:
+def drive(base: str, world: World, args, *, verify: bool | str = True) -> dict:
     """Sign every client in, then let them loop: `--warmup` seconds not counted, then
-    `--seconds` measured."""
+    `--seconds` measured. `base` may be any server holding the world (tests/production runs
+    one over HTTPS, `verify` naming its CA bundle)."""
     names = world.manifest["accounts"][: args.clients]
     clients = [
         Annotator(name, world.manifest["password"], base, args.stage,
                   world.manifest.get("answers", {}), args.disagree, args.timeout,
-                  args.fresh_connections)
+                  args.fresh_connections, verify)
         for name in names
     ]  # fmt: skip
     clock: dict[str, float] = {}

@@ -234,13 +234,16 @@ def import_paper(
     min_charts: int | None = None,
     images: ImagesMode = "auto",
     licence_from_page: bool = True,
+    prepared: PreparedPage | None = None,
 ) -> ImportResult:
     """Parse a page and store its context in one transaction, replacing an earlier import.
 
     Chart images are read (and checked) before the transaction. Table screenshots and SVG
     rasters are made after it: now, or by a job (images="auto" queues one when Redis is set).
     `licence_from_page`: take the page banner's licence when the paper has none (saved pages;
-    a crawl reads the abstract page instead).
+    a crawl reads the abstract page instead). `prepared`: this page (`html`, `page_url`)
+    already parsed and its images read by `prepare_page`, for storing many copies of one page
+    (demo and benchmark data); everything after the parse is the same.
     """
     try:
         check_paper_key(arxiv_id, version)
@@ -248,9 +251,10 @@ def import_paper(
         raise PaperImportError(
             f"no paper can be stored as {arxiv_id!r}v{version}: {exc}", code="unstorable"
         ) from None
+    if prepared is not None and (prepared.html, prepared.page_url) != (html, page_url):
+        raise ValueError("`prepared` was made from another page")
     try:
-        # Every value the database will hold, fitted to its column (or refused) up front.
-        parsed = fit_parsed(parse_paper(html, page_url, max_bytes=settings.MAX_HTML_BYTES))
+        parsed = prepared.parsed if prepared is not None else _parse(html, page_url)
     except ParseError as exc:
         _record_import_failure(arxiv_id, version, f"parse error: {exc.reason}", metadata)
         raise PaperImportError(exc.reason) from None
@@ -262,7 +266,12 @@ def import_paper(
     tables, charts = len(parsed.tables()), len(parsed.charts())
     rejection = _rejection(tables, charts, min_tables, min_charts)
     problems: list[str] = []
-    panel_files = {} if rejection else _load_panels(parsed, assets, problems)
+    if rejection:
+        panel_files = {}
+    elif prepared is not None:
+        panel_files, problems = dict(prepared.panel_files), list(prepared.problems)
+    else:
+        panel_files = _load_panels(parsed, assets, problems)
     if not rejection:
         # Only what was kept with an image counts towards MIN_TABLES / MIN_CHARTS.
         tables, charts = _usable_counts(parsed, panel_files, problems)
@@ -319,6 +328,35 @@ def import_paper(
     result.problems.extend(problems)
     paper.refresh_from_db()
     return result
+
+
+def _parse(html: bytes, page_url: str) -> ParsedPaper:
+    # Every value the database will hold, fitted to its column (or refused) up front.
+    return fit_parsed(parse_paper(html, page_url, max_bytes=settings.MAX_HTML_BYTES))
+
+
+@dataclass(frozen=True)
+class PreparedPage:
+    """A page parsed and its chart images read and checked, once, for `import_paper`."""
+
+    html: bytes
+    page_url: str
+    parsed: ParsedPaper
+    panel_files: dict[tuple[str, int], _PanelImage]
+    problems: tuple[str, ...]
+
+
+def prepare_page(*, html: bytes, page_url: str, assets: AssetSource) -> PreparedPage:
+    """Parse a page and read its images as `import_paper` would (raises PaperImportError)."""
+    try:
+        parsed = _parse(html, page_url)
+    except ParseError as exc:
+        raise PaperImportError(exc.reason) from None
+    except Unstorable as exc:
+        raise PaperImportError(str(exc), code="unstorable") from None
+    problems: list[str] = []
+    panel_files = _load_panels(parsed, assets, problems)
+    return PreparedPage(html, page_url, parsed, panel_files, tuple(problems))
 
 
 def make_paper_images(

@@ -5,7 +5,15 @@ Copy n is made from fixture (n - 1) mod 6, so the same copy always holds the sam
 first copy of each fixture is a full import (parse, chart images, table screenshots); later
 copies are parsed and stored the same way but share the first copy's screenshots (hard links,
 or copies where links are impossible), since rendering the same table again gives the same
-picture and costs a browser."""
+picture and costs a browser.
+
+Licences: the fixtures are our own text (papers/corpus/README.md), under the licences their
+`meta.json` gives them, two of which forbid redistribution with adaptations
+(offline-rl-curriculum: CC BY-NC-SA 4.0; tactile-regrasp: arXiv's non-exclusive licence). The
+first copy of each fixture keeps the fixture's licence, so that a split's licence filter has
+papers to leave out (copies 4 and 6); every later copy of those two fixtures is CC BY 4.0
+(`OPEN_LICENCE`). So nearly every synthetic claim may enter a default split: SciVer's 1,000 +
+2,000 can be made from `simulate_annotation --papers 1100`."""
 
 from __future__ import annotations
 
@@ -18,9 +26,17 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from papers.licences import allows_redistribution, licence_code
 from papers.local_pages import locate_page
 from papers.models import Element, Paper
-from papers.services import FolderAssets, PaperImportError, PaperMetadata, import_paper
+from papers.services import (
+    FolderAssets,
+    PaperImportError,
+    PaperMetadata,
+    PreparedPage,
+    import_paper,
+    prepare_page,
+)
 
 PREFIX = "synthetic-"
 # The fixtures of papers/corpus, in a fixed order (one per subfield they cover).
@@ -46,10 +62,17 @@ def fixture_of(number: int) -> str:
     return FIXTURES[(number - 1) % len(FIXTURES)]
 
 
-def _metadata(page, arxiv_id: str) -> PaperMetadata | None:
+OPEN_LICENCE = ("http://creativecommons.org/licenses/by/4.0/", "CC BY 4.0")
+
+
+def _metadata(page, arxiv_id: str, number: int) -> PaperMetadata | None:
     if page.metadata is None:
         return None
-    return dataclasses.replace(page.metadata, arxiv_id=arxiv_id, version=1)
+    meta = dataclasses.replace(page.metadata, arxiv_id=arxiv_id, version=1)
+    code = licence_code(meta.license_url, meta.license_name)
+    if number > len(FIXTURES) and not allows_redistribution(code):
+        meta.license_url, meta.license_name = OPEN_LICENCE  # see the module's docstring
+    return meta
 
 
 def _link(source: Path, target: Path) -> None:
@@ -86,8 +109,10 @@ def _share_table_images(paper: Paper, template: Paper) -> None:
     Paper.objects.filter(pk=paper.pk).update(images_status=template.images_status)
 
 
-def make_copy(number: int) -> Paper:
-    """Import fixture copy `number` (idempotent: an existing copy is returned as it is)."""
+def make_copy(number: int, prepared: dict[str, PreparedPage] | None = None) -> Paper:
+    """Import fixture copy `number` (idempotent: an existing copy is returned as it is).
+    `prepared`: fixture pages parsed before, by fixture (filled as pages are parsed), so that
+    many copies parse each fixture once."""
     arxiv_id = synthetic_id(number)
     existing = Paper.objects.filter(arxiv_id=arxiv_id, version=1).first()
     if existing is not None:
@@ -98,15 +123,26 @@ def make_copy(number: int) -> Paper:
     template_number = (number - 1) % len(FIXTURES) + 1
     template = None
     if template_number != number:
-        template = make_copy(template_number)
+        template = make_copy(template_number, prepared)
+    html = page.html_path.read_bytes()
+    page_url = f"https://arxiv.org/html/{page.arxiv_id}v{page.version}"
+    assets = FolderAssets(page.folder)
     try:
+        ready = None
+        if prepared is not None:
+            ready = prepared.get(fixture_of(number))
+            if ready is None or (ready.html, ready.page_url) != (html, page_url):
+                ready = prepared[fixture_of(number)] = prepare_page(
+                    html=html, page_url=page_url, assets=assets
+                )
         result = import_paper(
-            html=page.html_path.read_bytes(),
-            page_url=f"https://arxiv.org/html/{page.arxiv_id}v{page.version}",
-            assets=FolderAssets(page.folder),
+            html=html,
+            page_url=page_url,
+            assets=assets,
+            prepared=ready,
             arxiv_id=arxiv_id,
             version=1,
-            metadata=_metadata(page, arxiv_id),
+            metadata=_metadata(page, arxiv_id, number),
             images="now" if template is None else "none",
         )
     except PaperImportError as exc:  # a fixture that no longer parses is our bug: say which
@@ -125,8 +161,9 @@ def ensure_copies(
 ) -> list[Paper]:
     """Synthetic copies 1..count, importing the missing ones."""
     papers = []
+    prepared: dict[str, PreparedPage] = {}
     for number in range(1, count + 1):
-        papers.append(make_copy(number))
+        papers.append(make_copy(number, prepared))
         if progress is not None:
             progress(number, count, papers[-1].arxiv_id)
     return papers

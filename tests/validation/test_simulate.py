@@ -29,8 +29,9 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.selectors import eligible_experts
+from papers.licences import allows_redistribution, paper_licence
 from papers.models import Element, Paper
-from papers.synthetic import FIXTURES, fixture_of, synthetic_id
+from papers.synthetic import FIXTURES, fixture_of, make_copy, synthetic_id
 from tests.validation.test_split_and_export import load_sciver
 from validation.models import ValidationRevision, ValidationStatus
 from validation.simulate import Fact, table_facts, write_claim
@@ -52,6 +53,18 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
+def _context(paper: Paper) -> list[tuple]:
+    """A paper's stored context, without ids and file names."""
+    sections = [
+        (s.anchor, s.kind, s.title, s.order) for s in paper.sections.order_by("order", "anchor")
+    ]
+    elements = []
+    for e in Element.objects.filter(paper=paper).order_by("order", "anchor"):
+        image = (Path(e.image.path).read_bytes() if e.image else b"") if e.kind == "chart" else b""
+        elements.append((e.anchor, e.kind, e.label, e.caption, e.text, e.cells, e.order, image))
+    return [sections, elements, paper.parse_warnings, paper.degraded_count]
+
+
 def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(settings):
     out = run("--papers", "7", "--seed", "3", "--no-leftovers")
     assert "7 simulated (7 copies imported)" in out
@@ -70,6 +83,25 @@ def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(se
         mine = Path(settings.MEDIA_ROOT) / element.image.name
         theirs = Path(settings.MEDIA_ROOT) / a[anchor].image.name
         assert mine.read_bytes() == theirs.read_bytes()
+
+    # ensure_copies parses each fixture once (papers.services.prepare_page): copy 7 made that
+    # way holds exactly what copy 13 of the same fixture holds, imported on its own.
+    plain = make_copy(13)
+    assert fixture_of(13) == fixture_of(7)
+    assert _context(plain) == _context(seventh)
+    assert any(e[1] == "chart" and e[-1] for e in _context(plain)[1])
+
+    # Licences: copies 4 and 6 keep their fixture's (the licence filter has papers to drop);
+    # copies 10 and 12 of the same fixtures are CC BY 4.0, so a default split of SciVer's size
+    # can be made; a redistributable fixture's copies keep its own licence.
+    make_copy(10), make_copy(12)
+    code = {
+        n: paper_licence(Paper.objects.get(arxiv_id=synthetic_id(n))) for n in (3, 4, 6, 10, 12)
+    }
+    assert code[4] == "cc-by-nc-sa" and code[6] == "arxiv"
+    assert not allows_redistribution(code[4]) and not allows_redistribution(code[6])
+    assert code[10] == code[12] == "cc-by"
+    assert code[3] == "cc-by-sa"  # occlusion-depth's own licence
 
 
 def test_the_workflow_is_real_and_a_second_run_adds_nothing():
