@@ -183,6 +183,63 @@ def misspellings(text: str) -> Warning | None:
     return None
 
 
+# Markup a claim would carry into the release as typed (testset.json holds the claim's text):
+# HTML tags and entities (`<script>`, `<img src=x onerror=…>`, `&amp;`) and LaTeX (`$\rightarrow$`,
+# `70\%`, `\mathcal{L}_{\text{bal}}`). Pages escape a claim and never render it, so a reader, and
+# a model given the release, sees the raw markup.
+HTML_MARKUP = re.compile(
+    r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>"  # a tag: <script>, </b>, <img src=x onerror=…>
+    r"|&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # an entity: &amp; &#60;
+)
+LATEX_MARKUP = re.compile(
+    r"\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)"  # $…$, but not the prices in "$5 and $10"
+    r"|\\[()\[\]]"  # \( \) \[ \]
+    r"|\\[A-Za-z]+"  # a command: \rightarrow, \mathcal
+    r"|\\[%$&#_{}]"  # an escape: 70\%
+    r"|[_^]\{"  # a braced sub- or superscript: L_{bal}, 10^{-4}
+)
+
+
+def markup_in(text: str) -> dict[str, list[str]]:
+    """The markup in `text` by kind ("html", "latex"), as written; kinds not found are left out.
+    Shared by the writer's and validator's warnings and `check_release`."""
+    found = {
+        kind: [m.group(0) for m in pattern.finditer(text or "")]
+        for kind, pattern in (("html", HTML_MARKUP), ("latex", LATEX_MARKUP))
+    }
+    return {kind: spans for kind, spans in found.items() if spans}
+
+
+def _shown(spans: list[str]) -> str:
+    first = spans[0] if len(spans[0]) <= 40 else spans[0][:39] + "…"
+    return f"“{first}”" + (f" and {len(spans) - 1} more" if len(spans) > 1 else "")
+
+
+def markup(text: str) -> list[Warning]:
+    """HTML or LaTeX in a claim: it is released exactly as typed and shown as plain text (never
+    rendered as HTML or math), so it must be written as plain text."""
+    found = markup_in(text)
+    warnings = []
+    if "html" in found:
+        warnings.append(
+            Warning(
+                "html_markup",
+                f"The claim contains HTML markup ({_shown(found['html'])}): claims are shown and "
+                "released exactly as typed, never as HTML. Write plain text.",
+            )
+        )
+    if "latex" in found:
+        warnings.append(
+            Warning(
+                "latex_markup",
+                f"The claim contains LaTeX ({_shown(found['latex'])}): claims are shown and "
+                "released exactly as typed, never rendered as math. Write it in plain text "
+                "(→, 70%, L_bal).",
+            )
+        )
+    return warnings
+
+
 def length_out_of_range(text: str, *, low: int, high: int) -> Warning | None:
     n = len(text.split())
     if n < low or n > high:
@@ -224,4 +281,4 @@ def claim_warnings(
         misspellings(text),
         length_out_of_range(text, low=low, high=high),
     ]
-    return [w for w in found if w is not None]
+    return [w for w in found if w is not None] + markup(text)

@@ -60,3 +60,58 @@ def count_context(kinds_in_context: Iterable[tuple[str, bool]]) -> ContextCounts
         else:
             paragraphs += 1
     return ContextCounts(tables=tables, charts=charts, not_charts=not_charts, paragraphs=paragraphs)
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """What one curation chose: the sections and elements kept, the figures marked not a
+    chart."""
+
+    sections: frozenset[int]
+    elements: frozenset[int]
+    not_charts: frozenset[int]
+
+    def chose(self, kind: str, choice: str, pk: int) -> bool:
+        if kind == "section":
+            return pk in self.sections
+        return pk in (self.elements if choice == "keep" else self.not_charts)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One choice on which two curations differ, and what the version both started from had
+    (`base`; None without one)."""
+
+    kind: str  # "section" or "element"
+    id: int
+    choice: str  # "keep" or "not a chart"
+    theirs: bool
+    yours: bool
+    base: bool | None
+
+    @property
+    def changed_by(self) -> str:
+        """Who moved away from the version both started from: "them", "you" or "both"."""
+        if self.base is None:
+            return ""
+        if self.base == self.yours:
+            return "them"
+        return "you" if self.base == self.theirs else "both"
+
+
+def differences(
+    items: Iterable[tuple[str, int]],
+    theirs: Decisions,
+    yours: Decisions,
+    base: Decisions | None = None,
+) -> list[Difference]:
+    """Where `yours` differs from `theirs` (a version saved meanwhile), item by item in the
+    order given ((kind, id): "section" or "element"), keep before not-a-chart."""
+    found = []
+    for kind, pk in items:
+        for choice in ("keep",) if kind == "section" else ("keep", "not a chart"):
+            mine, other = yours.chose(kind, choice, pk), theirs.chose(kind, choice, pk)
+            if mine != other:
+                was = base.chose(kind, choice, pk) if base is not None else None
+                found.append(Difference(kind, pk, choice, other, mine, was))
+    return found

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 
 class AnnotationError(Exception):
-    """A request the workflow refuses; `message` is meant for the person who made it."""
+    """A request the workflow refuses; `message` is meant for the person who made it, `reason`
+    (a short code: "stale", "submitted", "cancelled", …) for the page's script, which says why
+    without reading the message."""
 
-    def __init__(self, message: str):
+    reason = "refused"
+
+    def __init__(self, message: str, *, reason: str | None = None):
         super().__init__(message)
         self.message = message
+        if reason is not None:
+            self.reason = reason
 
 
 class AccountError(AnnotationError):
@@ -37,3 +43,5 @@ class InvalidCuration(AnnotationError):
 
 class StaleContext(AnnotationError):
     """Someone saved a newer version since the page was opened."""
+
+    reason = "stale"

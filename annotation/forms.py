@@ -8,6 +8,7 @@ from django import forms
 from django.utils import timezone
 
 from annotation.models import AssignmentStatus, Subfield
+from annotation.models.experts import MAX_PUBLICATION_TITLE
 from annotation.request_parsing import MAX_ID, BadInput, parse_id
 from papers.models import Paper
 
@@ -45,10 +46,21 @@ class ExpertProfileForm(forms.Form):
 
 
 class PublicationForm(forms.Form):
-    title = forms.CharField(max_length=500)
+    # No max_length: the input would get a maxlength, at which a browser silently cuts a paste.
+    title = forms.CharField(widget=forms.TextInput(attrs={"class": "medium"}))
     venue = forms.CharField(max_length=200)
     year = forms.IntegerField(min_value=1950, max_value=2100)
     subfield = forms.ModelChoiceField(queryset=Subfield.objects.all())
+
+    def clean_title(self) -> str:
+        title = self.cleaned_data["title"].strip()
+        if len(title) > MAX_PUBLICATION_TITLE:
+            raise forms.ValidationError(
+                f"This title has {len(title):,} characters; at most "
+                f"{MAX_PUBLICATION_TITLE:,} are accepted. Nothing was saved: check that only "
+                "the title was pasted."
+            )
+        return title
 
 
 class TrainingForm(forms.Form):

@@ -28,6 +28,7 @@ from django.db.models.functions import Coalesce
 
 from annotation.context_rules import (
     ContextCounts,
+    Decisions,
     count_context,
     proposed_for_removal,
     sections_in_context,
@@ -126,7 +127,7 @@ def eligibility_by_expert(
             code: judge_eligibility(
                 subfield=code,
                 has_profile=profile is not None,
-                active=bool(profile and profile.active),
+                active=bool(profile and profile.active and profile.archived_at is None),
                 declared=code in declared,
                 publications=publications.get((user_id, code), 0),
                 trained=user_id in trained,
@@ -149,7 +150,9 @@ def eligible_codes_query(user_id: int) -> QuerySet:
         .values("n")
     )
     return (
-        Subfield.objects.filter(experts__user_id=user_id, experts__active=True)
+        Subfield.objects.filter(
+            experts__user_id=user_id, experts__active=True, experts__archived_at__isnull=True
+        )
         .filter(Exists(Training.objects.filter(expert__user_id=user_id)))
         .annotate(n_publications=Coalesce(Subquery(publications), 0))
         .filter(n_publications__gte=min_publications())
@@ -170,7 +173,7 @@ def eligible_experts(code: str) -> QuerySet:
         .values("n")
     )
     return (
-        User.objects.filter(is_active=True, expert__active=True)
+        User.objects.filter(is_active=True, expert__active=True, expert__archived_at__isnull=True)
         .filter(Exists(declared), Exists(Training.objects.filter(expert=OuterRef("expert"))))
         .annotate(subfield_publications=Coalesce(Subquery(publications), 0))
         .filter(subfield_publications__gte=min_publications())
@@ -186,9 +189,40 @@ def open_workload(user_ids: Iterable[int] | None = None) -> dict[int, int]:
     return dict(rows.values("expert_id").annotate(n=Count("id")).values_list("expert_id", "n"))
 
 
-def experts() -> QuerySet:
-    """Users with an expert profile, with their profile."""
-    return User.objects.filter(expert__isnull=False).select_related("expert").order_by("username")
+def experts(*, active_only: bool = False) -> QuerySet:
+    """Users with an expert profile, with their profile; `active_only`: those who may get work
+    (an enabled account, an active profile that is not archived)."""
+    users = User.objects.filter(expert__isnull=False)
+    if active_only:
+        users = users.filter(is_active=True, expert__active=True, expert__archived_at__isnull=True)
+    return users.select_related("expert").order_by("username")
+
+
+def is_active_expert(user: AbstractBaseUser) -> bool:
+    profile = getattr(user, "expert", None)
+    return bool(user.is_active and profile and profile.active and profile.archived_at is None)
+
+
+def people(*, show: str = "", search: str = "") -> QuerySet:
+    """Accounts for the People page. show: '' active (enabled, not archived, and an active
+    profile if they have one), 'inactive' (disabled or an inactive profile, not archived),
+    'archived', 'all'; search: in username and names."""
+    users = User.objects.select_related("expert").order_by("-is_active", "username")
+    archived = Q(expert__archived_at__isnull=False)
+    inactive = Q(is_active=False) | Q(expert__active=False)
+    if show == "archived":
+        users = users.filter(archived)
+    elif show == "inactive":
+        users = users.filter(inactive).exclude(archived)
+    elif show != "all":
+        users = users.exclude(archived).exclude(inactive)
+    if search:
+        users = users.filter(
+            Q(username__icontains=search)
+            | Q(first_name__icontains=search)
+            | Q(last_name__icontains=search)
+        )
+    return users.annotate(archived_at=F("expert__archived_at"))
 
 
 # --- Access --------------------------------------------------------------------------------
@@ -298,6 +332,7 @@ def workspace(user: AbstractBaseUser) -> Workspace:
     """The signed-in expert's queue: papers to curate and curated papers (later: claims …)."""
     assignments = list(
         Assignment.objects.filter(expert_id=user.pk, role=Role.WRITER, status__in=Assignment.OPEN)
+        .filter(paper__archived_at__isnull=True)
         .select_related("paper")
         .only(
             "id", "status", "created_at", "role", "paper__id", "paper__arxiv_id",
@@ -353,11 +388,11 @@ class Overview:
     subfields: list[SubfieldRow]
 
 
-def assignment_overview() -> Overview:
-    """Per expert: open papers to curate / curated, versions saved, claim pairs written; per
-    subfield: papers that wait for an expert (parsed, no open assignment) and who could take
-    them."""
-    users = list(experts())
+def assignment_overview(*, active_only: bool = True) -> Overview:
+    """Per expert (`active_only`: those who may get work): open papers to curate / curated,
+    versions saved, claim pairs written; per subfield: papers that wait for an expert (parsed,
+    not archived, no open assignment) and who could take them."""
+    users = list(experts(active_only=active_only))
     subfields = list(Subfield.objects.all())
     codes = [s.code for s in subfields]
     eligibility = eligibility_by_expert([u.pk for u in users], codes)
@@ -390,7 +425,9 @@ def assignment_overview() -> Overview:
         rows[expert_id].claim_pairs = n
     waiting = dict(
         papers_with_subfield(
-            Paper.objects.filter(status=Paper.Status.PARSED).exclude(Exists(open_assignment_of()))
+            Paper.objects.filter(status=Paper.Status.PARSED, archived_at__isnull=True).exclude(
+                Exists(open_assignment_of())
+            )
         )
         .values("subfield_code")
         .annotate(n=Count("id"))
@@ -426,7 +463,8 @@ def papers_for_assignment(
     """Papers with their subfield and current (writer) assignment, filtered for the admin page.
     state: '' (any), 'unassigned', 'assigned' (to curate), 'curated'."""
     current = open_assignment_of()
-    papers = papers_with_subfield(Paper.objects.defer("raw_html_compressed", "abstract")).annotate(
+    live = Paper.objects.filter(archived_at__isnull=True)  # archived papers are never offered
+    papers = papers_with_subfield(live.defer("raw_html_compressed", "abstract")).annotate(
         assigned_to=Subquery(current.values("expert__username")[:1]),
         assignment_status=Subquery(current.values("status")[:1]),
         acceptance_priority=ACCEPTANCE_PRIORITY,
@@ -605,3 +643,24 @@ def papers_by_ids(ids: Iterable[int]) -> list[Paper]:
     return list(
         papers_with_subfield(Paper.objects.filter(pk__in=list(ids)).defer("raw_html_compressed"))
     )
+
+
+def context_decisions(paper_id: int, number: int | None) -> Decisions | None:
+    """What version `number` of a paper's curated context chose (None: no such version)."""
+    if number is None:
+        return None
+    context = CuratedContext.objects.filter(paper_id=paper_id, number=number).only("id").first()
+    if context is None:
+        return None
+    sections = CuratedSection.objects.filter(context=context, kept=True).values_list(
+        "section_id", flat=True
+    )
+    elements, not_charts = set(), set()
+    for pk, kept, not_a_chart in CuratedElement.objects.filter(context=context).values_list(
+        "element_id", "kept", "not_a_chart"
+    ):
+        if kept:
+            elements.add(pk)
+        if not_a_chart:
+            not_charts.add(pk)
+    return Decisions(frozenset(sections), frozenset(elements), frozenset(not_charts))

@@ -43,6 +43,7 @@ from annotation.models import (
     Subfield,
     Training,
 )
+from annotation.models.experts import MAX_PUBLICATION_TITLE
 from annotation.spreading import spread_balanced
 from papers.models import Element, Paper, Section
 
@@ -133,6 +134,11 @@ def add_publication(
     title, venue = title.strip(), venue.strip()
     if not title or not venue:
         raise AccountError("A publication needs a title and a venue.")
+    if len(title) > MAX_PUBLICATION_TITLE:
+        raise AccountError(
+            f"This title has {len(title):,} characters; at most {MAX_PUBLICATION_TITLE:,} are "
+            "accepted. Nothing was saved."
+        )
     if not 1950 <= year <= timezone.now().year + 1:
         raise AccountError(f"{year} is not a plausible publication year.")
     return Publication.objects.create(
@@ -278,6 +284,12 @@ def assign_papers(
     if not_parsed:
         raise IneligibleExpert(
             f"Only parsed papers can be assigned; not parsed: {', '.join(not_parsed)}."
+        )
+    archived = [p.versioned_id for p in locked if p.archived_at is not None]
+    if archived:
+        raise IneligibleExpert(
+            f"Archived papers cannot be assigned (un-archive them first on Papers): "
+            f"{', '.join(archived)}."
         )
     current = {
         a.paper_id: a
@@ -427,7 +439,9 @@ def save_curated_context(
         raise StaleContext(
             f"Version {latest.number} of this context was saved by "
             f"{latest.created_by.get_username() if latest.created_by else 'someone'} since you "
-            "opened the page. Your changes were not saved; reload to start from it."
+            "opened the page. Nothing was overwritten, and your choices are still on this page, "
+            f"not saved yet: keep them as version {latest.number + 1}, or take version "
+            f"{latest.number}."
             if latest
             else "The context changed since you opened the page; reload."
         )

@@ -45,9 +45,13 @@ class NothingToDo(AnnotationError):
 class StaleWork(AnnotationError):
     """The item changed since the page was opened (taken over, submitted, or re-leased)."""
 
+    reason = "stale"
+
 
 class NotHolder(AnnotationError):
     """The expert does not hold this item."""
+
+    reason = "not_holder"
 
 
 def lease_duration() -> dt.timedelta:
@@ -110,6 +114,8 @@ def _free(user: AbstractBaseUser, kind: str, now: dt.datetime) -> Q:
         # the rule (e.g. both claims to a subfield's only free expert, where it allows that).
         & ~(_excluded_by_roles(user, kind) & ~Q(assignee_id=user.pk))
         & ~(Q(claim__isnull=False) & Q(Exists(did_before)))
+        # Archived papers' work waits, untouched, until the paper is un-archived.
+        & Q(paper__archived_at__isnull=True)
     )
 
 
@@ -192,7 +198,9 @@ def queue(user: AbstractBaseUser, now: dt.datetime | None = None) -> Queue:
     now = now or timezone.now()
     held: dict[str, WorkItem] = {}
     for item in (
-        WorkItem.objects.filter(status=WorkStatus.LEASED, holder_id=user.pk)
+        WorkItem.objects.filter(
+            status=WorkStatus.LEASED, holder_id=user.pk, paper__archived_at__isnull=True
+        )
         .select_related("task", "paper")
         .only("id", "key", "kind", "version", "pair_id", "task__subset", "paper__arxiv_id",
               "paper__version", "paper__title")
@@ -272,7 +280,9 @@ def _lease_candidate(user_id: int, now: dt.datetime, kind: str, order: Callable)
     SKIP LOCKED inside its sub-select, so concurrent leases pass each other; SQLite holds the
     immediate transaction's write lock."""
     user = _Someone(user_id)
-    held = WorkItem.objects.filter(kind=kind, status=WorkStatus.LEASED, holder_id=user_id)
+    held = WorkItem.objects.filter(
+        kind=kind, status=WorkStatus.LEASED, holder_id=user_id, paper__archived_at__isnull=True
+    )
     free = available_to(user, kind, now).order_by(*order(user))
     if connection.features.has_select_for_update_skip_locked:
         held = held.select_for_update(of=("self",))
@@ -375,12 +385,14 @@ def check_holder(item: WorkItem, user: AbstractBaseUser, version: int | None) ->
         raise StaleWork(
             "This item was already submitted"
             + (" by you" if item.done_by_id == user.pk else "")
-            + ". Nothing was overwritten; your text stays in this browser's draft."
+            + ". Nothing was overwritten; your text stays in this browser's draft.",
+            reason="submitted",
         )
     if item.status == WorkStatus.CANCELLED:
         raise NotHolder(
             "This item was cancelled (its pair was dropped, or its claim replaced): nothing was "
-            "recorded."
+            "recorded.",
+            reason="cancelled",
         )
     if version is not None and version != item.version:
         raise StaleWork(
@@ -502,8 +514,16 @@ def lost_reason(item: WorkItem, user: AbstractBaseUser) -> str | None:
     it nor were named for it (the caller answers exactly as for an item that does not exist, so
     nothing follows from which neighbouring items exist). The reason names what happened to
     their hold, never anything about the claim."""
+    found = lost(item, user)
+    return found[1] if found else None
+
+
+def lost(item: WorkItem, user: AbstractBaseUser) -> tuple[str, str] | None:
+    """`lost_reason` with its code for a page's script: (reason, message), the reason one of
+    "waiting", "submitted" (by them, or by someone else after their lease ran out),
+    "cancelled", "handed_on", "released", "lease_expired" or "not_holder"."""
     if item.assignee_id == user.pk and item.status in (WorkStatus.OPEN, WorkStatus.LEASED):
-        return "This item is waiting for you: press Next on your workspace to take it."
+        return "waiting", "This item is waiting for you: press Next on your workspace to take it."
     events = list(
         WorkEvent.objects.filter(item_id=item.pk)
         .order_by("at", "id")
@@ -515,16 +535,22 @@ def lost_reason(item: WorkItem, user: AbstractBaseUser) -> str | None:
         return None
     after = [action for action, _ in events[claimed[-1] + 1 :]] if claimed else []
     if item.status == WorkStatus.CANCELLED:
-        return "You no longer hold this item: it was withdrawn. Press Next to take other work."
+        return ("cancelled",
+                "You no longer hold this item: it was withdrawn. Press Next to take other work.")  # fmt: skip
+    if item.status == WorkStatus.DONE and item.done_by_id == user.pk:
+        return "submitted", "You submitted this item already, in another tab or browser."
     if WorkAction.OVERRIDE in after or WorkAction.ASSIGNED in after:
-        return "You no longer hold this item: an admin handed it to someone else."
+        return "handed_on", "You no longer hold this item: an admin handed it to someone else."
     if WorkAction.RELEASED in after:
-        return "You handed this item back. Press Next to take work."
+        return "released", "You handed this item back. Press Next to take work."
     if WorkAction.LEASE_EXPIRED in after or item.status == WorkStatus.OPEN:
-        return ("You no longer hold this item: your lease ran out"
-                + (" and someone else submitted it." if item.status == WorkStatus.DONE
-                   else ". Press Next to take work."))  # fmt: skip
-    return "You no longer hold this item. Press Next to take work."
+        if item.status == WorkStatus.DONE:
+            return ("submitted",
+                    "You no longer hold this item: your lease ran out and someone else submitted "
+                    "it.")  # fmt: skip
+        return ("lease_expired",
+                "You no longer hold this item: your lease ran out. Press Next to take work.")  # fmt: skip
+    return "not_holder", "You no longer hold this item. Press Next to take work."
 
 
 # --- Queries -------------------------------------------------------------------------------
@@ -544,7 +570,8 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
     one per subfield in use). Returns the total and the first `limit`."""
     now = timezone.now()
     free = WorkItem.objects.filter(
-        Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now)
+        Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now),
+        paper__archived_at__isnull=True,
     ).select_related("paper", "assignee")
     if kind:
         free = free.filter(kind=kind)
@@ -590,9 +617,8 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
 
 def status_counts(kind: str) -> dict[str, int]:
     now = timezone.now()
-    rows = WorkItem.objects.filter(kind=kind).values("status").annotate(n=Count("id"))
+    live = WorkItem.objects.filter(kind=kind, paper__archived_at__isnull=True)
+    rows = live.values("status").annotate(n=Count("id"))
     counts = {s: 0 for s in WorkStatus.values} | {r["status"]: r["n"] for r in rows}
-    counts["expired"] = WorkItem.objects.filter(
-        kind=kind, status=WorkStatus.LEASED, lease_expires_at__lte=now
-    ).count()
+    counts["expired"] = live.filter(status=WorkStatus.LEASED, lease_expires_at__lte=now).count()
     return counts

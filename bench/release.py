@@ -107,7 +107,14 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="sciver-bench-release-") as tmp:
             out, copy = Path(tmp) / "export" / "SciVer", Path(tmp) / "copy" / "SciVer"
             export = timed(
-                call_command, "export_release", "--split", name, "--out", str(out), stdout=quiet
+                call_command,
+                "export_release",
+                "--split",
+                name,
+                "--out",
+                str(out),
+                stdout=quiet,
+                stderr=quiet,
             )
             floor = timed(shutil.copytree, out, copy)
             results["export_release"].append(export)

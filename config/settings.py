@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "jobs",
     "papers",
     "annotation",
+    "guidelines",  # versioned guidelines, flags (between annotation and validation)
     "validation",
     "evaluation",
 ]
@@ -197,7 +198,9 @@ if not SECURE_HSTS_PRELOAD:
 # --- Content-Security-Policy (django-csp), in every mode -------------------------------------
 # Scripts, styles, images and fetches from this origin only: no inline script or style (htmx's
 # indicator style is switched off in base.html), plots are inline SVG with presentation
-# attributes, images of the paper come from /media/ or data: URLs.
+# attributes, images of the paper come from /media/ or data: URLs. KaTeX (static/vendor/katex,
+# math in paragraphs and captions) needs no 'unsafe-inline': it sizes its nodes through the
+# CSSOM, which style-src does not govern, and its fonts are served from here (static/js/math.js).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
@@ -296,6 +299,9 @@ CLAIM_SUBSET_TARGETS = {
 CLAIM_MIN_WORDS = env.int("CLAIM_MIN_WORDS", default=6)
 CLAIM_MAX_WORDS = env.int("CLAIM_MAX_WORDS", default=120)
 WORK_LEASE_MINUTES = env.int("WORK_LEASE_MINUTES", default=60)
+# Time per item (People, time CSV): the longest stretch between two recorded events of an item
+# that counts as active; 0 means WORK_LEASE_MINUTES.
+ACTIVE_TIME_CAP_MINUTES = env.int("ACTIVE_TIME_CAP_MINUTES", default=0)
 
 # Blind second annotation (annotation/review/): labels equal and evidence overlapping at least
 # at this Jaccard index mean agreed (1.0: the evidence sets must be equal).

@@ -28,6 +28,9 @@ urlpatterns = [
     path("accounts/", include("annotation.account_urls")),
     path("crawl/", include("papers.urls_crawl")),
     path("", include("workspace.urls")),  # the workspace home and the annotation app's pages
+    path("", include("guidelines.urls")),
+    path("", include("annotation.answer_urls")),  # "edit my last answer"
+    path("", include("validation.answer_urls")),
     path("", include("validation.urls")),
     path("", include("evaluation.urls")),
     path("", include("annotation.paper_urls")),

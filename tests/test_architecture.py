@@ -10,7 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. A page that composes several stages lives in `workspace`, above them all.
-PIPELINE = ("jobs", "papers", "annotation", "validation", "evaluation", "workspace", "config")
+PIPELINE = (
+    "jobs", "papers", "annotation", "guidelines", "validation", "evaluation", "workspace", "config"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -149,6 +149,16 @@ def _world() -> World:
     }  # fmt: skip
     for name in ("write", "reperturb", "evidence", "adjudication", "validation", "baseline"):
         kw[name].refresh_from_db()
+    # Guidelines, flags and "edit my last answer" (issue 20): a flag, a submitted blind
+    # annotation and validation with their authors.
+    from guidelines.services import raise_flag
+
+    answered = WorkItem.objects.filter(kind="evidence", status="done").first()
+    users["answerer"] = answered.done_by
+    kw["answered"] = answered
+    kw["checked"] = WorkItem.objects.filter(kind="validate", status="done",
+                                            done_by=team.validators[0]).first()  # fmt: skip
+    kw["flag"] = raise_flag(user=erin, kind="unsure", note="hostile", item=evidence_item).pk
     return World(users, kw)
 
 
@@ -231,7 +241,7 @@ ROUTES = [
           form=lambda w: {"action": "pause"}, says_400=False),
     Route("crawl:resume", kwargs=lambda w: {"run_id": w.kw["crawl"]}, methods=POST),
     Route("annotation:home", users=WRITER),
-    Route("papers:list", users=WRITER),
+    Route("papers:list", users=WRITER, query=("q", "status", "show", "page")),
     Route("papers:detail", kwargs=_paper, users=WRITER),
     Route("annotation:curate", kwargs=_paper, users=WRITER, methods=BOTH, query=("version",),
           form=lambda w: {"keep_section": [str(v) for v in w.kw["sections"]],
@@ -261,7 +271,7 @@ ROUTES = [
         "element_id": w.kw["visuals"][0]}, WRITER),
     Route("annotation:reassign_reperturbation", _item("reperturb"), methods=POST,
           form=lambda w: {"expert": str(w.kw["erin"]), "note": "x"}),
-    Route("annotation:claims_overview", query=("page",)),
+    Route("annotation:claims_overview", query=("q", "subset", "show", "page")),
     Route("annotation:next_review", lambda w: {"page": "annotate"}, ANNOTATOR, POST),
     Route("annotation:annotate", _item("evidence"), ANNOTATOR, BOTH,
           lambda w: _held("evidence")(w) | {"label": "entailed", "evidence": [
@@ -293,10 +303,15 @@ ROUTES = [
                           "expert": str(w.kw["erin"]), "experts": [str(w.kw["erin"])],
                           "per_expert": "1", "reassign": "on", "subfield": str(w.kw["subfield"]),
                           "note": "x", "next": "/manage/assignments/"}),
-    Route("annotation:people", methods=BOTH, form=lambda w: {
+    Route("annotation:people", methods=BOTH, query=("q", "show", "page"), form=lambda w: {
         "username": "newcomer", "first_name": "N", "last_name": "C", "email": "n@example.org",
         "is_staff": ""}),
     Route("annotation:expert", lambda w: {"user_id": w.kw["erin"]}),
+    Route("annotation:people_time_csv"),
+    Route("annotation:archive", methods=POST, form=lambda w: {
+        "action": "unarchive_papers", "papers": [str(w.kw["write"].paper_id)], "note": "x"}),
+    Route("annotation:archive_account", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
+          form=lambda w: {"action": "unarchive", "note": "x"}),
     Route("annotation:expert_profile", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
           form=lambda w: {"subfields": [str(w.kw["subfield"])], "active": "on", "notes": "x"}),
     Route("annotation:add_publication", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
@@ -321,7 +336,7 @@ ROUTES = [
     Route("validation:baseline_next", users=("baseline",), methods=POST),
     Route("validation:baseline_answer", _item("baseline"), ("baseline",), BOTH,
           lambda w: _held("baseline")(w) | {"label": "entailed", "explanation": "because"}),
-    Route("validation:overview"),
+    Route("validation:overview", query=("q", "page")),
     Route("validation:reopen", lambda w: {"claim_key": w.kw["validated"].key}, methods=POST,
           form=lambda w: {"reason": "x"}),
     Route("validation:statistics", query=("split",)),
@@ -345,6 +360,25 @@ ROUTES = [
     Route("evaluation:compare_csv", query=("run",)),
     Route("evaluation:compare_json", query=("run",)),
     Route("media", users=WRITER, url=lambda w: "/media/" + w.kw["media"]),
+    Route("guidelines:current", users=("annotator", "admin")),
+    Route("guidelines:versions", users=("annotator",)),
+    Route("guidelines:version", lambda w: {"number": 1}, ("annotator",)),
+    Route("guidelines:edit", methods=BOTH, says_400=False, form=lambda w: {
+        "based_on": "1", "count": "1", "key-0": "k", "title-0": "T", "body-0": "B",
+        "note": "n"}),
+    Route("guidelines:queue", query=("status",)),
+    Route("guidelines:flag", lambda w: {"pk": w.kw["flag"]}, methods=BOTH, says_400=False,
+          form=lambda w: {"action": "fixed", "note": "n", "caption": "c"}),
+    Route("guidelines:flag_item", _item("evidence"), ANNOTATOR, BOTH, says_400=False,
+          form=lambda w: {"kind": "unsure", "note": "n", "element": ""}),
+    Route("guidelines:flag_paper", lambda w: {"paper_id": w.kw["pair"].paper_id}, WRITER,
+          BOTH, says_400=False, form=lambda w: {"kind": "unsure", "note": "n",
+                                                 "element": str(w.kw["table"])}),
+    Route("answers:edit", _item("answered"), ("answerer",), BOTH, says_400=False,
+          form=lambda w: {"label": "refuted", "evidence": ""}),
+    Route("validation_answers:edit", _item("checked"), ("validator",), BOTH, says_400=False,
+          form=lambda w: {"text": "t", "criteria": "language", "evidence": "",
+                          "explanation": ""}),
 ]  # fmt: skip
 
 

@@ -24,8 +24,10 @@ from annotation.models import (
     CuratedElement,
     EvidenceAnnotation,
     PairReview,
+    WorkKind,
 )
 from annotation.models.review import FINAL_STATES, ReviewState
+from guidelines.models import GuidelineUse
 from papers.licences import allows_redistribution, licence_code, licence_name
 from papers.models import Element, ElementPanel
 from validation import stats
@@ -183,6 +185,7 @@ def build_release(
         .values_list("claim_id", "adjudicator_id")
     ):
         adjudicators[claim_id] = expert_id
+    guideline_versions = _guideline_versions(pairs)
     # The latest context of each paper among the split's pairs is the paper file's context.
     contexts: dict[int, int] = {}
     for pair in pairs.values():
@@ -342,6 +345,7 @@ def build_release(
                     sampled=tuple(e.anchor for e in sampled),
                     revisions=claim.validation.revisions,
                     synthetic=pair.paper.synthetic,
+                    guideline_versions=guideline_versions(pair.pk, claim),
                 )  # fmt: skip
             )
         if progress and (done % every == 0 or done == len(members)):
@@ -460,7 +464,9 @@ def _no_longer_releasable(pairs: Iterable[ClaimPair], dropped: set[int]) -> Iter
             if review is None or validation is None:
                 continue
             why = ""
-            if pair.pk in dropped:
+            if pair.paper.archived_at is not None:
+                why = "its paper was archived (un-archive it, or make a new split)"
+            elif pair.pk in dropped:
                 why = "its pair was dropped"
             elif review.state not in FINAL_STATES:
                 why = f"its review is {ReviewState(review.state).label}"
@@ -572,6 +578,44 @@ def _codes(pairs) -> dict[int, str]:
     return {p.pk: p.subfield_code for p in pairs}
 
 
+# A work item's kind → the stage of a record's `guideline_versions`.
+GUIDELINE_STAGES = {
+    WorkKind.WRITE: "writing", WorkKind.REPERTURB: "writing",
+    WorkKind.EVIDENCE: "second_annotation", WorkKind.ADJUDICATE: "adjudication",
+    WorkKind.VALIDATE: "validation",
+}  # fmt: skip
+
+
+def _guideline_versions(pairs: Mapping[int, ClaimPair]) -> Callable[[int, Claim], dict]:
+    """One query: the guideline version each stage of each claim was submitted under (the
+    latest submission of a stage; writing is the pair's, or the new perturbation's for a
+    refuted claim that replaced another)."""
+    per_pair: dict[int, dict[str, int | None]] = defaultdict(dict)
+    per_claim: dict[int, dict[str, int | None]] = defaultdict(dict)
+    rewritten: dict[int, int | None] = {}
+    for kind, pair_id, claim_id, number in (
+        GuidelineUse.objects.filter(
+            item__pair_id__in=list(pairs), item__kind__in=list(GUIDELINE_STAGES)
+        )
+        .order_by("item__done_at", "item_id")
+        .values_list("item__kind", "item__pair_id", "item__claim_id", "version__number")
+    ):  # fmt: skip
+        if kind == WorkKind.WRITE:
+            per_pair[pair_id]["writing"] = number
+        elif kind == WorkKind.REPERTURB:
+            rewritten[pair_id] = number
+        else:
+            per_claim[claim_id][GUIDELINE_STAGES[kind]] = number
+
+    def of(pair_id: int, claim: Claim) -> dict[str, int | None]:
+        versions = dict(per_pair.get(pair_id, {}))
+        if claim.replaces_id is not None and pair_id in rewritten:
+            versions["writing"] = rewritten[pair_id]
+        return versions | per_claim.get(claim.pk, {})
+
+    return of
+
+
 def dataset_card(
     split: SplitVersion,
     parts: dict[str, list[ReleaseClaim]],
@@ -639,6 +683,18 @@ def dataset_card(
             "Versioned here: " + ", ".join(f"`{p.paperid}`" for p in versioned) + ".",
             "",
         ]
+    used = sorted({n for claims in parts.values() for c in claims
+                   for n in c.guideline_versions.values() if n is not None})  # fmt: skip
+    lines += [
+        "## Guidelines",
+        "",
+        "Each claim's record in data/*.jsonl gives `guideline_versions`: the version of the "
+        "annotation guidelines each stage (writing, second annotation, adjudication, "
+        "validation) was done under. Versions used: "
+        + (", ".join(str(n) for n in used) if used else "none recorded")
+        + ".",
+        "",
+    ]
     lines += [
         "## Statistics",
         "",

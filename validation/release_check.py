@@ -4,8 +4,9 @@ labels when they are hidden, the manifest's format version; that every record, r
 SciVer's own code reads it (`validation.release.reading`), gives a model its claim's evidence
 (some text, every evidence paragraph, exactly its tables/charts), that every paper-file
 section is one a record can reach, and that no refuted claim differs from its entailed one
-only in a reference number or number formatting. It warns about synthetic (demo) content and
-a folder whose name breaks the records' ./SciVer/… paths."""
+only in a reference number or number formatting. It warns about synthetic (demo) content, a
+folder whose name breaks the records' ./SciVer/… paths, and claims that hold HTML or LaTeX
+markup (released as typed)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.checks import perturbation_problem
+from annotation.checks import markup_in, perturbation_problem
 from papers.licences import allows_redistribution, licence_code, licence_name
 from validation.release import reading
 from validation.release.formats import (
@@ -274,6 +275,7 @@ def inspect_release(root: Path) -> ReleaseReport:
     report.warnings += _synthetic(ours, manifest, problems)
     report.warnings += _folder_name(root)
     report.warnings += _licence_warnings(ours)
+    report.warnings += _markup_warnings(sciver)
     return report
 
 
@@ -522,4 +524,30 @@ def _licence_warnings(rows: list[tuple[str, str, dict]]) -> list[str]:
         + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
         + "; publish them only if you may (the split's licence filter named them)"
         for code, ids in sorted(papers.items())
+    ]
+
+
+# --- Markup in claims ------------------------------------------------------------------------
+
+MARKUP_KINDS = {"html": "HTML markup", "latex": "LaTeX"}
+
+
+def _markup_warnings(records: list[tuple[str, dict]]) -> list[str]:
+    """One warning per kind of markup (HTML, LaTeX) found in the records' claims, naming them: a
+    claim is released exactly as typed, so a reader or a model sees `<script>` or `$70\\%$`."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for where, record in records:
+        claim = record.get("claim")
+        if not isinstance(claim, str):
+            continue
+        for kind, spans in markup_in(claim).items():
+            shown = spans[0] if len(spans[0]) <= 40 else spans[0][:39] + "…"
+            found[kind].append(f"{where} “{shown}”")
+    return [
+        f"markup in claims: {len(places)} claim(s) hold {MARKUP_KINDS[kind]}, released as typed "
+        f"and never rendered: {', '.join(places[:10])}"
+        + (f" and {len(places) - 10} more" if len(places) > 10 else "")
+        + "; re-open their validation (Validation, /manage/validation/) so that the validator "
+        "writes them as plain text, then export again"
+        for kind, places in sorted(found.items())
     ]

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import F, Prefetch, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 
 from annotation import checks
 from annotation.models import (
@@ -36,6 +36,7 @@ def final_claims() -> QuerySet[Claim]:
         Claim.objects.current()
         .filter(review__state__in=FINAL, review__final_label__in=LABELS)
         .exclude(pair__review__dropped=True)
+        .filter(pair__paper__archived_at__isnull=True)  # archived papers' claims never count
         .order_by("pair_id", "label")
     )
 
@@ -57,9 +58,14 @@ def validated_claims() -> QuerySet[Claim]:
 
 def live_validations() -> QuerySet[Validation]:
     """Validations that still count: of current claims in pairs not dropped (a dropped pair's
-    pending validations are not waiting for anyone: their items were cancelled)."""
-    return Validation.objects.filter(claim__superseded_at__isnull=True).exclude(
-        claim__pair__review__dropped=True
+    pending validations are not waiting for anyone: their items were cancelled), nor one
+    withdrawn because its second annotator edited their answer (`annotation.review.edits`)."""
+    return (
+        Validation.objects.filter(
+            claim__superseded_at__isnull=True, claim__pair__paper__archived_at__isnull=True
+        )
+        .exclude(claim__pair__review__dropped=True)
+        .exclude(status=ValidationStatus.PENDING, item__status=WorkStatus.CANCELLED)
     )
 
 
@@ -238,13 +244,28 @@ class ValidatedRow:
         return frozen_split_warning(self.frozen_splits) if self.frozen_splits else ""
 
 
-def validated_rows(limit: int = 100) -> list[ValidatedRow]:
-    """The most recent validations, newest first, for the overview (fixed queries)."""
-    recent = list(
-        Validation.objects.select_related("claim__pair", "claim__review", "validator", "item")
-        .filter(status=ValidationStatus.VALIDATED)
-        .order_by("-validated_at", "-id")[:limit]
-    )
+def validated(search: str = "") -> QuerySet[Validation]:
+    """Validations done, of papers not archived, newest first; `search` in the claim's text
+    and key, its paper's arXiv id and the validator's username."""
+    rows = Validation.objects.select_related(
+        "claim__pair", "claim__review", "validator", "item"
+    ).filter(status=ValidationStatus.VALIDATED, claim__pair__paper__archived_at__isnull=True)
+    if search:
+        rows = rows.filter(
+            Q(claim__text__icontains=search)
+            | Q(claim__key__iexact=search)
+            | Q(claim__pair__paper__arxiv_id__icontains=search)
+            | Q(validator__username__icontains=search)
+        )
+    return rows.order_by("-validated_at", "-id")
+
+
+def validated_rows(
+    limit: int = 100, *, validations: Iterable[Validation] | None = None
+) -> list[ValidatedRow]:
+    """The most recent validations (or `validations`, e.g. a page of `validated()`), for the
+    overview (fixed queries)."""
+    recent = list(validated()[:limit] if validations is None else validations)
     splits = frozen_splits({v.claim.pair_id for v in recent})
     return [
         ValidatedRow(v, v.claim.review.final_label, v.claim.label, splits.get(v.claim.pair_id, []))
@@ -371,11 +392,18 @@ def stage_progress() -> list[tuple[str, int]]:
     """Papers crawled → curated → claims → final → validated."""
     from annotation.models import CuratedContext
 
+    papers = Paper.objects.filter(archived_at__isnull=True)
     return [
-        ("papers crawled", Paper.objects.count()),
-        ("papers parsed", Paper.objects.filter(status=Paper.Status.PARSED).count()),
-        ("papers curated", CuratedContext.objects.values("paper_id").distinct().count()),
-        ("claims written", Claim.objects.current().count()),
+        ("papers crawled", papers.count()),
+        ("papers parsed", papers.filter(status=Paper.Status.PARSED).count()),
+        (
+            "papers curated",
+            CuratedContext.objects.filter(paper__archived_at__isnull=True)
+            .values("paper_id")
+            .distinct()
+            .count(),
+        ),
+        ("claims written", Claim.objects.current().filter(pair__paper__in=papers).count()),
         ("claims final", final_claims().count()),
         ("claims validated", validated_claims().count()),
     ]
@@ -390,7 +418,11 @@ def dataset_statistics(split_name: str | None = None) -> dict:
         split = SplitVersion.objects.get(name=split_name)
         for part in ("validation", "test"):
             ids = SplitMember.objects.filter(split=split, part=part).values("pair_id")
-            parts[part] = Claim.objects.current().filter(pair_id__in=ids).order_by("pk")
+            parts[part] = (
+                Claim.objects.current()
+                .filter(pair_id__in=ids, pair__paper__archived_at__isnull=True)
+                .order_by("pk")
+            )
     else:
         parts["validated pool"] = validated_claims()
     result = {"split": split_name, "parts": {}, "progress": stage_progress()}
@@ -429,12 +461,15 @@ def synthetic_summary(split_name: str | None = None) -> dict:
     if split_name:
         for part in ("validation", "test"):
             ids = SplitMember.objects.filter(split__name=split_name, part=part).values("pair_id")
-            parts[part] = Claim.objects.current().filter(pair_id__in=ids)
+            parts[part] = Claim.objects.current().filter(
+                pair_id__in=ids, pair__paper__archived_at__isnull=True
+            )
     else:
         parts["validated pool"] = validated_claims()
     result: dict = {
-        "papers": Paper.objects.filter(synthetic=True).count(),
-        "all_papers": Paper.objects.count(),
+        "papers": Paper.objects.filter(synthetic=True, archived_at__isnull=True).count(),
+        "all_papers": Paper.objects.filter(archived_at__isnull=True).count(),
+        "archived_papers": Paper.objects.filter(archived_at__isnull=False).count(),
         "parts": {},
     }
     for name, claims in parts.items():

@@ -95,9 +95,17 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
         claim.superseded
         or pair.state == PairState.DROPPED
         or (claim.label == "refuted" and review.final_label == "entailed")
-        or _has_validation(claim)
     ):
         return None
+    withdrawn = None
+    if _has_validation(claim):
+        # Only a validation withdrawn before anyone took it (its second annotator edited their
+        # answer, `annotation.review.edits`) is handed out again, with a new item.
+        withdrawn = Validation.objects.filter(
+            claim=claim, status=ValidationStatus.PENDING, item__status=WorkStatus.CANCELLED
+        ).first()
+        if withdrawn is None:
+            return None
     # Only a pair with a validator routes its claim (to them): the full rule's three reads are
     # asked only then.
     route = routing.Route(None)
@@ -112,6 +120,11 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
     if route.assignee is not None:
         work.record(item, route.action, actor=actor, new={"assignee": route.assignee},
                     note=route.note)  # fmt: skip
+    if withdrawn is not None:
+        withdrawn.claim = claim
+        return lifecycle.change(withdrawn, actor=actor, action=WorkAction.OPENED,
+                                changes={"item": item}, old={"item": withdrawn.item_id},
+                                new={"item": item.pk})  # fmt: skip
     validation = Validation.objects.create(claim=claim, item=item)
     lifecycle.opened(validation, actor=actor, action=WorkAction.OPENED)
     return validation

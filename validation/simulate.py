@@ -463,6 +463,12 @@ def simulate(
     """Take synthetic copies 1..`papers` through the workflow (the ones not simulated before)."""
     if papers < 0:
         raise AnnotationError("--papers cannot be negative.")
+    if _demo_archived():
+        raise AnnotationError(
+            "The demo data is archived (archive_demo): its papers and synthetic experts take no "
+            "work. Bring it back first with `python manage.py archive_demo --undo`, or leave it "
+            "archived and do not simulate."
+        )
     report = Report()
     before = Paper.objects.filter(synthetic=True).count()
     copies = ensure_copies(papers, progress=progress)
@@ -583,6 +589,15 @@ def disagree(report: Report) -> Callable:
         report.second_annotations += 1
 
     return act
+
+
+def _demo_archived() -> bool:
+    return (
+        Paper.objects.filter(synthetic=True, archived_at__isnull=False).exists()
+        or ExpertProfile.objects.filter(
+            user__username__startswith=EXPERT_PREFIX, archived_at__isnull=False
+        ).exists()
+    )
 
 
 def leftover_counts() -> dict[str, int]:

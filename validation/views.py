@@ -14,13 +14,15 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import checks, work
+from annotation import checks, lists, work
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
 from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind, WorkStatus
-from annotation.views.common import forbidden, item_image, not_yours, staff_required
+from annotation.views import refusals
+from annotation.views.common import item_image, not_yours, staff_required
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
+from papers.models import Paper
 from validation import selectors, services, stats
 from validation.models import (
     CRITERIA,
@@ -34,15 +36,18 @@ from validation.models import (
 MAX_TEXT = 5000
 
 
+# A claim or explanation longer than MAX_TEXT is refused, never cut: the page's refusal panel
+# keeps the text on the page and names the field (issue 19, no silent truncation).
 VALIDATION_FIELDS: dict[str, parse.Field] = {
-    "version": parse.Int(), "criteria_failed": parse.Strings(), "text": parse.Text(MAX_TEXT),
+    "version": parse.Int(), "criteria_failed": parse.Strings(),
+    "text": parse.Text(MAX_TEXT, truncate=False),
     "subset": parse.Text(16), "label": parse.Text(16), "evidence": parse.Ids(),
-    "explanation": parse.Text(MAX_TEXT),
+    "explanation": parse.Text(MAX_TEXT, truncate=False),
 }  # fmt: skip
 BASELINE_ANSWER_FIELDS: dict[str, parse.Field] = {
     "version": parse.Int(),
     "label": parse.Text(16),
-    "explanation": parse.Text(MAX_TEXT),
+    "explanation": parse.Text(MAX_TEXT, truncate=False),
 }
 BASELINE_FIELDS: dict[str, parse.Field] = {
     "experts": parse.Ids(),
@@ -54,6 +59,19 @@ SPLIT_FIELDS: dict[str, parse.Field] = {
     "seed": parse.Int(max=2**31 - 1), "licenses": parse.Text(2000, truncate=False),
     "name": parse.Text(200, truncate=False),
 }  # fmt: skip
+
+
+# What a refusal sets beside what won (refusals.compare), in the drafts' shapes.
+VALIDATION_SHOWN = (
+    refusals.Shown("text", "Claim"),
+    refusals.Shown("subset", "Subset"),
+    refusals.Shown("label", "Label"),
+    refusals.Shown("explanation", "Explanation"),
+    refusals.Shown("evidence", "Evidence", "ids"),
+    refusals.Shown("criteria_failed", "Criteria failed", "list"),
+    refusals.Shown("outcome", "Outcome"),
+)
+BASELINE_SHOWN = (refusals.Shown("label", "Label"), refusals.Shown("explanation", "Explanation"))
 
 
 def _token(value: object) -> uuid.UUID:
@@ -85,15 +103,15 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
         # The page's autosave (JSON in, JSON out; only the holder's is kept).
         from annotation.views.common import autosave_draft
 
-        return autosave_draft(request, item, services.ValidationDraft)
+        return autosave_draft(request, item, services.ValidationDraft, VALIDATION_SHOWN)
     holder = item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
     if not (holder or request.user.is_staff or item.done_by_id == request.user.pk):
-        return not_yours(request, item)
+        if request.method != "POST" or work.lost(item, request.user) is None:
+            return not_yours(request, item)
     errors: dict[str, str] = {}
     form: dict[str, object] = {}
+    refusal = None
     if request.method == "POST":
-        if not holder:
-            return forbidden(request, "Only the validator holding this item may submit it.")
         form = parse.parse_fields(request.POST, VALIDATION_FIELDS, errors=errors)
         version = form.pop("version")
         form["evidence_ids"] = form.pop("evidence")
@@ -106,12 +124,22 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
             )  # fmt: skip
         except services.InvalidValidation as exc:
             errors = exc.errors
-        except AnnotationError as exc:
-            messages.error(request, str(exc))
-            return redirect("annotation:home")
+            refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
+        except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs
+            kept = services.ValidationDraft.from_data(
+                {**request.POST.dict(), "evidence": form["evidence_ids"],
+                 "criteria_failed": form["criteria_failed"]}, errors={},
+            ).as_draft()  # fmt: skip
+            # What was recorded, from its history row: what it changed, the criteria it
+            # failed and its outcome.
+            refusal = refusals.for_work(request, item, exc, kept=kept, spec=VALIDATION_SHOWN)
+            if refusals.is_script(request) or not refusal.own_page:
+                return refusals.answer(request, refusal)
         else:
             messages.success(request, "Validated. Thank you.")
-            return redirect("annotation:home")
+            return refusals.done(request, redirect("annotation:home"))
+        if refusals.is_script(request):
+            return refusals.answer(request, refusal)
     elif holder and services.ValidationDraft.is_draft(item.draft):  # a reload: the autosave
         form = services.ValidationDraft.from_data(item.draft, errors={}).as_form()
     page = selectors.validation_page(item.pk)
@@ -148,12 +176,15 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
         "selected": selected,
         "failed": set(form["criteria_failed"] if form else page.validation.criteria_failed),
         "draft_saved_at": item.draft_saved_at if form and request.method != "POST" else None,
+        "server_draft_at": item.draft_saved_at if holder else None,
+        "refusal": refusal,
         "token": uuid.uuid4(),
         "revisions": ValidationRevision.objects.filter(validation=page.validation).select_related(
             "by"
         ),
     }
-    return render(request, "validation/validate.html", context, status=400 if errors else 200)
+    status = refusal.http_status if refusal else 400 if errors else 200
+    return render(request, "validation/validate.html", context, status=status)
 
 
 @staff_required
@@ -172,12 +203,20 @@ def overview(request: HttpRequest) -> HttpResponse:
         "splittable": len(ok),
         "back": selectors.back_to_writer(),
         "experts": get_user_model()
-        .objects.filter(is_active=True, expert__active=True)
+        .objects.filter(is_active=True, expert__active=True, expert__archived_at__isnull=True)
         .order_by("username")
         .only("id", "username"),
-        "recent": selectors.validated_rows(100),
     }
-    return render(request, "validation/overview.html", context)
+    filters = lists.SearchForm(request.GET or None)
+    listing = lists.page_of(request, selectors.validated(filters.value("q")), 50)
+    context.update(
+        listing,
+        filters=filters,
+        recent=selectors.validated_rows(validations=listing["page"].object_list),
+        archived_papers=Paper.objects.filter(archived_at__isnull=False).count(),
+    )
+    refused = filters.is_bound and not filters.is_valid()  # its error shows, unfiltered
+    return render(request, "validation/overview.html", context, status=400 if refused else 200)
 
 
 @staff_required
@@ -330,9 +369,11 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
         WorkItem.objects.select_related("claim__pair__context", "claim__pair__task", "paper"),
         key=item_key, kind=WorkKind.BASELINE,
     )  # fmt: skip
-    if not (item.status == WorkStatus.LEASED and item.holder_id == request.user.pk):
+    holder = item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
+    if not holder and (request.method != "POST" or work.lost(item, request.user) is None):
         return not_yours(request, item)
     errors: dict[str, str] = {}
+    refusal = None
     if request.method == "POST":
         form = parse.parse_fields(request.POST, BASELINE_ANSWER_FIELDS, errors=errors)
         try:
@@ -345,16 +386,23 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
             )  # fmt: skip
         except services.InvalidValidation as exc:
             errors = exc.errors
-        except AnnotationError as exc:
-            messages.error(request, str(exc))
-            return redirect("annotation:home")
+            refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
+            if refusals.is_script(request):
+                return refusals.answer(request, refusal)
+        except AnnotationError as exc:  # stale, answered elsewhere, no longer theirs
+            kept = {"label": form["label"], "explanation": form["explanation"]}
+            refusal = refusals.for_work(request, item, exc, kept=kept, spec=BASELINE_SHOWN)
+            # The page is shown only to its holder: the refusal has a page of its own.
+            refusal.own_page = refusal.reason == "stale"
+            if refusals.is_script(request) or not refusal.own_page:
+                return refusals.answer(request, refusal)
         else:
             messages.success(request, "Answer recorded.")
             try:
                 nxt = services.take_next_baseline(user=request.user)
             except work.NothingToDo:
-                return redirect("annotation:home")
-            return redirect("validation:baseline_answer", item_key=nxt.key)
+                return refusals.done(request, redirect("annotation:home"))
+            return refusals.done(request, redirect("validation:baseline_answer", item_key=nxt.key))
     from annotation.models import CuratedElement
 
     pieces = (
@@ -365,10 +413,9 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
         .order_by("element__order")
     )
     context = {"item": item, "claim": item.claim, "pieces": pieces, "errors": errors,
-               "token": uuid.uuid4(), "post": request.POST}  # fmt: skip
-    return render(
-        request, "validation/baseline_answer.html", context, status=400 if errors else 200
-    )
+               "token": uuid.uuid4(), "post": request.POST, "refusal": refusal}  # fmt: skip
+    status = refusal.http_status if refusal else 400 if errors else 200
+    return render(request, "validation/baseline_answer.html", context, status=status)
 
 
 # --- Splits and releases ---------------------------------------------------------------------
@@ -416,6 +463,7 @@ def releases(request: HttpRequest) -> HttpResponse:
         "exports": ReleaseExport.objects.select_related("split", "job")[:30],
         "pool_claims": 2 * len(ok),
         "pool_pairs": len(ok),
+        "archived_papers": Paper.objects.filter(archived_at__isnull=False).count(),
         "licence_breakdown": breakdown,
         "default_pairs": default_pairs,
         "default_claims": 2 * default_pairs,

@@ -24,7 +24,14 @@ from annotation.models.claims import (
     WorkStatus,
 )
 from annotation.models.curation import CuratedContext, CuratedElement, CuratedSection
-from annotation.models.experts import ExpertProfile, Publication, Subfield, Training
+from annotation.models.experts import (
+    ArchiveAction,
+    ArchiveEvent,
+    ExpertProfile,
+    Publication,
+    Subfield,
+    Training,
+)
 from annotation.models.review import (
     Adjudication,
     AdjudicationDecision,
@@ -38,6 +45,8 @@ from annotation.models.review import (
 )
 
 __all__ = [
+    "ArchiveAction",
+    "ArchiveEvent",
     "Adjudication",
     "AdjudicationDecision",
     "AdjudicationReason",

@@ -380,6 +380,7 @@ class WorkAction(models.TextChoices):
     PERTURBATION_REPLACED = "perturbation replaced", "perturbation replaced"
     REPERTURB_WITHDRAWN = "new perturbation withdrawn", "new perturbation withdrawn"
     PAIR_DROPPED = "pair dropped", "pair dropped"
+    ANSWER_EDITED = "answer edited", "answer edited"
 
 
 class WorkEvent(models.Model):

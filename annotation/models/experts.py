@@ -64,6 +64,12 @@ class ExpertProfile(models.Model):
         default=True, help_text="Inactive experts keep their work but get no new assignments"
     )
     notes = models.TextField(blank=True)
+    archived_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Put away (a retired or demo account): hidden from People, Assignment and "
+        "the statistics; never assigned; its work and history are kept.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -72,6 +78,11 @@ class ExpertProfile(models.Model):
 
     def __str__(self) -> str:
         return f"expert {self.user.get_username()}"
+
+
+# Publication titles are stored in full (a TextField); a longer one is refused with a message,
+# never cut.
+MAX_PUBLICATION_TITLE = 2000
 
 
 class Publication(models.Model):
@@ -118,3 +129,48 @@ class Training(models.Model):
 
     def __str__(self) -> str:
         return f"training of {self.expert} on {self.completed_on}"
+
+
+class ArchiveAction(models.TextChoices):
+    ARCHIVED = "archived", "archived"
+    UNARCHIVED = "unarchived", "un-archived"
+
+
+class ArchiveEvent(models.Model):
+    """Append-only history of archiving: one row per paper or account put away or brought
+    back, who did it, when and why (nothing archived is ever deleted)."""
+
+    Action = ArchiveAction
+
+    action = models.CharField(max_length=16, choices=ArchiveAction.choices)
+    paper = models.ForeignKey(
+        "papers.Paper", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="archive_events",
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.CharField(max_length=500, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(action__in=ArchiveAction.values), name="archiveevent_action_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(paper__isnull=False, account__isnull=True)
+                | Q(paper__isnull=True, account__isnull=False),
+                name="archiveevent_one_subject",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.paper_id or self.account_id} at {self.at}"

@@ -86,13 +86,16 @@ class ClaimReview(models.Model):
     # Declared transitions; every change is `annotation.lifecycle.move`, which writes the event.
     TRANSITIONS = {
         ReviewState.SECOND: {ReviewState.UNANIMOUS, ReviewState.ADJUDICATION, ReviewState.DROPPED},
+        # Back to SECOND: the second annotator edited their answer before the next stage's
+        # item was taken (`annotation.review.edits`); the claim is compared again.
         ReviewState.ADJUDICATION: {
             ReviewState.ADJUDICATED,
             ReviewState.UNRESOLVED,
             ReviewState.DROPPED,
+            ReviewState.SECOND,
         },
         ReviewState.UNRESOLVED: {ReviewState.ADJUDICATION, ReviewState.DROPPED},
-        ReviewState.UNANIMOUS: {ReviewState.DROPPED},
+        ReviewState.UNANIMOUS: {ReviewState.DROPPED, ReviewState.SECOND},
         ReviewState.ADJUDICATED: {ReviewState.DROPPED},
         ReviewState.DROPPED: set(),
     }

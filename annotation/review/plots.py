@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Sequence
 from html import escape
 
@@ -18,6 +19,12 @@ def _svg(width: int, height: int, title: str, body: list[str]) -> str:
     )
 
 
+def _tick(value: float, percent: bool) -> str:
+    if percent:
+        return f"{value:.0%}"
+    return f"{value:.0f}" if value == int(value) else f"{value:.2f}"
+
+
 def bar_chart(
     title: str,
     rows: Sequence[tuple[str, Sequence[float | None]]],
@@ -25,23 +32,34 @@ def bar_chart(
     series: Sequence[str],
     maximum: float | None = None,
     percent: bool = True,
+    counts: Sequence[int] | None = None,
+    axis: str = "",
 ) -> str:
-    """Horizontal grouped bars: one group per row, one bar per series; None draws 'n/a'."""
+    """Horizontal grouped bars: one group per row, one bar per series; None draws 'n/a'. The
+    value axis is drawn with ticks and its name (`axis`); `counts` gives each row's n (the
+    items behind its bars), printed under its label."""
     label_width, bar_height, gap, width = 170, 14, 10, 620
     plot_width = width - label_width - 70
     values = [v for _, vs in rows for v in vs if v is not None]
     top = maximum if maximum is not None else max([1.0, *values])
-    legend_height = 40
-    height = legend_height + max(1, len(rows)) * (len(series) * bar_height + gap) + 10
+    if maximum is None and all(float(v).is_integer() for v in values):
+        top = max(4, math.ceil(top / 4) * 4)  # counts: whole-number ticks
+    legend_height, axis_height = 40, 34
+    group_height = max(len(series) * bar_height, 28 if counts is not None else 0)
     body = [f'<text x="4" y="14" font-size="13" font-weight="600">{escape(title)}</text>']
     for index, name in enumerate(series):
         x = label_width + index * 150
         body.append(f'<rect x="{x}" y="22" width="10" height="10" fill="{COLOURS[index % 4]}"/>'
                     f'<text x="{x + 14}" y="31" font-size="11">{escape(name)}</text>')  # fmt: skip
     y = legend_height
-    for label, vs in rows:
-        body.append(f'<text x="{label_width - 6}" y="{y + bar_height * len(series) / 2 + 4}" '
+    for row, (label, vs) in enumerate(rows):
+        middle = y + group_height / 2
+        body.append(f'<text x="{label_width - 6}" y="{middle + (0 if counts is not None else 4)}" '
                     f'font-size="11" text-anchor="end">{escape(label[:28])}</text>')  # fmt: skip
+        if counts is not None:
+            body.append(f'<text x="{label_width - 6}" y="{middle + 12}" font-size="10" '
+                        f'text-anchor="end" fill="#555">n = {counts[row]}</text>')  # fmt: skip
+        bar_y = y
         for index, value in enumerate(vs):
             if value is None:
                 text, w = "n/a", 0.0
@@ -54,17 +72,33 @@ def bar_chart(
                     else text
                 )
             body.append(
-                f'<rect x="{label_width}" y="{y}" width="{w:.1f}" height="{bar_height - 2}" '
+                f'<rect x="{label_width}" y="{bar_y}" width="{w:.1f}" height="{bar_height - 2}" '
                 f'fill="{COLOURS[index % 4]}"><title>{escape(label)} · {escape(series[index])}: '
-                f'{text}</title></rect><text x="{label_width + w + 4:.1f}" y="{y + bar_height - 4}"'
-                f' font-size="10">{text}</text>'
+                f'{text}</title></rect><text x="{label_width + w + 4:.1f}" '
+                f'y="{bar_y + bar_height - 4}" font-size="10">{text}</text>'
             )
-            y += bar_height
-        y += gap
+            bar_y += bar_height
+        y += group_height + gap
     if not rows:
         body.append(f'<text x="{label_width}" y="{legend_height + 14}" font-size="12">no data yet'
                     "</text>")  # fmt: skip
-    return _svg(width, height, title, body)
+        y += bar_height + gap
+    # The value axis: a baseline, five ticks with their values, and the axis' name.
+    axis_y = y - gap / 2
+    body.append(f'<line class="axis" x1="{label_width}" y1="{legend_height - 4}" '
+                f'x2="{label_width}" y2="{axis_y}" stroke="#999"/>'
+                f'<line class="axis" x1="{label_width}" y1="{axis_y}" '
+                f'x2="{label_width + plot_width}" y2="{axis_y}" stroke="#999"/>')  # fmt: skip
+    for step in range(5):
+        value = top * step / 4
+        x = label_width + plot_width * step / 4
+        body.append(f'<line x1="{x:.1f}" y1="{axis_y}" x2="{x:.1f}" y2="{axis_y + 4}" '
+                    f'stroke="#999"/><text class="tick" x="{x:.1f}" y="{axis_y + 14}" '
+                    f'font-size="10" text-anchor="middle">{_tick(value, percent)}</text>')  # fmt: skip
+    if axis:
+        body.append(f'<text class="axis-label" x="{label_width + plot_width / 2:.1f}" '
+                    f'y="{axis_y + 28}" font-size="10" text-anchor="middle">{escape(axis)}</text>')  # fmt: skip
+    return _svg(width, int(axis_y + axis_height), title, body)
 
 
 def line_chart(title: str, days: Sequence[dt.date], series: dict[str, Sequence[int]]) -> str:
@@ -75,6 +109,7 @@ def line_chart(title: str, days: Sequence[dt.date], series: dict[str, Sequence[i
             [(name, [values[0]]) for name, values in series.items()],
             series=["count"],
             percent=False,
+            axis="count (cumulative)",
         )
     width, height, left, bottom, top = 620, 240, 50, 30, 46
     plot_w, plot_h = width - left - 20, height - top - bottom
@@ -86,6 +121,9 @@ def line_chart(title: str, days: Sequence[dt.date], series: dict[str, Sequence[i
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#999"/>',
         f'<text x="{left - 6}" y="{top + 4}" font-size="10" text-anchor="end">{peak}</text>',
         f'<text x="{left - 6}" y="{top + plot_h}" font-size="10" text-anchor="end">0</text>',
+        f'<text class="axis-label" x="12" y="{top + plot_h / 2:.1f}" font-size="10" '
+        f'text-anchor="middle" transform="rotate(-90 12 {top + plot_h / 2:.1f})">count '
+        "(cumulative)</text>",
     ]
     for index, name in enumerate(series):
         x = left + index * 150

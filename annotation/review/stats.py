@@ -21,9 +21,12 @@ from annotation.models import (
     ClaimReview,
     EvidenceAnnotation,
     ReviewState,
+    WorkAction,
+    WorkEvent,
     WorkItem,
     WorkKind,
 )
+from papers.models import Paper
 
 GROUPS = ("subset", "subfield", "annotator_pair", "blindness")
 # Pairs whose subfield allowed one second annotator for both claims are not blind: reported apart.
@@ -36,6 +39,7 @@ def agreement_items() -> list[AgreementItem]:
     claims = list(
         Claim.objects.current()
         .exclude(review__state=ReviewState.DROPPED)
+        .filter(pair__paper__archived_at__isnull=True)  # archived papers are left out
         .values_list(
             "id",
             "label",
@@ -47,21 +51,32 @@ def agreement_items() -> list[AgreementItem]:
         .order_by("id")
     )
     written: dict[int, set[int]] = defaultdict(set)
-    for claim_id, element_id in Claim.evidence.through.objects.values_list(
-        "claim_id", "element_id"
-    ):
+    for claim_id, element_id in Claim.evidence.through.objects.filter(
+        claim__pair__paper__archived_at__isnull=True
+    ).values_list("claim_id", "element_id"):
         written[claim_id].add(element_id)
     seconds = {
         claim_id: (pk, label, name)
-        for pk, claim_id, label, name in EvidenceAnnotation.objects.values_list(
-            "id", "claim_id", "label", "annotator__username"
-        )
+        for pk, claim_id, label, name in EvidenceAnnotation.objects.filter(
+            claim__pair__paper__archived_at__isnull=True
+        ).values_list("id", "claim_id", "label", "annotator__username")
     }
     seconded: dict[int, set[int]] = defaultdict(set)
-    for annotation_id, element_id in EvidenceAnnotation.evidence.through.objects.values_list(
-        "evidenceannotation_id", "element_id"
-    ):
+    for annotation_id, element_id in EvidenceAnnotation.evidence.through.objects.filter(
+        evidenceannotation__claim__pair__paper__archived_at__isnull=True
+    ).values_list("evidenceannotation_id", "element_id"):
         seconded[annotation_id].add(element_id)
+    # Agreement is the first submission's: an answer edited later counts as first submitted
+    # (the first edit's `old`), so an edit never changes agreement.
+    for claim_id, old in (
+        WorkEvent.objects.filter(action=WorkAction.ANSWER_EDITED, item__kind=WorkKind.EVIDENCE,
+                                 machine=WorkEvent.Machine.ITEM)
+        .order_by("-at", "-id").values_list("item__claim_id", "old")
+    ):  # fmt: skip
+        if claim_id in seconds:  # newest first: the first edit's `old` is set last
+            pk, _, name = seconds[claim_id]
+            seconds[claim_id] = (pk, old["label"], name)
+            seconded[pk] = set(old["evidence"])
     codes = selectors.paper_subfield_codes({paper for _, _, _, paper, _, _ in claims})
     items = []
     for claim_id, label, subset, paper_id, writer, flagged in claims:
@@ -95,6 +110,7 @@ class AgreementSummary:
     progress: list[
         tuple[dt.date, int, int, int]
     ]  # day, written, annotated, adjudicated (cumulative)
+    archived_papers: int = 0  # left out of everything above
 
     @property
     def adjudication_rate(self) -> float | None:
@@ -133,25 +149,27 @@ def agreement_summary() -> AgreementSummary:
     threshold = settings.EVIDENCE_JACCARD_THRESHOLD
     reports = agreement_report(agreement_items(), group_by=GROUPS, jaccard_threshold=threshold)
     states = dict.fromkeys(ReviewState.values, 0)
-    for state, n in ClaimReview.objects.values_list("state").annotate(n=Count("id")):
+    live = {"claim__pair__paper__archived_at__isnull": True}
+    for state, n in ClaimReview.objects.filter(**live).values_list("state").annotate(n=Count("id")):
         states[state] = n
-    compared = EvidenceAnnotation.objects.exclude(claim__review__state=ReviewState.DROPPED)
+    annotations = EvidenceAnnotation.objects.filter(**live)
+    compared = annotations.exclude(claim__review__state=ReviewState.DROPPED)
     sent = compared.exclude(claim__review__disagreement="").count()
+    adjudications = Adjudication.objects.filter(**live)
     reason_counts = dict(
-        Adjudication.objects.values_list("reason")
-        .annotate(n=Count("id"))
-        .values_list("reason", "n")
+        adjudications.values_list("reason").annotate(n=Count("id")).values_list("reason", "n")
     )
     written = _per_day(
-        WorkItem.objects.filter(kind=WorkKind.WRITE, done_at__isnull=False)
+        WorkItem.objects.filter(kind=WorkKind.WRITE, done_at__isnull=False,
+                                paper__archived_at__isnull=True)
         .annotate(day=TruncDate("done_at")).values_list("day").annotate(n=Count("id"))
     )  # fmt: skip
     annotated = _per_day(
-        EvidenceAnnotation.objects.annotate(day=TruncDate("created_at"))
+        annotations.annotate(day=TruncDate("created_at"))
         .values_list("day").annotate(n=Count("id"))
     )  # fmt: skip
     adjudicated = _per_day(
-        Adjudication.objects.annotate(day=TruncDate("created_at"))
+        adjudications.annotate(day=TruncDate("created_at"))
         .values_list("day").annotate(n=Count("id"))
     )  # fmt: skip
     progress, totals = [], [0, 0, 0]
@@ -167,6 +185,7 @@ def agreement_summary() -> AgreementSummary:
         compared_claims=compared.count(),
         reasons=[(c, label, reason_counts.get(c, 0)) for c, label in AdjudicationReason.choices],
         progress=progress,
+        archived_papers=Paper.objects.filter(archived_at__isnull=False).count(),
     )
 
 

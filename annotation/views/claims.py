@@ -11,25 +11,28 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import ClassVar, Self
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation import lists, selectors, work
 from annotation import request_parsing as parse
-from annotation import selectors, work
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text, visuals_needed
 from annotation.models import (
     ClaimPair,
     PerturbationKind,
+    Subset,
     WorkItem,
     WorkKind,
     WorkStatus,
 )
+from annotation.views import refusals
 from annotation.views.common import (
     autosave_draft,
     forbidden,
@@ -39,14 +42,35 @@ from annotation.views.common import (
 )
 from annotation.writing import selectors as writing
 from annotation.writing import services
-from annotation.writing.rules import SUBSET_GUIDE
+from annotation.writing.rules import SUBSET_GUIDE, word_count
 from papers.models import Paper
 
 MAX_TEXT = 5000
+# A claim is read whole, up to this bound, so the word rule counts what was typed, as the page's
+# counter does (a claim cut at MAX_TEXT was refused with the words of the cut); past it the
+# claim is refused as unreadable, with its length.
+MAX_CLAIM_TEXT = 50_000
+
+
+@dataclass(frozen=True)
+class ClaimText(parse.Text):
+    """A claim as typed, never cut: one longer than the bound is refused with its true length
+    (the word rule's message, counted as the rule and the page's counter count)."""
+
+    def read(self, data, name: str) -> str:
+        value = data.get(name)
+        if isinstance(value, str) and len(value) > self.max_length:
+            low, high = settings.CLAIM_MIN_WORDS, settings.CLAIM_MAX_WORDS
+            raise parse.BadInput(
+                f"A claim has {low}–{high} words; this one has {word_count(value):,} "
+                f"({len(value):,} characters).",
+                field=name,
+            )
+        return super().read(data, name)
 
 
 REFUTED_FIELDS: dict[str, parse.Field] = {
-    "refuted": parse.Text(MAX_TEXT),
+    "refuted": ClaimText(MAX_CLAIM_TEXT, truncate=False),
     "explanation": parse.Text(MAX_TEXT),
     "perturbation_kind": parse.Text(16),
     "suggestion": parse.Text(MAX_TEXT),
@@ -54,8 +78,31 @@ REFUTED_FIELDS: dict[str, parse.Field] = {
     "refuted_evidence": parse.Ids(),
 }
 PAIR_FIELDS: dict[str, parse.Field] = {
-    "entailed": parse.Text(MAX_TEXT), "evidence": parse.Ids(), **REFUTED_FIELDS
+    "entailed": ClaimText(MAX_CLAIM_TEXT, truncate=False), "evidence": parse.Ids(),
+    **REFUTED_FIELDS,
 }  # fmt: skip
+
+# What a refusal sets beside what won (refusals.compare), in the drafts' shapes.
+REFUTED_SHOWN = (
+    refusals.Shown("refuted", "Refuted claim"),
+    refusals.Shown("explanation", "Why it is false"),
+)
+PAIR_SHOWN = (
+    refusals.Shown("entailed", "Entailed claim"),
+    refusals.Shown("evidence", "Its evidence", "ids"),
+    *REFUTED_SHOWN,
+)
+
+
+def _recorded_pair(new: dict) -> dict:
+    """A pair's submission (its history row) in the draft's shape."""
+    entailed, refuted = new.get("entailed") or {}, new.get("refuted") or {}
+    return {"entailed": entailed.get("text", ""), "evidence": entailed.get("evidence", []),
+            "refuted": refuted.get("text", ""), "explanation": refuted.get("explanation", "")}  # fmt: skip
+
+
+def _recorded_perturbation(new: dict) -> dict:
+    return {"refuted": new.get("text", ""), "explanation": new.get("explanation", "")}
 
 
 @dataclass
@@ -111,6 +158,11 @@ class PairForm(RefutedClaimForm):
 
     def as_draft(self) -> dict:
         return {"entailed": self.entailed, "evidence": sorted(self.evidence)} | super().as_draft()
+
+
+def _claim_words() -> tuple[int, int]:
+    """The length rule of a claim, in words (shown under each claim and with the warnings)."""
+    return settings.CLAIM_MIN_WORDS, settings.CLAIM_MAX_WORDS
 
 
 def _version(data) -> int | None:
@@ -184,6 +236,7 @@ def _render_form(
             "editable": _may_write(request, page.item),
             "kinds": PerturbationKind.choices,
             "draft_saved_at": page.item.draft_saved_at,
+            "claim_words": _claim_words(),
             **extra,
         },
         status=status,
@@ -197,23 +250,30 @@ def _submission(
     form_class: type,
     render_page: Callable[..., HttpResponse],
     submit: Callable[..., HttpResponse],
+    shown: refusals.Spec,
+    recorded: Callable[[dict], dict],
 ) -> HttpResponse:
     """What the writing and new-perturbation pages share: a done item shows its pair (to the
     one who did it, and to admins); the holder and admins see the page; a POST parses the form
-    and its token and calls `submit(form, token=, version=)`, whose refusals come back on the
-    page with what was typed (400 a rule broken, 409 stale), or as 403 when it is not theirs."""
-    if item.status == WorkStatus.DONE and (
-        request.user.is_staff or item.done_by_id == request.user.pk
-    ):
-        found = ClaimPair.objects.filter(pk=item.pair_id).only("key", "writer_id").first()
-        if found is not None and _may_open_pair(request.user, found.writer_id):
-            return redirect("annotation:pair", pair_key=found.key)
-        messages.info(request, "You submitted this item; it is in the hands of the next stage.")
-        return redirect("annotation:home")
-    if not (_may_write(request, item) or request.user.is_staff):
-        return not_yours(request, item)
+    and its token and calls `submit(form, token=, version=)`. Every refusal says why with what
+    was typed kept (`refusals`: 400 a rule broken, 409 stale or submitted elsewhere — beside what
+    was recorded when it was the writer's own —, 403 no longer theirs), as JSON to the page's
+    script; a POST from someone who never held the item is 404."""
+    mine = _may_write(request, item) or request.user.is_staff
     if request.method != "POST":
+        if item.status == WorkStatus.DONE and (
+            request.user.is_staff or item.done_by_id == request.user.pk
+        ):
+            found = ClaimPair.objects.filter(pk=item.pair_id).only("key", "writer_id").first()
+            if found is not None and _may_open_pair(request.user, found.writer_id):
+                return redirect("annotation:pair", pair_key=found.key)
+            messages.info(request, "You submitted this item; it is in the hands of the next stage.")
+            return redirect("annotation:home")
+        if not mine:
+            return not_yours(request, item)
         return render_page()
+    if not mine and item.done_by_id != request.user.pk and work.lost(item, request.user) is None:
+        raise Http404  # the answer to a key that names no item
     problems: dict[str, str] = {}
     form = form_class.from_data(request.POST, errors=problems)
     try:
@@ -221,38 +281,40 @@ def _submission(
     except parse.BadInput as exc:
         problems["version"] = exc.message
     token_text = request.POST.get("token", "")
+
+    def refused(refusal: refusals.Refusal, **kept) -> HttpResponse:
+        return refusals.answer(request, refusal, partial(
+            render_page, form, status=refusal.http_status, errors=refusal.errors,
+            error=refusal.message, refusal=refusal, **kept))  # fmt: skip
+
     try:
         token = uuid.UUID(token_text)
     except ValueError:
-        return render_page(form, status=400,
-                           error="The form lost its submission token; submit again.")  # fmt: skip
+        return refused(refusals.invalid("The form lost its submission token; submit again."))
     if problems:
-        return render_page(form, status=400, errors=problems, token=token_text,
-                           error="Nothing was recorded: " + " ".join(problems.values()))  # fmt: skip
+        return refused(refusals.invalid("Nothing was recorded: " + " ".join(problems.values()),
+                                        problems), token=token_text)  # fmt: skip
     try:
-        return submit(form, token=token, version=version)
+        return refusals.done(request, submit(form, token=token, version=version))
     except services.InvalidClaim as exc:
-        return render_page(form, status=400, errors=exc.errors, error=exc.message,
-                           token=token_text)  # fmt: skip
-    except work.StaleWork as exc:
-        return render_page(form, status=409, error=exc.message)
-    except work.NotHolder as exc:
-        return forbidden(request, exc.message)
-    except AnnotationError as exc:  # e.g. the pair was dropped meanwhile
-        messages.error(request, exc.message)
-        return redirect("annotation:home")
+        return refused(refusals.invalid(exc.message, exc.errors), token=token_text)
+    except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs, dropped
+        refusal = refusals.for_work(request, item, exc, kept=form.as_draft(), spec=shown,
+                                    recorded=recorded)  # fmt: skip
+        return refused(refusal)
 
 
 def _render_write(
     request: HttpRequest, item_id: int, form: PairForm | None = None, *, status: int = 200,
     errors: dict[str, str] | None = None, error: str = "", token: str = "",
+    refusal: refusals.Refusal | None = None,
 ) -> HttpResponse:  # fmt: skip
     page = writing.writing_page(item_id, request.user)
     form = form or PairForm.from_draft(page.item.draft)
     return _render_form(
         request, "annotation/claims/write.html", page, form,
         warnings=writing.warnings_for(page.task, entailed=form.entailed, refuted=form.refuted),
-        status=status, errors=errors, error=error, token=token,
+        status=status, errors=errors, error=error, token=token, refusal=refusal,
         visuals_needed=visuals_needed(page.task.subset),
         evidence_rule=rule_text(page.task.subset, whole=True),
     )  # fmt: skip
@@ -276,7 +338,7 @@ def write(request: HttpRequest, item_key: str) -> HttpResponse:
 
     return _submission(
         request, item, form_class=PairForm, render_page=partial(_render_write, request, item.pk),
-        submit=submit,
+        submit=submit, shown=PAIR_SHOWN, recorded=_recorded_pair,
     )  # fmt: skip
 
 
@@ -291,7 +353,7 @@ def _warn(request: HttpRequest, found: dict) -> None:
 @require_POST
 def save_draft(request: HttpRequest, item_key: str) -> HttpResponse:
     """Autosave (JSON in, JSON out). Refused drafts stay in the browser, which says why."""
-    return autosave_draft(request, _item(item_key), PairForm)
+    return autosave_draft(request, _item(item_key), PairForm, PAIR_SHOWN, _recorded_pair)
 
 
 @login_required
@@ -339,7 +401,8 @@ def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
         return not_yours(request, item)
     form = PairForm.from_data(request.POST)
     found = writing.warnings_for(item.task, entailed=form.entailed, refuted=form.refuted)
-    return render(request, "annotation/claims/_warnings.html", {"warnings": found})
+    return render(request, "annotation/claims/_warnings.html",
+                  {"warnings": found, "claim_words": _claim_words()})  # fmt: skip
 
 
 @login_required
@@ -405,14 +468,32 @@ def _as_json(values: dict) -> str:
 
 @staff_required
 def overview(request: HttpRequest) -> HttpResponse:
+    filters = lists.PairListForm(request.GET or None, subset_choices=list(Subset.choices))
     pairs = ClaimPair.objects.select_related("paper", "writer").only(
-        "id", "key", "subset", "created_at", "paper__arxiv_id", "paper__version", "writer__username"
+        "id", "key", "subset", "created_at", "paper__arxiv_id", "paper__version",
+        "paper__archived_at", "writer__username",
+    )  # fmt: skip
+    show = filters.value("show")
+    pairs = lists.archived_filter(pairs, show, "paper__archived_at")
+    if query := filters.value("q"):
+        pairs = pairs.filter(
+            Q(key__iexact=query) | Q(paper__arxiv_id__icontains=query)
+            | Q(paper__title__icontains=query) | Q(writer__username__icontains=query)
+        )  # fmt: skip
+    if subset := filters.value("subset"):
+        pairs = pairs.filter(subset=subset)
+    listing = lists.page_of(request, pairs.order_by("-created_at", "-id"), 100)
+    archived = (
+        ClaimPair.objects.filter(paper__archived_at__isnull=False).count()
+        if show == lists.SHOW_LIVE
+        else 0
     )
     return render(
         request,
         "annotation/claims/overview.html",
-        {"ov": writing.writing_overview(),
-         "pairs": Paginator(pairs, 100).get_page(parse.page_number(request))},
+        {"ov": writing.writing_overview(), "filters": filters, "pairs": listing["page"],
+         **listing, "archived_pairs": archived},
+        status=400 if filters.is_bound and not filters.is_valid() else 200,
     )  # fmt: skip
 
 
@@ -443,6 +524,7 @@ def next_reperturbation(request: HttpRequest) -> HttpResponse:
 def _render_reperturb(
     request: HttpRequest, item_id: int, form: RefutedClaimForm | None = None, *, status: int = 200,
     errors: dict[str, str] | None = None, error: str = "", token: str = "",
+    refusal: refusals.Refusal | None = None,
 ) -> HttpResponse:  # fmt: skip
     page = writing.reperturbation_page(item_id)
     form = form or RefutedClaimForm.from_draft(page.item.draft)
@@ -450,7 +532,7 @@ def _render_reperturb(
         request, "annotation/claims/reperturb.html", page, form,
         warnings=writing.warnings_for(page.pair.task, entailed=page.entailed.text,
                                       refuted=form.refuted),
-        status=status, errors=errors, error=error, token=token,
+        status=status, errors=errors, error=error, token=token, refusal=refusal,
         visuals_needed=visuals_needed(page.pair.subset),
         evidence_rule=rule_text(page.pair.subset, whole=True),
     )  # fmt: skip
@@ -482,13 +564,15 @@ def reperturb(request: HttpRequest, item_key: str) -> HttpResponse:
     return _submission(
         request, item, form_class=RefutedClaimForm, submit=submit,
         render_page=partial(_render_reperturb, request, item.pk),
+        shown=REFUTED_SHOWN, recorded=_recorded_perturbation,
     )  # fmt: skip
 
 
 @login_required
 @require_POST
 def reperturb_draft(request: HttpRequest, item_key: str) -> HttpResponse:
-    return autosave_draft(request, _reperturb_item(item_key), RefutedClaimForm)
+    return autosave_draft(request, _reperturb_item(item_key), RefutedClaimForm, REFUTED_SHOWN,
+                          _recorded_perturbation)  # fmt: skip
 
 
 @login_required
@@ -517,7 +601,8 @@ def reperturb_warnings(request: HttpRequest, item_key: str) -> HttpResponse:
         pair.task, entailed=writing.current_claim(pair, "entailed").text,
         refuted=RefutedClaimForm.from_data(request.POST).refuted,
     )  # fmt: skip
-    return render(request, "annotation/claims/_warnings.html", {"warnings": found})
+    return render(request, "annotation/claims/_warnings.html",
+                  {"warnings": found, "claim_words": _claim_words()})  # fmt: skip
 
 
 @login_required

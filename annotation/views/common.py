@@ -14,7 +14,13 @@ from django.shortcuts import render
 from annotation import request_parsing as parse
 
 
-def forbidden(request: HttpRequest, message: str) -> HttpResponse:
+def forbidden(request: HttpRequest, message: str, reason: str = "forbidden") -> HttpResponse:
+    """403 with why; a page's script (an autosave, htmx) gets it as JSON with a reason code."""
+    from annotation.views import refusals
+
+    if refusals.is_script(request):
+        return refusals.as_json(request, refusals.Refusal(reason, message, http_status=403,
+                                                          own_page=False))  # fmt: skip
     return render(request, "annotation/forbidden.html", {"message": message}, status=403)
 
 
@@ -26,10 +32,10 @@ def not_yours(request: HttpRequest, item) -> HttpResponse:
 
     from annotation import work
 
-    why = work.lost_reason(item, request.user)
-    if why is None:
+    found = work.lost(item, request.user)
+    if found is None:
         raise Http404
-    return forbidden(request, why)
+    return forbidden(request, found[1], reason=found[0])
 
 
 def item_image(request: HttpRequest, item, element_id: int, *, may_see: bool) -> HttpResponse:
@@ -66,31 +72,31 @@ def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
 AUTOSAVE = {"version": parse.Int(), "draft": parse.Object()}
 
 
-def autosave_draft(request: HttpRequest, item, form_class) -> HttpResponse:
+def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=None) -> HttpResponse:
     """The autosave endpoint every work page shares: JSON draft in, JSON answer out. A refused
-    draft stays in the browser, which shows why (400 unreadable, 409 stale, 403 not yours)."""
+    draft stays in the browser, which shows why (`refusals`: 400 unreadable; 409 stale or
+    submitted, with what won when it is the requester's own; 403 no longer theirs; 404 never
+    theirs)."""
     from django.http import JsonResponse
     from django.utils import timezone
 
     from annotation import work
+    from annotation.views import refusals
 
     try:
         body = parse.parse_json_body(request, AUTOSAVE)
         draft = form_class.from_data(body["draft"])
     except parse.BadInput as exc:
-        return JsonResponse({"error": f"The draft could not be read: {exc.message}"}, status=400)
+        return refusals.as_json(request, refusals.invalid(
+            f"The draft could not be read: {exc.message}", {exc.field: exc.message}))  # fmt: skip
     try:
         saved = work.save_draft(
             item=item, user=request.user, version=body["version"], draft=draft.as_draft()
         )
-    except work.StaleWork as exc:
-        return JsonResponse({"error": exc.message}, status=409)
-    except work.NotHolder as exc:
-        if work.lost_reason(item, request.user) is None and not request.user.is_staff:
-            from django.http import Http404
-
-            raise Http404 from exc
-        return JsonResponse({"error": exc.message}, status=403)
+    except (work.StaleWork, work.NotHolder) as exc:
+        refusal = refusals.for_work(request, item, exc, kept=draft.as_draft(), spec=spec,
+                                    **({"recorded": recorded} if recorded else {}))  # fmt: skip
+        return refusals.as_json(request, refusal)
     return JsonResponse(
         {
             "saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S"),

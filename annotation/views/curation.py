@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from annotation import context_rules, selectors, services
 from annotation import request_parsing as parse
-from annotation import selectors, services
 from annotation.errors import AnnotationError, StaleContext
 from annotation.models import CuratedContext
+from annotation.views import refusals
 from annotation.views.common import forbidden
 from papers.models import Element, Paper
 
@@ -66,17 +70,26 @@ def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
         # Show the page again with what the curator chose, so nothing they did is lost (a form
         # that sent unreadable ids shows the context as it was: its choices cannot be read).
         page = selectors.curation_page(paper)
+        stale = isinstance(exc, StaleContext)
+        found = _differences(paper, page, decisions, form["based_on"]) if stale else None
         if not problems:
             page = selectors.with_decisions(page, *decisions)
-        return render(
-            request,
-            "annotation/curate.html",
-            {"page": page, "error": exc.message, "note": form["note"]},
-            status=409 if isinstance(exc, StaleContext) else 400,
-        )
+        context = {"page": page, "error": exc.message, "note": form["note"], "stale": found}
+        status = 409 if stale else 400
+        if refusals.is_script(request):
+            return JsonResponse(
+                {"error": exc.message, "reason": exc.reason if stale else "invalid",
+                 "message": exc.message, "errors": problems,
+                 "version": page.latest.number if stale and page.latest else None,
+                 "html": render_to_string("annotation/_curation_refusal.html", context,
+                                          request=request)},
+                status=status,
+            )  # fmt: skip
+        return render(request, "annotation/curate.html", context, status=status)
     if context.number == form["latest_seen"]:
         messages.info(request, f"Nothing changed since context v{context.number}: nothing saved.")
-        return redirect("annotation:curate", arxiv_id=paper.arxiv_id, version=paper.version)
+        return refusals.done(request, redirect("annotation:curate", arxiv_id=paper.arxiv_id,
+                                               version=paper.version))  # fmt: skip
     verdict = (
         "ready for claims"
         if context.ready_for_claims
@@ -92,7 +105,58 @@ def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
             verdict,
         ),
     )
-    return redirect("annotation:curate", arxiv_id=paper.arxiv_id, version=paper.version)
+    return refusals.done(
+        request, redirect("annotation:curate", arxiv_id=paper.arxiv_id, version=paper.version)
+    )
+
+
+@dataclass(frozen=True)
+class StaleCuration:
+    """A save refused because someone saved meanwhile: who, which version, and where it differs
+    from what the curator chose (each line: the item, the choice, theirs, yours, who moved)."""
+
+    latest: CuratedContext
+    based_on: int | None
+    lines: list[tuple[str, str, str, str, str]]
+
+
+def _differences(
+    paper: Paper, page: selectors.CurationPage, decisions, based_on: int | None
+) -> StaleCuration | None:
+    """The newest version (what `page` shows) set against the curator's posted choices, and
+    against the version they started from."""
+    latest = page.latest
+    if latest is None:
+        return None
+    theirs = selectors.context_decisions(paper.pk, latest.number)
+    yours = context_rules.Decisions(*(frozenset(d) for d in decisions))
+    base = selectors.context_decisions(paper.pk, based_on) if based_on else None
+    names: dict[tuple[str, int], str] = {}
+    for state in page.sections:
+        section = state.section
+        names["section", section.pk] = (
+            f"Section {section.number} {section.title or section.anchor}".replace("  ", " ")
+        )
+        for element in state.elements:
+            e = element.element
+            names["element", e.pk] = e.label or (
+                f"paragraph {e.anchor}" if e.kind == "paragraph" else e.anchor
+            )
+    who = latest.created_by.get_username() if latest.created_by else "someone"
+    moved = {"them": f"{who} changed it", "you": "you changed it", "both": "both changed it",
+             "": ""}  # fmt: skip
+
+    def shown(choice: str, value: bool) -> str:
+        if choice == "keep":
+            return "kept" if value else "removed"
+        return "not a chart" if value else "a chart"
+
+    lines = [
+        (names.get((d.kind, d.id), str(d.id)), d.choice, shown(d.choice, d.theirs),
+         shown(d.choice, d.yours), moved[d.changed_by])
+        for d in context_rules.differences(names, theirs, yours, base)
+    ]  # fmt: skip
+    return StaleCuration(latest=latest, based_on=based_on, lines=lines)
 
 
 @login_required

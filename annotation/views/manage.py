@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import csv
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from annotation import archiving, lists, selectors, services, timing
 from annotation import request_parsing as parse
-from annotation import selectors, services
 from annotation.demo import is_synthetic_expert
 from annotation.errors import AnnotationError
 from annotation.forms import (
@@ -24,18 +25,22 @@ from annotation.forms import (
     PublicationForm,
     TrainingForm,
 )
-from annotation.models import Assignment, Publication, Subfield
+from annotation.models import Assignment, ExpertProfile, Publication, Subfield
 from annotation.views.common import staff_required
+from papers.models import Paper
 
 User = get_user_model()
 PAGE_SIZE = 100
+PEOPLE_PER_PAGE = 50
 
 
 # --- Assignment ----------------------------------------------------------------------------
 
 
 def _expert_choices() -> list[tuple[int, str]]:
-    return [(u.pk, u.get_username()) for u in selectors.experts()]
+    """The experts the assignment form may name: active accounts with an active, not archived
+    profile (the services refuse anyone else too)."""
+    return [(u.pk, u.get_username()) for u in selectors.experts(active_only=True)]
 
 
 @staff_required
@@ -59,20 +64,27 @@ def assignments(request: HttpRequest) -> HttpResponse:
             min_charts=f["min_charts"],
             search=f["q"].strip(),
         )
-    page = Paginator(papers, PAGE_SIZE).get_page(parse.page_number(request))
-    overview = selectors.assignment_overview()
+    listing = lists.page_of(request, papers, PAGE_SIZE)
+    all_experts = request.GET.get("experts") == "all"
+    overview = selectors.assignment_overview(active_only=not all_experts)
     subfield = filters.cleaned_data.get("subfield") if filters.is_valid() else ""
-    eligible = {u.pk for u in selectors.eligible_experts(subfield)} if subfield else None
-    expert_options = [
-        (row, eligible is None or row.user.pk in eligible) for row in overview.experts
-    ]
+    # Offered: active experts eligible for the filtered subfield, else for at least one.
+    active = [row for row in overview.experts if selectors.is_active_expert(row.user)]
+    if subfield:
+        eligible = {u.pk for u in selectors.eligible_experts(subfield)}
+        expert_options = [row for row in active if row.user.pk in eligible]
+    else:
+        expert_options = [row for row in active if row.eligible]
     return render(
         request,
         "annotation/assignments.html",
         {
             "filters": filters,
-            "page": page,
+            **listing,
             "overview": overview,
+            "all_experts": all_experts,
+            "hidden_experts": selectors.experts().count() - len(overview.experts),
+            "archived_papers": archiving.archived_paper_count(),
             "subfield": subfield,
             "expert_options": expert_options,
             "subfields": Subfield.objects.all(),
@@ -82,7 +94,7 @@ def assignments(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _back(request: HttpRequest) -> HttpResponse:
+def _back(request: HttpRequest, default: str = "annotation:assignments") -> HttpResponse:
     """Back to the page the form was on (`next`: a path on this site; anything else, e.g. a
     bare word redirect() would take for a view name, goes to the assignment page)."""
     target = request.POST.get("next", "")
@@ -92,7 +104,7 @@ def _back(request: HttpRequest) -> HttpResponse:
         and not any(c in target for c in "\x00\r\n")
         and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()})
     )
-    return HttpResponseRedirect(target if safe else reverse("annotation:assignments"))
+    return HttpResponseRedirect(target if safe else reverse(default))
 
 
 def _act_on_papers(request: HttpRequest) -> HttpResponse:
@@ -162,27 +174,123 @@ def people(request: HttpRequest) -> HttpResponse:
                     "timeout_days": _link_days(),
                 },
             )
-    users = list(User.objects.order_by("-is_active", "username"))
+    filters = lists.PeopleListForm(request.GET or None)
+    people_rows = selectors.people(show=filters.value("show"), search=filters.value("q"))
+    listing = lists.page_of(request, people_rows, PEOPLE_PER_PAGE)
+    users = list(listing["page"].object_list)
     subfields = list(Subfield.objects.all())
     eligibility = selectors.eligibility_by_expert(
         [u.pk for u in users], [s.code for s in subfields]
     )
     workload = selectors.open_workload([u.pk for u in users])
+    times = timing.time_by_expert([u.pk for u in users])
     rows = [
         {
             "user": u,
             "eligible": [c for c, e in eligibility[u.pk].items() if e.eligible],
             "open": workload.get(u.pk, 0),
             "synthetic": is_synthetic_expert(u),
+            "archived": bool(u.archived_at),
+            "time": times.get(u.pk),
         }
         for u in users
     ]
     return render(
         request,
         "annotation/people.html",
-        {"form": form, "rows": rows},
-        status=400 if request.method == "POST" else 200,
+        {
+            "form": form,
+            "rows": rows,
+            "filters": filters,
+            **listing,
+            "archived_accounts": archiving.archived_account_count(),
+            "show": filters.value("show"),
+            "cap_minutes": timing.gap_cap_minutes(),
+        },
+        status=400
+        if request.method == "POST" or (filters.is_bound and not filters.is_valid())
+        else 200,
     )
+
+
+@staff_required
+def people_time_csv(request: HttpRequest) -> HttpResponse:
+    """Active time per work item (one row per submitted item), for planning and pay."""
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="time-per-item.csv"'
+    writer = csv.writer(response)
+    writer.writerow(timing.CSV_FIELDS)
+    for row in timing.item_rows():
+        writer.writerow(row)
+    return response
+
+
+@staff_required
+@require_POST
+def archive(request: HttpRequest) -> HttpResponse:
+    """Archive or un-archive the demo data or the selected papers."""
+    action = request.POST.get("action", "")
+    note = parse.parse_text(request.POST.get("note", ""), field="note", max_length=500,
+                            truncate=False)  # fmt: skip
+    if action == "archive_demo":
+        result = archiving.archive_demo(by=request.user)
+        messages.success(
+            request,
+            f"Archived {result.papers} synthetic paper(s) and {len(result.accounts)} synthetic "
+            "expert(s): hidden from lists, queues, statistics, agreement, splits and exports; "
+            "nothing was deleted.",
+        )
+        for name, why in result.kept:
+            messages.warning(request, f"Not archived: {name}: {why}")
+    elif action == "unarchive_demo":
+        result = archiving.unarchive_demo(by=request.user)
+        messages.success(
+            request,
+            f"Un-archived {result.papers} synthetic paper(s) and {len(result.accounts)} "
+            "synthetic expert(s) (they stay inactive).",
+        )
+    elif action in ("archive_papers", "unarchive_papers"):
+        ids = parse.parse_id_list(request.POST.getlist("papers"), field="papers")
+        papers = list(Paper.objects.filter(pk__in=ids).only("id"))
+        if not papers:
+            messages.error(request, "Select at least one paper.")
+        elif action == "archive_papers":
+            n = archiving.archive_papers(papers=papers, by=request.user, note=note)
+            messages.success(request, f"Archived {n} paper(s); their work waits, untouched.")
+        else:
+            n = archiving.unarchive_papers(papers=papers, by=request.user, note=note)
+            messages.success(request, f"Un-archived {n} paper(s), with their work as it was.")
+    else:
+        messages.error(request, "Unknown action.")
+    return _back(request, default="papers:list")
+
+
+@staff_required
+@require_POST
+def archive_account(request: HttpRequest, user_id: int) -> HttpResponse:
+    person = get_object_or_404(User, pk=user_id)
+    note = parse.parse_text(request.POST.get("note", ""), field="note", max_length=500,
+                            truncate=False)  # fmt: skip
+    try:
+        if request.POST.get("action") == "unarchive":
+            archiving.unarchive_account(user=person, by=request.user, note=note)
+            messages.success(
+                request,
+                f"{person.get_username()} is shown again; still inactive: tick Active on "
+                "their page to give them work.",
+            )
+        else:
+            archiving.archive_account(user=person, by=request.user, note=note)
+            messages.success(
+                request,
+                f"{person.get_username()} archived: hidden from People and Assignment, gets no "
+                "work; their work and history are kept.",
+            )
+    except ExpertProfile.DoesNotExist:
+        messages.error(request, f"{person.get_username()} is not archived.")
+    except AnnotationError as exc:
+        messages.error(request, f"Nothing was changed. {exc.message}")
+    return _back(request, default="annotation:people")
 
 
 def _expert_page(request: HttpRequest, person, *, status: int = 200, **forms) -> HttpResponse:

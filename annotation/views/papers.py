@@ -4,25 +4,49 @@ annotation because who may see a paper depends on their assignments."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from annotation import archiving, lists
 from annotation.selectors import can_view_paper, references, visible_papers
 from annotation.views.common import forbidden
 from papers.models import Element, ElementPanel, Paper, Section
 
+PAPERS_PER_PAGE = 100
+
 
 @login_required
 def paper_list(request: HttpRequest) -> HttpResponse:
-    # Annotators see the papers assigned to them; admins see all.
-    papers = visible_papers(request.user).order_by("-status", "arxiv_id").only(
+    # Annotators see the papers assigned to them (never archived ones); admins see all, with
+    # search, filters, pages and the archiving actions.
+    filters = lists.PaperListForm(request.GET or None, status_choices=list(Paper.Status.choices))
+    papers = visible_papers(request.user).only(
         "arxiv_id", "version", "title", "primary_category", "status", "status_reason",
         "acceptance", "venue", "table_count", "chart_count", "paragraph_count", "degraded_count",
-        "images_status", "synthetic",
+        "images_status", "synthetic", "archived_at",
     )  # fmt: skip
-    synthetic = papers.filter(synthetic=True).count()
-    return render(request, "papers/paper_list.html", {"papers": papers, "synthetic": synthetic})
+    show = filters.value("show") if request.user.is_staff else lists.SHOW_LIVE
+    papers = lists.archived_filter(papers, show)
+    if query := filters.value("q"):
+        papers = papers.filter(Q(arxiv_id__icontains=query) | Q(title__icontains=query))
+    if status := filters.value("status"):
+        papers = papers.filter(status=status)
+    papers = papers.order_by("-status", "arxiv_id", "version")
+    context = lists.page_of(request, papers, PAPERS_PER_PAGE)
+    context.update(
+        filters=filters,
+        filtered=bool(filters.is_valid() and any(filters.cleaned_data.values())),
+        synthetic=papers.filter(synthetic=True).count(),
+        archived=(
+            Paper.objects.filter(archived_at__isnull=False).count()
+            if request.user.is_staff and show == lists.SHOW_LIVE
+            else 0
+        ),
+        demo=archiving.demo_counts() if request.user.is_staff else None,
+    )
+    refused = filters.is_bound and not filters.is_valid()  # its errors show, unfiltered
+    return render(request, "papers/paper_list.html", context, status=400 if refused else 200)
 
 
 @login_required

@@ -27,9 +27,9 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.review import selectors, services
+from annotation.views import refusals
 from annotation.views.common import (
     autosave_draft,
-    forbidden,
     item_image,
     not_yours,
     staff_required,
@@ -73,6 +73,23 @@ class ReviewForm:
     def as_draft(self) -> dict:
         return {"label": self.label, "evidence": sorted(self.evidence), "decision": self.decision,
                 "confidence": self.confidence, "reason": self.reason, "notes": self.notes}  # fmt: skip
+
+
+# What a refusal sets beside what won (refusals.compare): only ever the requester's own work.
+SHOWN = {
+    WorkKind.EVIDENCE: (
+        refusals.Shown("label", "Label"),
+        refusals.Shown("evidence", "Evidence", "ids"),
+    ),
+    WorkKind.ADJUDICATE: (
+        refusals.Shown("decision", "Decision"),
+        refusals.Shown("label", "Final label"),
+        refusals.Shown("evidence", "Final evidence", "ids"),
+        refusals.Shown("confidence", "Confidence"),
+        refusals.Shown("reason", "Reason"),
+        refusals.Shown("notes", "Notes"),
+    ),
+}
 
 
 def _note(data, name: str = "note") -> str:
@@ -119,6 +136,7 @@ def next_item(request: HttpRequest, page: str) -> HttpResponse:
 def _render(
     request: HttpRequest, item: WorkItem, form: ReviewForm | None = None, *, status: int = 200,
     errors: dict[str, str] | None = None, error: str = "", token: str = "",
+    refusal: refusals.Refusal | None = None,
 ) -> HttpResponse:  # fmt: skip
     adjudicating = item.kind == WorkKind.ADJUDICATE
     page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
@@ -144,6 +162,7 @@ def _render(
             "editable": editable,
             "confidences": Confidence.choices,
             "reasons": AdjudicationReason.choices,
+            "refusal": refusal,
         },
         status=status,
     )
@@ -166,21 +185,29 @@ def _evidence_rule(page: selectors.AdjudicationPage) -> dict:
 def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse:
     item = _item(item_key, (kind,))
     if not _may_see(request, item):
-        return not_yours(request, item)
+        if request.method != "POST":
+            return not_yours(request, item)
+        if work.lost(item, request.user) is None:
+            raise Http404  # the answer to a key that names no item
     if request.method != "POST":
         return _render(request, item)
     problems: dict[str, str] = {}
     form = ReviewForm.from_data(request.POST, errors=problems)
     version = parse.parse_fields(request.POST, VERSION, errors=problems)["version"]
     token_text = request.POST.get("token", "")
+
+    def refused(refusal: refusals.Refusal, **kept) -> HttpResponse:
+        return refusals.answer(request, refusal, lambda: _render(
+            request, item, form, status=refusal.http_status, errors=refusal.errors,
+            error=refusal.message, refusal=refusal, **kept))  # fmt: skip
+
     try:
         token = uuid.UUID(token_text)
     except ValueError:
-        return _render(request, item, form, status=400,
-                       error="The form lost its submission token; submit again.")  # fmt: skip
+        return refused(refusals.invalid("The form lost its submission token; submit again."))
     if problems:
-        return _render(request, item, form, status=400, errors=problems, token=token_text,
-                       error="Nothing was recorded: " + " ".join(problems.values()))  # fmt: skip
+        return refused(refusals.invalid("Nothing was recorded: " + " ".join(problems.values()),
+                                        problems), token=token_text)  # fmt: skip
     common = {"item": item, "user": request.user, "version": version,
               "token": token, "label": form.label, "evidence_ids": form.evidence}  # fmt: skip
     try:
@@ -191,16 +218,14 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
                                          confidence=form.confidence, reason=form.reason,
                                          notes=form.notes)  # fmt: skip
     except services.InvalidAnnotation as exc:
-        return _render(request, item, form, status=400, errors=exc.errors, error=exc.message,
-                       token=token_text)  # fmt: skip
-    except work.StaleWork as exc:
-        return _render(request, item, form, status=409, error=exc.message)
-    except work.NotHolder as exc:
-        return forbidden(request, exc.message)
+        return refused(refusals.invalid(exc.message, exc.errors), token=token_text)
+    except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs
+        refusal = refusals.for_work(request, item, exc, kept=form.as_draft(), spec=SHOWN[kind])
+        return refused(refusal)
     # Neutral on purpose: saying whether it agreed would reveal the first annotation.
     messages.success(request, "Recorded. Thank you." if kind == WorkKind.EVIDENCE
                      else "Adjudication recorded.")  # fmt: skip
-    return redirect("annotation:home")
+    return refusals.done(request, redirect("annotation:home"))
 
 
 @login_required
@@ -216,7 +241,8 @@ def adjudicate(request: HttpRequest, item_key: str) -> HttpResponse:
 @login_required
 @require_POST
 def save_draft(request: HttpRequest, item_key: str) -> HttpResponse:
-    return autosave_draft(request, _item(item_key), ReviewForm)
+    item = _item(item_key)
+    return autosave_draft(request, item, ReviewForm, SHOWN[item.kind])
 
 
 @login_required

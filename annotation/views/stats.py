@@ -13,17 +13,27 @@ from annotation.views.common import staff_required
 
 # The annotator-pair plot shows the pairs with the most items; the table and CSV hold all.
 MAX_PLOTTED_PAIRS = 12
+GROUP_NAMES = {"annotator_pair": "annotator pair"}
 
 
 def _plots(summary: stats.AgreementSummary) -> dict[str, str]:
-    def rows(group: str, limit: int | None = None) -> list[tuple[str, list[float | None]]]:
-        reports = list(summary.reports[group].items())
-        if limit is not None and len(reports) > limit:
-            reports = sorted(reports, key=lambda kv: (-kv[1].items, kv[0]))[:limit]
+    def reports(group: str, limit: int | None = None) -> list:
+        found = list(summary.reports[group].items())
+        if limit is not None and len(found) > limit:
+            found = sorted(found, key=lambda kv: (-kv[1].items, kv[0]))[:limit]
+        return found
+
+    def rows(found: list) -> list[tuple[str, list[float | None]]]:
         return [
-            (value, [r.label.percent, r.label.kappa, r.evidence.mean_jaccard])
-            for value, r in reports
+            (value, [r.label.percent, r.label.kappa, r.evidence.mean_jaccard]) for value, r in found
         ]
+
+    def counts(found: list) -> list[int]:
+        # n per bar: the complete items (annotated by both) its statistics are computed over.
+        return [r.label.complete for _, r in found]
+
+    subsets, top_pairs = reports("subset"), reports("annotator_pair", MAX_PLOTTED_PAIRS)
+    scale = "agreement (0 to 1); n = items annotated by both"
 
     pairs = len(summary.reports["annotator_pair"])
     pair_title = "Agreement per annotator pair" + (
@@ -37,13 +47,15 @@ def _plots(summary: stats.AgreementSummary) -> dict[str, str]:
     return {
         name: mark_safe(svg)  # noqa: S308 - built by annotation.review.plots, every text escaped
         for name, svg in {
-            "subset": plots.bar_chart("Agreement per subset", rows("subset"), series=series,
-                                      maximum=1.0, percent=False),
-            "pair": plots.bar_chart(pair_title, rows("annotator_pair", MAX_PLOTTED_PAIRS),
-                                    series=series, maximum=1.0, percent=False),
+            "subset": plots.bar_chart("Agreement per subset", rows(subsets), series=series,
+                                      maximum=1.0, percent=False, counts=counts(subsets),
+                                      axis=scale),
+            "pair": plots.bar_chart(pair_title, rows(top_pairs), series=series, maximum=1.0,
+                                    percent=False, counts=counts(top_pairs), axis=scale),
             "reasons": plots.bar_chart("Adjudication reasons",
                                        [(label, [n]) for _, label, n in summary.reasons],
-                                       series=["adjudications"], percent=False),
+                                       series=["adjudications"], percent=False,
+                                       axis="adjudications"),
             "progress": plots.line_chart("Progress over time", days, {
                 "pairs written": [w for _, w, _, _ in summary.progress],
                 "claims annotated blind": [a for _, _, a, _ in summary.progress],
@@ -60,7 +72,7 @@ def agreement(request: HttpRequest) -> HttpResponse:
         request,
         "annotation/stats/agreement.html",
         {"s": summary, "plots": _plots(summary),
-         "groups": [(g, summary.reports[g]) for g in stats.GROUPS]},
+         "groups": [(g, GROUP_NAMES.get(g, g), summary.reports[g]) for g in stats.GROUPS]},
     )  # fmt: skip
 
 

@@ -262,7 +262,9 @@ def warnings_for(
     task: ClaimTask, *, entailed: str, refuted: str
 ) -> dict[str, list[checks.Warning]]:
     """The automatic warnings (never blocking) on what the writer typed, per claim, with the
-    context's paragraphs and the task's sampled tables/charts (two queries)."""
+    context's paragraphs and the task's sampled tables/charts (two queries). A claim's length is
+    no warning here: for the writer it is a rule (`rules.check_pair`), refused beside the field
+    and counted under it."""
     _, paragraphs = evidence_kinds_and_texts(task.context)
     visuals = [
         checks.visual_text(caption, cells)
@@ -281,6 +283,7 @@ def warnings_for(
             text=refuted, entailed=entailed, refuted=refuted, paragraphs=paragraphs,
             visuals=visuals, **bounds,
         )  # fmt: skip
+    found = {name: [w for w in ws if w.code != "length"] for name, ws in found.items()}
     return {name: ws for name, ws in found.items() if ws}
 
 
@@ -521,11 +524,13 @@ def writing_overview() -> WritingOverview:
     """For admins: writing items by status, pairs written per expert, and items waiting
     because no eligible expert can take them (with the reason)."""
     written = dict(
-        ClaimPair.objects.values("writer__username").annotate(n=Count("id"))
+        ClaimPair.objects.filter(paper__archived_at__isnull=True)
+        .values("writer__username").annotate(n=Count("id"))
         .values_list("writer__username", "n")
     )  # fmt: skip
     held = dict(
-        WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.LEASED)
+        WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.LEASED,
+                                paper__archived_at__isnull=True)
         .values("holder__username").annotate(n=Count("id")).values_list("holder__username", "n")
     )  # fmt: skip
     names = sorted(set(written) | set(held))

@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from papers.crawl.explain import explain
 from papers.crawl.forms import CrawlForm
 from papers.crawl.services import (
     CrawlError,
@@ -82,14 +83,17 @@ def _progress_context(run: CrawlRun) -> dict[str, Any]:
         done, total = len(run.search_done), run.search_chunks
     else:
         done = int(counts["fetched"])  # type: ignore[call-overload]
-    percent = round(100 * done / total) if total else (100 if not run.is_active else 0)
+    # Nothing to do is not "all done": with no total the page shows no bar, and says why.
+    percent = min(100, round(100 * done / total)) if total else None
+    problems = list(run.events.exclude(level=CrawlEvent.Level.INFO).order_by("-id")[:20])
     return {
         "run": run,
         "counts": counts,
         "done": done,
         "total": total,
-        "percent": min(100, percent),
-        "problems": run.events.exclude(level=CrawlEvent.Level.INFO).order_by("-id")[:20],
+        "percent": percent,
+        "error": explain(run.error) if run.error else None,
+        "problems": [(e, explain(e.message, fallback_advice="")) for e in problems],
         # "running" but its worker is gone (killed, machine restarted): offer to resume it.
         "stale": run.status == CrawlRun.Status.RUNNING and not worker_alive(run),
     }

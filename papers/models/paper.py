@@ -67,6 +67,12 @@ class Paper(models.Model):
         help_text="A copy of a fixture paper made by simulate_annotation (demo and benchmark "
         "data), never a real arXiv paper.",
     )
+    archived_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Put away (e.g. demo data once a real project starts): hidden from lists, "
+        "statistics, agreement, splits and exports; its work and history are kept.",
+    )
     media_dir = models.CharField(
         max_length=200, blank=True, help_text="MEDIA_ROOT folder of the current import's images"
     )

@@ -12,12 +12,7 @@ window.claimForm = function (root, options) {
   const editable = root.dataset.editable === "1";
   // The evidence rule: exactly this many tables/charts (the server holds the writer to it).
   const visualsNeeded = parseInt(root.dataset.visualsNeeded || "1", 10);
-  const storageKey = `sciver-draft-${root.dataset.item}`;
-  const state = document.getElementById("draft-state");
   let current = null;
-  let timer = null;
-  let retry = null;
-  let submitting = false;
 
   const field = (name) => form.elements.namedItem(name);
   const boxes = () => Array.from(document.querySelectorAll("input.ev"));
@@ -27,16 +22,6 @@ window.claimForm = function (root, options) {
   const items = () => Array.from(document.querySelectorAll(".ev-item")).filter((el) => el.offsetParent !== null);
   // Element ids, each once: one element is one mark, whichever of its boxes was ticked.
   const checked = (list) => [...new Set(list.filter((b) => b.checked).map((b) => parseInt(b.value, 10)))];
-
-  function typing(target) {
-    return target.matches("textarea, select, input:not([type=checkbox]):not([type=radio])");
-  }
-
-  // A focused control whose own keys a shortcut must leave alone (Space ticks a box, presses a
-  // button, opens a summary).
-  function control(target) {
-    return target.matches("input, button, select, textarea, summary, a[href]");
-  }
 
   function collect() {
     const draft = {};
@@ -59,8 +44,12 @@ window.claimForm = function (root, options) {
     refresh();
   }
 
+  // Words as the server counts them (annotation.writing.rules.word_count, Python's str.split()):
+  // runs between Unicode whitespace, which in Python includes U+001C–U+001F and U+0085 but not
+  // U+FEFF (JavaScript's \s is the other way round).
+  const SPACE = /(?:[^\S\ufeff]|[\x1c-\x1f\x85])+/;
   function words(text) {
-    return text.trim() ? text.trim().split(/\s+/).length : 0;
+    return text.split(SPACE).filter(Boolean).length;
   }
 
   // Count a set of evidence boxes into a summary (`prefix`-visuals, -sampled, -paragraphs, -list).
@@ -102,63 +91,23 @@ window.claimForm = function (root, options) {
     }
   }
 
-  // --- Drafts: this browser first (never lost), then the server (survives other browsers).
-  function keepLocally() {
-    localStorage.setItem(storageKey, JSON.stringify({ at: Date.now(), draft: collect() }));
-  }
-
-  function say(text, offline) {
-    state.textContent = text;
-    state.classList.toggle("offline", !!offline);
-  }
-
-  async function saveToServer(retryOffline = true) {
-    clearTimeout(retry);
-    const body = JSON.stringify({ version: parseInt(root.dataset.version, 10), draft: collect() });
-    try {
-      const response = await fetch(root.dataset.draftUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": field("csrfmiddlewaretoken").value },
-        body,
-        credentials: "same-origin",
-      });
-      const data = await response.json().catch(() => ({}));
-      if (response.ok) {
-        say(`Draft saved ${data.saved_at}.`, false);
-        root.dataset.serverDraftAt = String(Math.floor(Date.now() / 1000));
-      } else {
-        say(`${data.error || "The draft was not saved."} Your text is kept in this browser.`, true);
-      }
-    } catch (error) {
-      say("Offline: your text is kept in this browser and saved when the connection returns.", true);
-      if (retryOffline) retry = setTimeout(saveToServer, 5000);
-    }
-  }
+  // --- Drafts and refusals (static/js/autosave.js): this browser first (never lost), then the
+  // server (survives other browsers); a refused save or submission says why, the text stays.
+  const drafts = window.workAutosave({
+    root,
+    form,
+    collect,
+    apply: (draft) => {
+      apply(draft);
+      refreshWarnings();
+    },
+    state: document.getElementById("draft-state"),
+    delay: 700,
+  });
 
   function changed() {
     refresh();
-    if (!editable || submitting) return;
-    keepLocally();
-    say("Unsaved changes…", false);
-    clearTimeout(timer);
-    timer = setTimeout(saveToServer, 700);
-  }
-
-  function restoreLocal() {
-    let saved = null;
-    try {
-      saved = JSON.parse(localStorage.getItem(storageKey) || "null");
-    } catch (error) {
-      saved = null;
-    }
-    if (!saved || !saved.draft) return;
-    const serverAt = parseInt(root.dataset.serverDraftAt || "0", 10) * 1000;
-    const same = JSON.stringify(saved.draft) === JSON.stringify(collect());
-    if (same || saved.at <= serverAt) return;
-    apply(saved.draft);
-    refreshWarnings();
-    say("Restored text typed in this browser that had not reached the server; saving it now.", true);
-    saveToServer();
+    drafts.changed();
   }
 
   // --- Evidence by keyboard.
@@ -230,14 +179,21 @@ window.claimForm = function (root, options) {
   });
 
   // --- Suggestions.
-  function take(button) {
+  // Taken by click, the refuted claim's box gets the focus to edit it; taken by a key
+  // (Alt+1…9), the taken suggestion does, so that the next key is a shortcut again (`p` explains
+  // it, `r` edits it) and never lands in the claim.
+  function take(button, byKey = false) {
     if (!editable) return;
     field("refuted").value = button.dataset.text;
     field("perturbation_kind").value = button.dataset.kind;
     field("suggestion").value = button.dataset.text;
     const refuted = field("refuted");
-    refuted.focus();
-    refuted.setSelectionRange(refuted.value.length, refuted.value.length);
+    if (byKey) {
+      button.focus();
+    } else {
+      refuted.focus();
+      refuted.setSelectionRange(refuted.value.length, refuted.value.length);
+    }
     changed();
     refreshWarnings();
   }
@@ -292,30 +248,14 @@ window.claimForm = function (root, options) {
     }
   });
   form.addEventListener("input", changed);
-  form.addEventListener("submit", (event) => {
-    if (submitting) {
-      event.preventDefault(); // a double click: the first submission is on its way
-      return;
-    }
-    submitting = true;
-    clearTimeout(timer); // the submission carries everything a pending autosave would
-    clearTimeout(retry);
-    keepLocally();
-    document.getElementById("submit").setAttribute("aria-busy", "true");
-  });
   // Hand back: the draft reaches the server first, then the task is released.
   const releaseForm = document.getElementById("release-form");
   if (releaseForm) {
     releaseForm.addEventListener("submit", async (event) => {
-      if (submitting) {
-        event.preventDefault();
-        return;
-      }
       event.preventDefault();
-      submitting = true;
-      clearTimeout(timer);
-      clearTimeout(retry);
-      await saveToServer(false);
+      if (drafts.isSubmitting()) return;
+      await drafts.save();
+      drafts.stop();
       releaseForm.submit();
     });
   }
@@ -325,66 +265,49 @@ window.claimForm = function (root, options) {
     refresh();
   });
 
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-      event.preventDefault();
-      if (editable) form.requestSubmit();
-      return;
-    }
-    if (event.altKey && /^[1-9]$/.test(event.key)) {
-      const list = document.querySelectorAll(".take-suggestion");
-      const button = list[parseInt(event.key, 10) - 1];
-      if (button) {
-        event.preventDefault();
-        take(button);
-      }
-      return;
-    }
-    if (event.key === "Escape" && typing(event.target)) {
-      event.target.blur();
-      return;
-    }
-    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-    if (dialog.open) return;
-    const focusField = (name) => field(name) && (() => field(name).focus());
-    const actions = {
-      j: () => move(1),
-      k: () => move(-1),
-      x: () => mark(current),
-      X: () => split.checked && toggle(current, "input.ev-ref"),
-      d: () => {
-        if (split.disabled) return;
+  // The keys (static/js/keys.js). Ctrl+Enter, `e`/`r`/`p` (the text boxes), `g` (suggest) and
+  // `w` (whole context) are data-key on their elements in the templates.
+  const marks = entailedEvidence ? "evidence" : "the new claim's evidence";
+  window.pageKeys.add([
+    {
+      keys: ["Alt+1", "Alt+2", "Alt+3", "Alt+4", "Alt+5", "Alt+6", "Alt+7", "Alt+8", "Alt+9"],
+      label: "Alt+1…9",
+      help: "take suggestion 1–9 (then r edits it, p explains it)",
+      when: () => editable && document.querySelector(".take-suggestion") !== null,
+      run: (key) => {
+        const button = document.querySelectorAll(".take-suggestion")[parseInt(key.slice(4), 10) - 1];
+        if (button) take(button, true);
+      },
+    },
+    { keys: "j k", help: "next/previous evidence", run: (key) => move(key === "j" ? 1 : -1) },
+    { keys: "x Space", label: "x or Space", help: `mark/unmark the current element as ${marks}`, run: () => mark(current) },
+    {
+      keys: "X",
+      label: "Shift+X",
+      help: "mark/unmark it as the refuted claim's own evidence",
+      when: () => split.checked,
+      run: () => toggle(current, "input.ev-ref"),
+    },
+    {
+      keys: "d",
+      help: entailedEvidence ? "the refuted claim uses different evidence" : "the new claim uses different evidence",
+      when: () => !split.disabled,
+      run: () => {
         split.checked = !split.checked;
         splitChanged();
       },
-      // Space on a focused box or button is theirs (the box ticks); on the page, it marks the
-      // current element, like x.
-      " ": () => mark(current),
-      1: () => markSampled(1),
-      2: () => markSampled(2),
-      3: () => markSampled(3),
-      z: () => {
+    },
+    { keys: "1 2 3", label: "1 2 3", help: "mark/unmark a sampled table/chart", run: (key) => markSampled(parseInt(key, 10)) },
+    {
+      keys: "z",
+      help: "zoom the current table/chart",
+      run: () => {
         const button = current && current.querySelector("button.zoom");
         if (button) openZoom(button);
       },
-      w: () => {
-        const details = document.getElementById("whole-context");
-        details.open = !details.open;
-        if (details.open) details.scrollIntoView({ block: "start" });
-      },
-      e: focusField("entailed"),
-      r: focusField("refuted"),
-      p: focusField("explanation"),
-      g: () => document.getElementById("suggest").click(),
-    };
-    if (event.key === " " && control(event.target)) return;
-    const action = actions[event.key];
-    if (!action) return;
-    event.preventDefault();
-    action();
-  });
-  window.addEventListener("online", () => editable && saveToServer());
+    },
+  ]);
 
   refresh();
-  if (editable) restoreLocal();
+  drafts.restoreLocal();
 };

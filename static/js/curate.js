@@ -128,32 +128,46 @@
   window.addEventListener("beforeunload", (event) => {
     if (dirty) event.preventDefault();
   });
+  // Saving and its refusals (static/js/autosave.js): the save goes by fetch, and a version
+  // saved meanwhile is said at once, with where it differs from these choices, which stay:
+  // "Keep mine" saves them as the version after it, "Take version N" opens that one.
+  window.workAutosave({
+    root: form,
+    form,
+    versionField: "latest_seen",
+    onRefused: (answer) => {
+      markDirty();
+      const save = document.getElementById("save");
+      if (answer.version && save && save.firstChild) {
+        save.firstChild.textContent = `Save as version ${parseInt(answer.version, 10) + 1} `;
+      }
+    },
+  });
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("#take-theirs")) dirty = false; // their version replaces these choices
+  });
   const accept = document.getElementById("accept-proposal");
   if (accept) accept.addEventListener("click", acceptProposal);
 
-  document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    const target = event.target;
-    if (target.matches("textarea, select, input:not([type=checkbox]):not([type=radio])")) return;
-    const actions = {
-      j: () => move(1, false),
-      k: () => move(-1, false),
-      J: () => move(1, true),
-      K: () => move(-1, true),
-      x: () => current && toggle(current.querySelector("input.keep")),
-      c: () => current && toggle(current.querySelector("input.notchart")),
-      t: () => {
+  // `a` (accept the proposal) and `s` (save) are their buttons' data-key (templates/annotation/curate.html).
+  window.pageKeys.add([
+    { keys: "j k", help: "next/previous item", run: (key) => move(key === "j" ? 1 : -1, false) },
+    { keys: "J K", help: "next/previous section", run: (key) => move(key === "J" ? 1 : -1, true) },
+    { keys: "x", help: "remove/restore the item", run: () => current && toggle(current.querySelector("input.keep")) },
+    {
+      keys: "c",
+      help: "not a chart (a figure)",
+      run: () => current && toggle(current.querySelector("input.notchart")),
+    },
+    {
+      keys: "t",
+      help: "show/hide a table's HTML",
+      run: () => {
         const details = current && current.querySelector("details");
         if (details) details.open = !details.open;
       },
-      a: () => acceptProposal(),
-      s: () => form.requestSubmit(),
-    };
-    const action = actions[event.key];
-    if (!action) return;
-    event.preventDefault();
-    action();
-  });
+    },
+  ]);
 
   refresh();
 })();

@@ -1,21 +1,16 @@
 // Blind annotation and adjudication: `e`/`r` label, `j`/`k` and `x`/`Space` evidence, `w` whole
-// context, `Ctrl+Enter` submit; choices autosave on the server as a draft.
+// context, `Ctrl+Enter` submit (and the adjudicator's keys, declared in the template); choices
+// autosave on the server as a draft.
 (function () {
   "use strict";
 
   const root = document.getElementById("review-page");
   if (!root) return;
   const form = document.getElementById("review-form");
-  const editable = root.dataset.editable === "1";
-  const state = document.getElementById("draft-state");
   let current = null;  // the current evidence element (j/k, a click, or its focused box)
-  let timer = null;
-  let submitting = false;
 
   const boxes = () => Array.from(document.querySelectorAll("input.ev"));
   const items = () => Array.from(document.querySelectorAll(".ev-item")).filter((el) => el.offsetParent !== null);
-  const typing = (t) => t.matches("textarea, select, input:not([type=checkbox]):not([type=radio])");
-  const control = (t) => t.matches("input, button, select, textarea, summary, a[href]");
 
   // Element ids, each once: one element is one mark, whichever of its boxes was ticked.
   const marked = () => [...new Set(boxes().filter((b) => b.checked).map((b) => parseInt(b.value, 10)))];
@@ -47,27 +42,29 @@
     };
   }
 
-  async function save() {
-    try {
-      const response = await fetch(root.dataset.draftUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": form.elements.namedItem("csrfmiddlewaretoken").value },
-        body: JSON.stringify({ version: parseInt(root.dataset.version, 10), draft: collect() }),
-        credentials: "same-origin",
-      });
-      const data = await response.json().catch(() => ({}));
-      state.textContent = response.ok ? `Saved ${data.saved_at}.` : (data.error || "Not saved.");
-    } catch (error) {
-      state.textContent = "Offline: not saved yet.";
+  // A draft kept in this browser, put back (the label, the adjudicator's choices, the evidence).
+  function apply(draft) {
+    for (const name of ["label", "decision"]) {
+      for (const radio of form.querySelectorAll(`input[name=${name}]`)) radio.checked = radio.value === draft[name];
     }
+    for (const name of ["confidence", "reason", "notes"]) {
+      const input = form.elements.namedItem(name);
+      if (input && typeof draft[name] === "string") input.value = draft[name];
+    }
+    const chosen = new Set((draft.evidence || []).map(String));
+    for (const box of boxes()) box.checked = chosen.has(box.value);
+    refresh();
   }
+
+  // Drafts and refusals (static/js/autosave.js): this browser first, then the server; a
+  // refused save or submission says why and the choices stay.
+  const drafts = window.workAutosave({
+    root, form, collect, apply, state: document.getElementById("draft-state"), delay: 500,
+  });
 
   function changed() {
     refresh();
-    if (!editable || submitting) return;
-    state.textContent = "Unsaved changes…";
-    clearTimeout(timer);
-    timer = setTimeout(save, 500);
+    drafts.changed();
   }
 
   // Should an element still have two boxes, they move together.
@@ -101,19 +98,6 @@
     });
   }
 
-  form.addEventListener("submit", () => {
-    submitting = true;
-    clearTimeout(timer);
-  });
-
-  function setLabel(value) {
-    const radio = form.querySelector(`input[name=label][value=${value}]`);
-    if (radio && !radio.disabled) {
-      radio.checked = true;
-      changed();
-    }
-  }
-
   function setCurrent(item) {
     if (current) current.classList.remove("current");
     current = item;
@@ -137,34 +121,25 @@
     });
   }
 
-  document.addEventListener("keydown", (event) => {
-    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
-      event.preventDefault();
-      if (editable) form.requestSubmit();
-      return;
-    }
-    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-    const key = event.key;
-    if (key === "e" || key === "r") {
-      event.preventDefault();
-      setLabel(key === "e" ? "entailed" : "refuted");
-    } else if (key === "j" || key === "k") {
-      event.preventDefault();
-      move(key === "j" ? 1 : -1);
-    } else if (key === "x" || (key === " " && !control(event.target))) {
-      // Space on a focused box or button is theirs (the box ticks itself).
-      const box = current && current.querySelector("input.ev");
-      if (box && !box.disabled) {
-        event.preventDefault();
-        box.checked = !box.checked;
-        box.dispatchEvent(new Event("change", { bubbles: true }));
-      }
-    } else if (key === "w") {
-      event.preventDefault();
-      const details = document.getElementById("whole-context");
-      details.open = !details.open;
-    }
-  });
+  // The keys (static/js/keys.js). Ctrl+Enter, the label (`e`/`r`) and, on the adjudication page,
+  // "take this" (`W`/`S`), confidence (`l`/`m`/`h`), reason (`1`–`5`), decision (`d`/`u`) and
+  // notes (`o`) are data-key on their elements in the templates.
+  window.pageKeys.add([
+    { keys: "j k", help: "next/previous evidence", run: (key) => move(key === "j" ? 1 : -1) },
+    {
+      keys: "x Space",
+      label: "x or Space",
+      help: "mark/unmark the current element as evidence",
+      run: () => {
+        const box = current && current.querySelector("input.ev");
+        if (box && !box.disabled) {
+          box.checked = !box.checked;
+          box.dispatchEvent(new Event("change", { bubbles: true }));
+        }
+      },
+    },
+  ]);
 
   refresh();
+  drafts.restoreLocal();
 })();

@@ -8,20 +8,12 @@
   const root = document.getElementById("validate-page");
   if (!root) return;
   const form = document.getElementById("validate-form");
-  const editable = root.dataset.editable === "1";
-  const state = document.getElementById("draft-state");
   let current = null;
-  let timer = null;
-  let retry = null;
-  let dirty = false; // changes the server has not got yet
-  let submitting = false;
 
   const field = (name) => form.elements.namedItem(name);
   const boxes = () => Array.from(document.querySelectorAll("input[name=evidence]"));
   const pieces = () => Array.from(document.querySelectorAll(".piece"));
   const criteria = () => Array.from(form.querySelectorAll("input[name=criteria_failed]"));
-  const typing = (t) => t.matches("textarea, select, input:not([type=checkbox]):not([type=radio])");
-  const control = (t) => t.matches("input, button, select, textarea, summary, a[href]");
 
   function collect() {
     const explanation = field("explanation");
@@ -35,48 +27,32 @@
     };
   }
 
-  function say(text, offline) {
-    if (!state) return;
-    state.textContent = text;
-    state.classList.toggle("offline", !!offline);
-  }
-
-  async function save() {
-    clearTimeout(retry);
-    try {
-      const response = await fetch(root.dataset.draftUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": field("csrfmiddlewaretoken").value },
-        body: JSON.stringify({ version: parseInt(root.dataset.version, 10), draft: collect() }),
-        credentials: "same-origin",
-      });
-      const data = await response.json().catch(() => ({}));
-      if (response.ok) {
-        if (!timer) dirty = false; // nothing changed while the draft was on its way
-        say(`Draft saved ${data.saved_at}.`, false);
-      } else {
-        say(`${data.error || "The draft was not saved."} Keep this page open to keep your changes.`, true);
-      }
-    } catch (error) {
-      say("Offline: not saved yet; saved when the connection returns. Keep this page open.", true);
-      retry = setTimeout(save, 5000);
+  // A draft kept in this browser, put back.
+  function apply(draft) {
+    for (const name of ["text", "subset", "label", "explanation"]) {
+      if (field(name) && typeof draft[name] === "string") field(name).value = draft[name];
     }
+    const chosen = new Set((draft.evidence || []).map(String));
+    for (const box of boxes()) box.checked = chosen.has(box.value);
+    const failed = new Set(draft.criteria_failed || []);
+    for (const box of criteria()) box.checked = failed.has(box.value);
+    refresh();
   }
 
   function refresh() {
     for (const box of boxes()) box.closest(".piece").classList.toggle("evidence", box.checked);
   }
 
+  // Drafts and refusals (static/js/autosave.js): this browser first, then the server; leaving
+  // with a change the server has not got asks first.
+  const drafts = window.workAutosave({
+    root, form, collect, apply, state: document.getElementById("draft-state"), delay: 600,
+    guardUnload: true,
+  });
+
   function changed() {
     refresh();
-    if (!editable || submitting) return;
-    dirty = true;
-    say("Unsaved changes…", false);
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = null;
-      save();
-    }, 600);
+    drafts.changed();
   }
 
   document.addEventListener("change", (event) => {
@@ -85,20 +61,6 @@
   form.addEventListener("input", (event) => {
     if (event.target.matches("textarea")) changed();
   });
-  form.addEventListener("submit", (event) => {
-    if (submitting) {
-      event.preventDefault(); // a double press: the first submission is on its way
-      return;
-    }
-    submitting = true;
-    dirty = false; // the submission carries everything a pending autosave would
-    clearTimeout(timer);
-    clearTimeout(retry);
-  });
-  window.addEventListener("beforeunload", (event) => {
-    if (dirty && !submitting) event.preventDefault();
-  });
-  window.addEventListener("online", () => dirty && editable && save());
 
   function setCurrent(piece, scroll) {
     if (current) current.classList.remove("current");
@@ -133,35 +95,18 @@
     if (piece && piece !== current) setCurrent(piece, false);
   });
 
-  document.addEventListener("keydown", (event) => {
-    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
-      event.preventDefault();
-      if (editable) form.requestSubmit();
-      return;
-    }
-    if (event.key === "Escape" && typing(event.target)) {
-      event.target.blur();
-      return;
-    }
-    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-    const focus = (name) => () => field(name) && field(name).focus();
-    const actions = {
-      j: () => move(1),
-      k: () => move(-1),
-      x: () => current && toggle(current.querySelector("input[name=evidence]")),
-      t: focus("text"),
-      s: focus("subset"),
-      l: focus("label"),
-      p: focus("explanation"),
-    };
-    // Space on a focused box or button is that control's own; on a piece it marks the piece.
-    if (event.key === " " && !control(event.target)) actions[" "] = actions.x;
-    if (/^[1-5]$/.test(event.key)) actions[event.key] = () => toggle(criteria()[parseInt(event.key, 10) - 1]);
-    const action = actions[event.key];
-    if (!action) return;
-    event.preventDefault();
-    action();
-  });
+  // The keys (static/js/keys.js). Ctrl+Enter, the fields (`t`/`s`/`l`/`p`) and the criteria
+  // (`1`–`5`) are data-key on their elements in the template.
+  window.pageKeys.add([
+    { keys: "j k", help: "next/previous piece of context", run: (key) => move(key === "j" ? 1 : -1) },
+    {
+      keys: "x Space",
+      label: "x or Space",
+      help: "mark/unmark it as evidence",
+      run: () => current && toggle(current.querySelector("input[name=evidence]")),
+    },
+  ]);
 
   refresh();
+  drafts.restoreLocal();
 })();

@@ -3,10 +3,6 @@
 (function () {
   "use strict";
 
-  function typing(target) {
-    return target.matches("textarea, select, input:not([type=checkbox]):not([type=radio])");
-  }
-
   // `n` opens the next task wherever a "next" form is shown (workspace, pair page).
   const nextForm = document.getElementById("next-form");
   const root = document.getElementById("write-page");
@@ -17,13 +13,16 @@
         if (id) localStorage.removeItem(`sciver-draft-${id}`);
       }
     }
-    document.addEventListener("keydown", (event) => {
-      if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-      if (event.key === "n" && nextForm) {
-        event.preventDefault();
-        nextForm.requestSubmit();
-      }
-    });
+    if (nextForm) {
+      const button = nextForm.querySelector("button");
+      window.pageKeys.add([
+        {
+          keys: "n",
+          help: button ? button.textContent.replace(/\s+n$/, "").trim().toLowerCase() : "next",
+          run: () => nextForm.requestSubmit(),
+        },
+      ]);
+    }
     return;
   }
 

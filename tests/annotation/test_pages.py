@@ -66,7 +66,10 @@ def test_assignment_page_assigns_and_shows_the_overview(client):
     client.force_login(AdminFactory())
     page = html(client.get("/manage/assignments/?subfield=cs.CL"))
     assert paper.versioned_id in page and page.count('name="papers"') == 1
-    assert "not eligible for cs.CL" in page  # bob is listed, marked
+    # Only active experts eligible for the subfield are offered (issue 20): bob (cs.CV) is not.
+    options = page.split('id="id_expert"')[1].split("</select>")[0]
+    assert f'value="{alice.pk}"' in options and "bob" not in options
+    assert 'data-expert="bob"' in page  # the overview still lists him
     response = client.post(
         "/manage/assignments/",
         {"action": "assign", "papers": [paper.pk], "expert": alice.pk,

@@ -60,7 +60,6 @@ def codes(html: str, claim: str) -> set[str]:
          "repeated_word"),
         ({"entailed": ENTAILED, "refuted": "Ours acheives a BLEU of 68.9, higer than Baseline."},
          "refuted", "misspelling"),
-        ({"entailed": "Ours wins."}, "entailed", "length"),
     ],
 )  # fmt: skip
 def test_the_endpoint_returns_each_kind_of_warning(client, setup, fields, claim, code):
@@ -69,6 +68,16 @@ def test_the_endpoint_returns_each_kind_of_warning(client, setup, fields, claim,
     assert status == 200
     assert code in codes(html, claim), html
     assert "<html" not in html  # a fragment for htmx, not a page
+
+
+def test_a_claims_length_is_a_rule_listed_as_one_never_a_warning(client, setup):
+    """For the writer a length outside CLAIM_MIN_WORDS–CLAIM_MAX_WORDS is refused (the rules):
+    the warnings, which never block, do not list it; the rules line under them does."""
+    client.force_login(setup["writer"])
+    status, html = warnings_of(client, setup["item"], entailed="Ours wins.")
+    assert status == 200 and "length" not in codes(html, "entailed")
+    rules = html.split('id="claim-rules">')[1].split("</p>")[0]
+    assert "Rules, which do block: a claim has 6–120 words" in rules
 
 
 def test_a_clean_pair_has_no_warning(client, setup):

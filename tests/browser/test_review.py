@@ -60,7 +60,9 @@ def annotate(page, name: str, *, agree: bool) -> WorkItem:
     page.keyboard.press(KEY[label])
     for pk in claim.evidence.values_list("pk", flat=True):
         page.locator(f"#ev-{pk} input.ev").check()
-    page.wait_for_function("document.getElementById('draft-state').textContent.includes('Saved')")
+    page.wait_for_function(
+        "document.getElementById('draft-state').textContent.includes('Draft saved')"
+    )
     shot(page, f"review-annotate-{name}")
     page.keyboard.press("Control+Enter")
     page.wait_for_url(lambda url: url.rstrip("/").count("/") == 2)

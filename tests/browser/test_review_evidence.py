@@ -26,7 +26,9 @@ def open_annotation(page, name: str = "bob") -> WorkItem:
 
 
 def wait_saved(page) -> None:
-    page.wait_for_function("document.getElementById('draft-state').textContent.includes('Saved')")
+    page.wait_for_function(
+        "document.getElementById('draft-state').textContent.includes('Draft saved')"
+    )
 
 
 def test_space_toggles_the_focused_box_and_x_the_current_element(page, pair):

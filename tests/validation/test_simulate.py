@@ -251,3 +251,18 @@ def assert_the_evidence_rule_holds() -> None:
                 assert labels[pk] in claim.text, (claim.text, labels[pk])
         checked += 1
     assert checked
+
+
+def test_an_archived_demo_is_not_simulated_into():
+    """After archive_demo the synthetic experts take no work: simulating would be refused at
+    every assignment, so the command refuses at once, adds nothing and says how to undo."""
+    from annotation.archiving import archive_demo
+    from tests.annotation.factories import make_expert
+
+    user = make_expert("sim-cl-1")
+    user.set_unusable_password()
+    user.save()
+    assert archive_demo(by=None).accounts == ["sim-cl-1"]
+    with pytest.raises(CommandError, match=r"demo data is archived .*archive_demo --undo"):
+        run("--papers", "2")
+    assert not Paper.objects.exists()

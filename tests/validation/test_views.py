@@ -128,6 +128,23 @@ def test_validator_revises_in_place_and_a_refused_submission_keeps_the_input(cli
     assert ValidationRevision.objects.get().before != new_text
 
 
+def test_a_validators_text_longer_than_the_limit_is_refused_not_cut(client, world):
+    validator = world.team.validators[0]
+    client.force_login(validator)
+    claim = world.item.claim
+    evidence = [str(pk) for pk in claim.review.final_evidence.values_list("pk", flat=True)]
+    long_text = "Ours gets a BLEU of 73.2 on the test set. " * 130  # 5,460 characters
+    refused = client.post(f"/validate/{world.item.key}/", {
+        "version": world.item.version, "token": "7c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
+        "subset": world.pair.subset, "label": claim.review.final_label, "evidence": evidence,
+        "explanation": claim.explanation, "text": long_text, "criteria_failed": ["language"],
+    })  # fmt: skip
+    assert refused.status_code == 400
+    assert "longer than 5,000 characters" in refused.content.decode()
+    claim.refresh_from_db()
+    assert claim.text != long_text[:5000] and not ValidationRevision.objects.exists()
+
+
 def test_the_validation_page_refuses_evidence_that_breaks_the_rule_and_keeps_the_input(
     client, world
 ):

@@ -123,6 +123,7 @@ def jsonl_record(
         "provenance": claim.provenance,
         "revisions": claim.revisions,
         "annotators": dict(sorted(claim.annotators.items())),
+        "guideline_versions": dict(sorted(claim.guideline_versions.items())),
     }
     if hide_label:
         for name in HIDDEN_JSONL_FIELDS:

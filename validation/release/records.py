@@ -126,6 +126,9 @@ class ReleaseClaim:
     sampled: tuple[str, ...] = ()
     revisions: int = 0
     synthetic: bool = False
+    # The guideline version each stage was done under ("writing", "second_annotation",
+    # "adjudication", "validation"; a stage the claim did not pass through is absent).
+    guideline_versions: Mapping[str, int | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if isinstance(self.request_id, bool) or not isinstance(self.request_id, int):

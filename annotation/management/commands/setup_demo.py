@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
@@ -19,6 +21,26 @@ DEMO_ACCOUNTS = [
     ("carol", "sciver-demo", False),
     ("dave", "sciver-demo", False),
 ]
+
+
+def sign_in_address(run_addr: str | None = None) -> str:
+    """The address `make run` serves on, from RUN_ADDR as scripts/serve.sh passes it to
+    runserver ("port", "host:port" or "[v6]:port"; default 127.0.0.1:8000). A server
+    listening on every interface (0.0.0.0, ::) is opened on this machine as 127.0.0.1."""
+    value = (os.environ.get("RUN_ADDR", "") if run_addr is None else run_addr).strip()
+    host, port = "127.0.0.1", "8000"
+    if value.isascii() and value.isdecimal():
+        port = value
+    elif value.startswith("["):
+        inside, _, rest = value[1:].partition("]")
+        host, port = f"[{inside}]", rest.lstrip(":") or port
+    elif ":" in value:
+        host, port = value.rsplit(":", 1)
+    elif value:
+        host = value
+    if host in ("0.0.0.0", "[::]", "0", ""):
+        host = "127.0.0.1"
+    return f"http://{host}:{port}/"
 
 
 class Command(BaseCommand):
@@ -69,7 +91,7 @@ class Command(BaseCommand):
             note = "" if created or user.check_password(password) else " (password changed since)"
             role = "admin" if staff else "annotator"
             lines.append(f"  {role:<10} {username:<8} password: {password}{note}")
-        self.stdout.write("\nDemo accounts (sign in at http://127.0.0.1:8000/):")
+        self.stdout.write(f"\nDemo accounts (sign in at {sign_in_address()}):")
         self.stdout.write("\n".join(lines) + "\n")
 
         self.stdout.write("Demo expert profiles:\n" + "\n".join(create_demo_experts()) + "\n")

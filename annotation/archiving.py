@@ -1,0 +1,216 @@
+"""Archiving: putting papers (with their work) and accounts away, and bringing them back.
+
+An archived paper is hidden from the lists, the statistics, agreement, the split pool and
+exports, and its work items leave every queue; an archived account is hidden from People and
+Assignment and gets no new work. Nothing is deleted: the rows, their work and their history
+(`WorkEvent`, `AssignmentEvent`) stay, and each archiving writes an `ArchiveEvent`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from annotation import services
+from annotation.demo import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
+from annotation.errors import AnnotationError
+from annotation.models import (
+    ArchiveAction,
+    ArchiveEvent,
+    Assignment,
+    ExpertProfile,
+    WorkItem,
+    WorkStatus,
+)
+from papers.models import Paper
+
+User = get_user_model()
+
+
+class ArchiveError(AnnotationError):
+    pass
+
+
+def live_papers(queryset: QuerySet[Paper] | None = None) -> QuerySet[Paper]:
+    """Papers that are not archived."""
+    queryset = Paper.objects.all() if queryset is None else queryset
+    return queryset.filter(archived_at__isnull=True)
+
+
+def archived_paper_count() -> int:
+    return Paper.objects.filter(archived_at__isnull=False).count()
+
+
+def archived_account_count() -> int:
+    return ExpertProfile.objects.filter(archived_at__isnull=False).count()
+
+
+def _papers(papers: Iterable[Paper]) -> list[Paper]:
+    ids = sorted({p.pk for p in papers})
+    return list(
+        Paper.objects.select_for_update()
+        .filter(pk__in=ids)
+        .only("id", "archived_at")
+        .order_by("pk")
+    )
+
+
+@transaction.atomic
+def archive_papers(*, papers: Iterable[Paper], by: AbstractBaseUser | None, note: str = "") -> int:
+    """Archive the papers not archived yet; returns how many. Their work stays where it is (a
+    held lease, an open item, an assignment): it is only out of every queue and list until
+    the paper is un-archived."""
+    now = timezone.now()
+    todo = [p for p in _papers(papers) if p.archived_at is None]
+    Paper.objects.filter(pk__in=[p.pk for p in todo]).update(archived_at=now)
+    ArchiveEvent.objects.bulk_create(
+        ArchiveEvent(action=ArchiveAction.ARCHIVED, paper_id=p.pk, actor=by, note=note[:500])
+        for p in todo
+    )
+    return len(todo)
+
+
+@transaction.atomic
+def unarchive_papers(
+    *, papers: Iterable[Paper], by: AbstractBaseUser | None, note: str = ""
+) -> int:
+    """Bring archived papers back, with their work where it was; returns how many."""
+    todo = [p for p in _papers(papers) if p.archived_at is not None]
+    Paper.objects.filter(pk__in=[p.pk for p in todo]).update(archived_at=None)
+    ArchiveEvent.objects.bulk_create(
+        ArchiveEvent(action=ArchiveAction.UNARCHIVED, paper_id=p.pk, actor=by, note=note[:500])
+        for p in todo
+    )
+    return len(todo)
+
+
+def open_work_on_live_papers(user: AbstractBaseUser) -> list[str]:
+    """What `user` still has to do on papers that are not archived (what archiving them would
+    strand): open assignments, items they hold or that are assigned to them by name."""
+    found = []
+    assignments = Assignment.objects.filter(
+        expert=user, status__in=Assignment.OPEN, paper__archived_at__isnull=True
+    ).count()
+    if assignments:
+        found.append(f"{assignments} open paper assignment{'s' if assignments > 1 else ''}")
+    items = (
+        WorkItem.objects.filter(status__in=[WorkStatus.OPEN, WorkStatus.LEASED])
+        .filter(Q(holder=user, status=WorkStatus.LEASED) | Q(assignee=user))
+        .filter(paper__archived_at__isnull=True)
+        .count()
+    )
+    if items:
+        found.append(f"{items} work item{'s' if items > 1 else ''} held by or assigned to them")
+    return found
+
+
+@transaction.atomic
+def archive_account(
+    *, user: AbstractBaseUser, by: AbstractBaseUser | None, note: str = ""
+) -> ExpertProfile:
+    """Archive an account's expert profile: hidden from People and Assignment, inactive (no new
+    assignments). Refused for the admin doing it and for someone with work still open on
+    papers that are not archived (unassign or reassign it first). Signing in is not changed:
+    disable the account in the Django admin for that."""
+    if by is not None and user.pk == by.pk:
+        raise ArchiveError("You cannot archive your own account.")
+    profile = services.ensure_expert_profile(user=user)
+    profile = ExpertProfile.objects.select_for_update().get(pk=profile.pk)
+    if profile.archived_at is not None:
+        return profile
+    open_work = open_work_on_live_papers(user)
+    if open_work:
+        raise ArchiveError(
+            f"{user.get_username()} still has {' and '.join(open_work)}: unassign or reassign "
+            "that work first (Assignment, Validation), then archive the account."
+        )
+    profile.archived_at = timezone.now()
+    profile.active = False
+    profile.save(update_fields=["archived_at", "active", "updated_at"])
+    ArchiveEvent.objects.create(
+        action=ArchiveAction.ARCHIVED, account=user, actor=by, note=note[:500]
+    )
+    return profile
+
+
+@transaction.atomic
+def unarchive_account(
+    *, user: AbstractBaseUser, by: AbstractBaseUser | None, note: str = ""
+) -> ExpertProfile:
+    """Show the account again. It stays inactive: tick *Active* on its page to give it work."""
+    profile = ExpertProfile.objects.select_for_update().get(user=user)
+    if profile.archived_at is None:
+        return profile
+    profile.archived_at = None
+    profile.save(update_fields=["archived_at", "updated_at"])
+    ArchiveEvent.objects.create(
+        action=ArchiveAction.UNARCHIVED, account=user, actor=by, note=note[:500]
+    )
+    return profile
+
+
+def demo_counts() -> dict[str, int]:
+    """What archive_demo would put away (and what it already has)."""
+    synthetic = Paper.objects.filter(synthetic=True)
+    experts = synthetic_experts()
+    archived = set(
+        ExpertProfile.objects.filter(user__in=experts, archived_at__isnull=False).values_list(
+            "user_id", flat=True
+        )
+    )
+    return {
+        "papers": synthetic.filter(archived_at__isnull=True).count(),
+        "archived_papers": synthetic.filter(archived_at__isnull=False).count(),
+        "experts": sum(1 for u in experts if u.pk not in archived),
+        "archived_experts": len(archived),
+    }
+
+
+@dataclass
+class DemoArchive:
+    papers: int = 0
+    accounts: list[str] = field(default_factory=list)
+    kept: list[tuple[str, str]] = field(default_factory=list)  # (account, why not archived)
+
+
+def synthetic_experts() -> list[AbstractBaseUser]:
+    """The accounts simulate_annotation made (nobody can sign in as them)."""
+    users = User.objects.filter(username__startswith=SYNTHETIC_EXPERT_PREFIX).order_by("username")
+    return [u for u in users if is_synthetic_expert(u)]
+
+
+@transaction.atomic
+def archive_demo(*, by: AbstractBaseUser | None, note: str = "demo data") -> DemoArchive:
+    """Archive the demo: every synthetic paper (with its work), then every synthetic expert
+    (who then has no open work left on papers that are not archived)."""
+    result = DemoArchive()
+    result.papers = archive_papers(papers=Paper.objects.filter(synthetic=True), by=by, note=note)
+    for user in synthetic_experts():
+        profile = ExpertProfile.objects.filter(user=user).only("archived_at").first()
+        if profile is not None and profile.archived_at is not None:
+            continue
+        try:
+            archive_account(user=user, by=by, note=note)
+        except ArchiveError as exc:
+            result.kept.append((user.get_username(), exc.message))
+        else:
+            result.accounts.append(user.get_username())
+    return result
+
+
+@transaction.atomic
+def unarchive_demo(*, by: AbstractBaseUser | None, note: str = "demo data") -> DemoArchive:
+    """Bring the demo back: synthetic papers and synthetic experts (who stay inactive)."""
+    result = DemoArchive()
+    result.papers = unarchive_papers(papers=Paper.objects.filter(synthetic=True), by=by, note=note)
+    for user in synthetic_experts():
+        profile = ExpertProfile.objects.filter(user=user).only("archived_at").first()
+        if profile is not None and profile.archived_at is not None:
+            unarchive_account(user=user, by=by, note=note)
+            result.accounts.append(user.get_username())
+    return result

@@ -1,0 +1,41 @@
+"""python manage.py archive_demo [--undo] : put the demo data away once a real project starts."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation import archiving
+
+
+class Command(BaseCommand):
+    help = (
+        "Archive the demo data: every synthetic paper (simulate_annotation's copies, with their "
+        "claims and work) and the synthetic experts. Nothing is deleted; --undo brings it back."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--undo", action="store_true", help="un-archive the demo data")
+        parser.add_argument("--by", default="", help="username recorded as having done it")
+
+    def handle(self, *args, **options) -> None:
+        by = None
+        if options["by"]:
+            by = get_user_model().objects.filter(username=options["by"]).first()
+            if by is None:
+                raise CommandError(f"There is no user {options['by']!r}.")
+        if options["undo"]:
+            result = archiving.unarchive_demo(by=by)
+            self.stdout.write(
+                f"Un-archived {result.papers} synthetic paper(s) and "
+                f"{len(result.accounts)} synthetic expert(s) (they stay inactive)."
+            )
+            return
+        result = archiving.archive_demo(by=by)
+        self.stdout.write(
+            f"Archived {result.papers} synthetic paper(s) and {len(result.accounts)} synthetic "
+            "expert(s): hidden from lists, statistics, agreement, splits and exports; nothing "
+            "deleted (python manage.py archive_demo --undo brings them back)."
+        )
+        for name, why in result.kept:
+            self.stdout.write(self.style.WARNING(f"  not archived: {name}: {why}"))

@@ -1,0 +1,262 @@
+"""Writes of the guidelines app: publishing a guideline version, recording the version an item
+was done under, flags and the fixes admins make (one transaction each, domain errors)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Subquery
+from django.utils import timezone
+
+from annotation.errors import AnnotationError
+from annotation.models import Assignment, CuratedElement, Role, WorkItem, WorkStatus
+from guidelines.models import (
+    FixAction,
+    Flag,
+    FlagFix,
+    FlagKind,
+    FlagStatus,
+    GuidelineUse,
+    GuidelineVersion,
+)
+from papers.models import Element, Paper
+
+MAX_NOTE = 4000
+MAX_BODY = 20000
+
+
+class GuidelineError(AnnotationError):
+    pass
+
+
+def _staff(by: AbstractBaseUser) -> None:
+    if not by.is_staff:
+        raise GuidelineError("Only admins can do this.", reason="forbidden")
+
+
+# --- Guidelines ------------------------------------------------------------------------------
+
+
+def current_version() -> GuidelineVersion | None:
+    return GuidelineVersion.objects.order_by("-number").first()
+
+
+@transaction.atomic
+def publish_guidelines(
+    *,
+    by: AbstractBaseUser,
+    sections: Sequence[Mapping[str, str]],
+    note: str,
+    based_on: int | None,
+) -> GuidelineVersion:
+    """Publish the next version (the old ones stay). `based_on` is the number the editor
+    started from: if another admin published meanwhile, nothing is written."""
+    _staff(by)
+    current = GuidelineVersion.objects.select_for_update().order_by("-number").first()
+    number = current.number if current else 0
+    if (based_on or 0) != number:
+        raise GuidelineError(
+            f"Version {number} was published while you edited version {based_on or 0}: "
+            "nothing was saved. Open the editor again and re-apply your changes.",
+            reason="stale",
+        )
+    cleaned = []
+    for s in sections:
+        title, body = str(s.get("title", "")).strip(), str(s.get("body", "")).strip()
+        if not title and not body:
+            continue  # an emptied section is removed
+        if not title or not body:
+            raise GuidelineError("Every section needs a title and a text.")
+        key = str(s.get("key", "")).strip() or f"section-{len(cleaned) + 1}"
+        cleaned.append({"key": key[:64], "title": title[:200], "body": body[:MAX_BODY]})
+    if not cleaned:
+        raise GuidelineError("The guidelines cannot be empty.")
+    if current is not None and cleaned == current.sections:
+        raise GuidelineError("Nothing changed: no new version was made.")
+    if not note.strip():
+        raise GuidelineError("Say in a note what changed (annotators read it).")
+    try:
+        with transaction.atomic():
+            return GuidelineVersion.objects.create(
+                number=number + 1, sections=cleaned, note=note.strip()[:MAX_NOTE], created_by=by
+            )
+    except IntegrityError as exc:  # the first version, published twice at once
+        raise GuidelineError("Another admin published at the same time: open the editor again.",
+                             reason="stale") from exc  # fmt: skip
+
+
+def record_guideline_use(item: WorkItem, *, actor: AbstractBaseUser | None) -> None:
+    """Inside the transaction that finished `item`: the version in force, in one INSERT."""
+    latest = GuidelineVersion.objects.order_by("-number").values("pk")[:1]
+    GuidelineUse.objects.create(item_id=item.pk, version_id=Subquery(latest))
+
+
+# --- Flags -----------------------------------------------------------------------------------
+
+
+def item_context_id(item: WorkItem) -> int | None:
+    """The curated context an item's page shows (a writing item's task's, else its pair's)."""
+    if item.pair_id:
+        return item.pair.context_id
+    if item.task_id:
+        return item.task.context_id
+    return None
+
+
+def may_flag_item(user: AbstractBaseUser, item: WorkItem) -> bool:
+    """The item's holder while they hold it, and whoever submitted it."""
+    if item.status == WorkStatus.LEASED and item.holder_id == user.pk:
+        return True
+    return item.status == WorkStatus.DONE and item.done_by_id == user.pk
+
+
+def may_flag_paper(user: AbstractBaseUser, paper: Paper) -> bool:
+    """Curation: the writer the paper is assigned to (while the assignment is open)."""
+    return Assignment.objects.filter(
+        paper=paper, expert_id=user.pk, role=Role.WRITER, status__in=Assignment.OPEN
+    ).exists()
+
+
+@transaction.atomic
+def raise_flag(
+    *,
+    user: AbstractBaseUser,
+    kind: str,
+    note: str,
+    item: WorkItem | None = None,
+    paper: Paper | None = None,
+    element_id: int | None = None,
+) -> Flag:
+    """Flag an element shown on a task page, or the item itself (no element)."""
+    note = str(note).strip()
+    errors = []
+    if kind not in FlagKind.values:
+        errors.append("Choose what is wrong.")
+    if not note:
+        errors.append("Say in a note what is wrong.")
+    if item is not None:
+        if not may_flag_item(user, item):
+            raise GuidelineError("You can flag only an item you hold or submitted.",
+                                 reason="forbidden")  # fmt: skip
+        paper_id = item.paper_id
+    elif paper is not None:
+        if not may_flag_paper(user, paper):
+            raise GuidelineError("This paper is not assigned to you.", reason="forbidden")
+        paper_id = paper.pk
+    else:
+        raise GuidelineError("A flag needs an item or a paper.")
+    element = None
+    if element_id is not None:
+        element = Element.objects.filter(pk=element_id, paper_id=paper_id).first()
+        context_id = item_context_id(item) if item is not None else None
+        shown = element is not None and (
+            context_id is None
+            or CuratedElement.objects.filter(
+                context_id=context_id, element_id=element_id, in_context=True
+            ).exists()
+        )
+        if not shown:
+            errors.append("That element is not shown on this task's page.")
+    elif item is None:
+        errors.append("Choose the element you flag.")
+    if errors:
+        raise GuidelineError("Nothing was flagged: " + " ".join(errors))
+    return Flag.objects.create(
+        paper_id=paper_id, item=item, element=element, kind=kind, note=note[:MAX_NOTE], by=user
+    )
+
+
+def _open_flag(flag: Flag) -> Flag:
+    return Flag.objects.select_for_update(of=("self",)).select_related("element").get(pk=flag.pk)
+
+
+def _fix(flag: Flag, *, by, action: str, before=None, after=None, note: str = "") -> FlagFix:
+    return FlagFix.objects.create(flag=flag, action=action, before=before or {},
+                                  after=after or {}, note=note.strip()[:MAX_NOTE], by=by)  # fmt: skip
+
+
+@transaction.atomic
+def edit_flagged_element(
+    *, flag: Flag, by: AbstractBaseUser, caption: str | None = None, text: str | None = None,
+    note: str = "",
+) -> list[FlagFix]:  # fmt: skip
+    """Correct the flagged element's caption or text in place; each changed field a fix."""
+    _staff(by)
+    flag = _open_flag(flag)
+    element = flag.element
+    if element is None:
+        raise GuidelineError("This flag is about the item, not an element.")
+    element = Element.objects.select_for_update().get(pk=element.pk)
+    fixes, changed = [], []
+    for field, action, value in (("caption", FixAction.CAPTION, caption),
+                                 ("text", FixAction.TEXT, text)):  # fmt: skip
+        if value is None:
+            continue
+        value = str(value).strip()
+        if value != getattr(element, field):
+            fixes.append(_fix(flag, by=by, action=action, before={field: getattr(element, field)},
+                              after={field: value}, note=note))  # fmt: skip
+            setattr(element, field, value)
+            changed.append(field)
+    if not changed:
+        raise GuidelineError("Nothing changed.")
+    element.save(update_fields=changed)
+    return fixes
+
+
+@transaction.atomic
+def mark_flagged_element(*, flag: Flag, by: AbstractBaseUser, reason: str) -> FlagFix:
+    """Mark the flagged element degraded (the pages and the release check show it), with why."""
+    _staff(by)
+    flag = _open_flag(flag)
+    if flag.element is None:
+        raise GuidelineError("This flag is about the item, not an element.")
+    reason = str(reason).strip()
+    if not reason:
+        raise GuidelineError("Say why the element is marked.")
+    element = Element.objects.select_for_update().get(pk=flag.element_id)
+    before = {"degraded": element.degraded, "degraded_reasons": list(element.degraded_reasons)}
+    element.degraded = True
+    element.degraded_reasons = [*element.degraded_reasons, f"flagged: {reason}"]
+    element.save(update_fields=["degraded", "degraded_reasons"])
+    after = {"degraded": True, "degraded_reasons": element.degraded_reasons}
+    return _fix(flag, by=by, action=FixAction.MARKED, before=before, after=after, note=reason)
+
+
+def rerender_flagged_element(*, flag: Flag, by: AbstractBaseUser) -> FlagFix:
+    """Render the flagged table or SVG chart again (now; one element is quick) and record it."""
+    from papers.services import render_paper_images
+
+    _staff(by)
+    element = flag.element
+    if element is None or element.kind == Element.Kind.PARAGRAPH:
+        raise GuidelineError("Only a table or a chart can be re-rendered.")
+    before = {"image": element.image.name, "renderer": element.image_renderer}
+    result = render_paper_images(paper_id=element.paper_id, element_ids=[element.pk])
+    element.refresh_from_db()
+    after = {"image": element.image.name, "renderer": element.image_renderer,
+             "problems": list(result["problems"])}  # fmt: skip
+    with transaction.atomic():
+        return _fix(_open_flag(flag), by=by, action=FixAction.RERENDERED, before=before,
+                    after=after)  # fmt: skip
+
+
+@transaction.atomic
+def close_flag(*, flag: Flag, by: AbstractBaseUser, status: str, note: str) -> FlagFix:
+    """Close a flag as fixed or dismissed, with a note (kept with the flag's fixes)."""
+    _staff(by)
+    flag = _open_flag(flag)
+    if status not in (FlagStatus.FIXED, FlagStatus.DISMISSED):
+        raise GuidelineError("Close a flag as fixed or dismissed.")
+    if flag.status != FlagStatus.OPEN:
+        raise GuidelineError(f"This flag is already {flag.get_status_display()}.", reason="stale")
+    if status == FlagStatus.DISMISSED and not note.strip():
+        raise GuidelineError("Say why the flag is dismissed.")
+    before = {"status": flag.status}
+    flag.status = status
+    flag.save(update_fields=["status"])
+    action = FixAction.FIXED if status == FlagStatus.FIXED else FixAction.DISMISSED
+    return _fix(flag, by=by, action=action, before=before, after={"status": status,
+                "at": timezone.now().isoformat()}, note=note)  # fmt: skip

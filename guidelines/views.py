@@ -1,0 +1,200 @@
+"""The guideline pages (current, any old version, the admins' editor), the flag form of a task
+page, and the admins' flag queue with its fixes. Views parse, call one service, render."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from annotation import request_parsing as parse
+from annotation.errors import AnnotationError
+from annotation.models import CuratedElement, WorkItem
+from annotation.views.common import forbidden, not_yours, staff_required
+from guidelines import services
+from guidelines.models import Flag, FlagKind, FlagStatus, GuidelineVersion
+from papers.models import Element, Paper
+
+MAX_SECTIONS = 60
+# Each work item's task page (the flag page links back to it).
+TASK_PAGES = {
+    "write": "annotation:write", "reperturb": "annotation:reperturb",
+    "evidence": "annotation:annotate", "adjudicate": "annotation:adjudicate",
+    "validate": "validation:validate", "baseline": "validation:baseline_answer",
+}  # fmt: skip
+
+
+def _text(data, name: str, max_length: int = services.MAX_BODY) -> str:
+    return parse.parse_text(data.get(name, ""), field=name, max_length=max_length, truncate=True)
+
+
+@login_required
+def current(request: HttpRequest) -> HttpResponse:
+    version = services.current_version()
+    return render(request, "guidelines/version.html", {"version": version, "latest": version})
+
+
+@login_required
+def version(request: HttpRequest, number: int) -> HttpResponse:
+    shown = get_object_or_404(GuidelineVersion, number=number)
+    latest = services.current_version()
+    return render(request, "guidelines/version.html", {"version": shown, "latest": latest})
+
+
+@login_required
+def versions(request: HttpRequest) -> HttpResponse:
+    rows = GuidelineVersion.objects.select_related("created_by").order_by("-number")
+    return render(request, "guidelines/versions.html", {"versions": rows})
+
+
+def _posted_sections(data) -> list[dict[str, str]]:
+    count = min(parse.parse_int(data.get("count"), field="count", default=0), MAX_SECTIONS)
+    return [
+        {"key": _text(data, f"key-{i}", 64), "title": _text(data, f"title-{i}", 200),
+         "body": _text(data, f"body-{i}")}
+        for i in range(count + 1)  # the last one is the empty "new section"
+    ]  # fmt: skip
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def edit(request: HttpRequest) -> HttpResponse:
+    latest = services.current_version()
+    sections = list(latest.sections) if latest else []
+    based_on, note, error = (latest.number if latest else 0), "", ""
+    if request.method == "POST":
+        sections = _posted_sections(request.POST)
+        based_on = parse.parse_int(request.POST.get("based_on"), field="based_on", default=0)
+        note = _text(request.POST, "note", services.MAX_NOTE)
+        try:
+            published = services.publish_guidelines(
+                by=request.user, sections=sections, note=note, based_on=based_on
+            )
+        except AnnotationError as exc:
+            error = exc.message
+            sections = [s for s in sections if s["title"] or s["body"]]
+        else:
+            messages.success(request, f"Published version {published.number}.")
+            return redirect("guidelines:current")
+    context = {"sections": sections, "count": len(sections), "based_on": based_on,
+               "note": note, "error": error, "latest": latest}  # fmt: skip
+    return render(request, "guidelines/edit.html", context, status=400 if error else 200)
+
+
+# --- Flags -----------------------------------------------------------------------------------
+
+
+def _shown_elements(context_id: int | None, paper_id: int) -> list[Element]:
+    if context_id is None:
+        return list(Element.objects.filter(paper_id=paper_id).order_by("order"))
+    ids = CuratedElement.objects.filter(context_id=context_id, in_context=True).values("element_id")
+    return list(Element.objects.filter(pk__in=ids).order_by("order"))
+
+
+def _flag_page(request, *, item=None, paper=None, context_id=None, back=""):
+    paper_id = item.paper_id if item is not None else paper.pk
+    error, form = "", {"kind": "", "note": "", "element": request.GET.get("element", "")}
+    if request.method == "POST":
+        form = {k: _text(request.POST, k, services.MAX_NOTE) for k in ("kind", "note", "element")}
+        element_id = None
+        if form["element"]:
+            element_id = parse.parse_int(form["element"], field="element", min=1)
+        try:
+            services.raise_flag(user=request.user, kind=form["kind"], note=form["note"],
+                                item=item, paper=paper, element_id=element_id)  # fmt: skip
+        except AnnotationError as exc:
+            if exc.reason == "forbidden":
+                return forbidden(request, exc.message)
+            error = exc.message
+        else:
+            messages.success(request, "Flagged: an admin will look at it.")
+            return redirect(request.path)
+    # Only the requester's own flags: a blind annotator never sees anyone else's on this claim.
+    mine = Flag.objects.filter(by=request.user, paper_id=paper_id).select_related("element")
+    mine = mine.filter(item=item) if item is not None else mine.filter(item__isnull=True)
+    elements = _shown_elements(context_id, paper_id)
+    context = {"item": item, "flag_paper": paper, "elements": elements, "kinds": FlagKind.choices,
+               "form": form, "error": error, "mine": mine, "back": back}  # fmt: skip
+    return render(request, "guidelines/flag.html", context, status=400 if error else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def flag_item(request: HttpRequest, item_key: str) -> HttpResponse:
+    item = get_object_or_404(WorkItem.objects.select_related("pair", "task"), key=item_key)
+    if not services.may_flag_item(request.user, item):
+        return not_yours(request, item)
+    back = reverse(TASK_PAGES[item.kind], args=[item.key]) if item.kind in TASK_PAGES else ""
+    return _flag_page(request, item=item, context_id=services.item_context_id(item), back=back)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def flag_paper(request: HttpRequest, paper_id: int) -> HttpResponse:
+    paper = get_object_or_404(Paper, pk=paper_id)
+    if not services.may_flag_paper(request.user, paper):
+        return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
+    return _flag_page(
+        request,
+        paper=paper,
+        back=reverse("annotation:curate", args=[paper.arxiv_id, paper.version]),
+    )
+
+
+@staff_required
+def queue(request: HttpRequest) -> HttpResponse:
+    status = request.GET.get("status", FlagStatus.OPEN)
+    if status not in FlagStatus.values:
+        raise parse.BadInput(f"status: one of {', '.join(FlagStatus.values)}.", field="status")
+    flags = (
+        Flag.objects.filter(status=status)
+        .select_related("paper", "element", "item", "by")
+        .order_by("at", "id")[:500]
+    )
+    counts = dict(Flag.objects.values_list("status").annotate(n=Count("id")).order_by())
+    statuses = [(value, text, counts.get(value, 0)) for value, text in FlagStatus.choices]
+    return render(request, "guidelines/queue.html",
+                  {"flags": flags, "status": status, "statuses": statuses})  # fmt: skip
+
+
+ACTIONS = ("edit", "mark", "rerender", "fixed", "dismissed")
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def flag_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    flag = get_object_or_404(Flag.objects.select_related("paper", "element", "item", "by"), pk=pk)
+    error = ""
+    if request.method == "POST":
+        action, note = (
+            _text(request.POST, "action", 16),
+            _text(request.POST, "note", services.MAX_NOTE),
+        )
+        if action not in ACTIONS:
+            raise Http404
+        try:
+            if action == "edit":
+                services.edit_flagged_element(
+                    flag=flag, by=request.user, note=note,
+                    caption=_text(request.POST, "caption") if "caption" in request.POST else None,
+                    text=_text(request.POST, "text") if "text" in request.POST else None,
+                )  # fmt: skip
+            elif action == "mark":
+                services.mark_flagged_element(flag=flag, by=request.user, reason=note)
+            elif action == "rerender":
+                services.rerender_flagged_element(flag=flag, by=request.user)
+            else:
+                services.close_flag(flag=flag, by=request.user, status=action, note=note)
+        except AnnotationError as exc:
+            error = exc.message
+        else:
+            messages.success(request, "Recorded.")
+            return redirect("guidelines:flag", pk=flag.pk)
+    fixes = flag.fixes.select_related("by")
+    return render(request, "guidelines/flag_detail.html",
+                  {"flag": flag, "fixes": fixes, "error": error},
+                  status=400 if error else 200)  # fmt: skip
