@@ -9,11 +9,12 @@ picture and costs a browser.
 
 Licences: the fixtures are our own text (papers/corpus/README.md), under the licences their
 `meta.json` gives them, two of which forbid redistribution with adaptations
-(offline-rl-curriculum: CC BY-NC-SA 4.0; tactile-regrasp: arXiv's non-exclusive licence). The
-first copy of each fixture keeps the fixture's licence, so that a split's licence filter has
-papers to leave out (copies 4 and 6); every later copy of those two fixtures is CC BY 4.0
-(`OPEN_LICENCE`). So nearly every synthetic claim may enter a default split: SciVer's 1,000 +
-2,000 can be made from `simulate_annotation --papers 1100`."""
+(offline-rl-curriculum: CC BY-NC-SA 4.0; tactile-regrasp: arXiv's non-exclusive licence). Copies
+1 to `FIXTURE_LICENCES_UP_TO` (24, the demo `make run` loads) keep their fixture's licence, so
+that the demo's licence filter has papers to leave out (copies 4, 6, 10, …, 24); from copy 25
+on, copies of those two fixtures are CC BY 4.0 (`OPEN_LICENCE`). So nearly every claim of a
+large simulation may enter a default split: SciVer's 1,000 + 2,000 can be made from
+`simulate_annotation --papers 1100`."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ def fixture_of(number: int) -> str:
 
 
 OPEN_LICENCE = ("http://creativecommons.org/licenses/by/4.0/", "CC BY 4.0")
+FIXTURE_LICENCES_UP_TO = 24  # see the module's docstring
 
 
 def _metadata(page, arxiv_id: str, number: int) -> PaperMetadata | None:
@@ -70,7 +72,7 @@ def _metadata(page, arxiv_id: str, number: int) -> PaperMetadata | None:
         return None
     meta = dataclasses.replace(page.metadata, arxiv_id=arxiv_id, version=1)
     code = licence_code(meta.license_url, meta.license_name)
-    if number > len(FIXTURES) and not allows_redistribution(code):
+    if number > FIXTURE_LICENCES_UP_TO and not allows_redistribution(code):
         meta.license_url, meta.license_name = OPEN_LICENCE  # see the module's docstring
     return meta
 

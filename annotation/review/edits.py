@@ -36,10 +36,9 @@ from annotation.review.services import (
     InvalidAnnotation,
     _adjudication_evidence_problem,
     _compare,
-    _context_evidence_problem,
     _ids,
+    check_second_annotation,
 )
-from annotation.writing import selectors as writing_selectors
 
 # One message for every reason an answer can no longer be edited: which stage started (an
 # adjudication or a validation) would say whether the answer agreed.
@@ -109,15 +108,7 @@ def edit_second_annotation(
     ):
         raise AnswerLocked(TOO_LATE)
     evidence = _ids(evidence_ids)
-    errors = {}
-    if label not in LABELS:
-        errors["label"] = "Say whether the context entails or refutes the claim."
-    kinds, written = writing_selectors.evidence_kinds_and_cited(item.pair.context, item.claim_id)
-    problem = _context_evidence_problem(kinds, evidence)
-    if problem:
-        errors["evidence"] = problem
-    if errors:
-        raise InvalidAnnotation(errors)
+    kinds, written = check_second_annotation(item, label, evidence)
     annotation = EvidenceAnnotation.objects.select_for_update().get(item=item)
     before = {"label": annotation.label,
               "evidence": sorted(annotation.evidence.values_list("pk", flat=True))}  # fmt: skip

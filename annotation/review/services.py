@@ -219,6 +219,25 @@ def _ids(values: Iterable[object]) -> set[int]:
     return {int(v) for v in values if str(v).isdigit()}
 
 
+def check_second_annotation(
+    item: WorkItem, label: str, evidence: list[int]
+) -> tuple[dict[int, str], set[int]]:
+    """A second annotation's label and evidence as a submission or an edit of it must give
+    them (InvalidAnnotation otherwise); returns the context's kinds and the writer's evidence.
+    The second annotator marks what they believe: not held to the evidence rule (a count that
+    breaks it makes the claim a disagreement, see `_compare`)."""
+    errors = {}
+    if label not in LABELS:
+        errors["label"] = "Say whether the context entails or refutes the claim."
+    kinds, written = writing_selectors.evidence_kinds_and_cited(item.pair.context, item.claim_id)
+    problem = _context_evidence_problem(kinds, evidence)
+    if problem:
+        errors["evidence"] = problem
+    if errors:
+        raise InvalidAnnotation(errors)
+    return kinds, written
+
+
 @transaction.atomic
 def submit_second_annotation(
     *,
@@ -244,17 +263,7 @@ def submit_second_annotation(
     if item.kind != WorkKind.EVIDENCE:
         raise AnnotationError("This is not a second-annotation item.")
     evidence = _ids(evidence_ids)
-    errors = {}
-    if label not in LABELS:
-        errors["label"] = "Say whether the context entails or refutes the claim."
-    # The second annotator marks what they believe: not held to the evidence rule (a count
-    # that breaks it makes the claim a disagreement, see `_compare`).
-    kinds, written = writing_selectors.evidence_kinds_and_cited(item.pair.context, item.claim_id)
-    problem = _context_evidence_problem(kinds, evidence)
-    if problem:
-        errors["evidence"] = problem
-    if errors:
-        raise InvalidAnnotation(errors)
+    kinds, written = check_second_annotation(item, label, evidence)
     with lifecycle.batched():
         annotation = EvidenceAnnotation.objects.create(
             claim_id=item.claim_id, item=item, annotator=user, label=label

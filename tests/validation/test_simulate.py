@@ -91,17 +91,17 @@ def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(se
     assert _context(plain) == _context(seventh)
     assert any(e[1] == "chart" and e[-1] for e in _context(plain)[1])
 
-    # Licences: copies 4 and 6 keep their fixture's (the licence filter has papers to drop);
-    # copies 10 and 12 of the same fixtures are CC BY 4.0, so a default split of SciVer's size
-    # can be made; a redistributable fixture's copies keep its own licence.
-    make_copy(10), make_copy(12)
-    code = {
-        n: paper_licence(Paper.objects.get(arxiv_id=synthetic_id(n))) for n in (3, 4, 6, 10, 12)
-    }
-    assert code[4] == "cc-by-nc-sa" and code[6] == "arxiv"
-    assert not allows_redistribution(code[4]) and not allows_redistribution(code[6])
-    assert code[10] == code[12] == "cc-by"
-    assert code[3] == "cc-by-sa"  # occlusion-depth's own licence
+    # Licences: the demo's copies (up to 24) keep their fixture's, so its licence filter has
+    # papers to drop (4, 6, 22, 24); later copies of the same fixtures are CC BY 4.0, so a
+    # default split of SciVer's size can be made; a redistributable fixture keeps its own.
+    numbers = (3, 4, 6, 22, 24, 28, 30, 33)
+    for number in numbers:
+        make_copy(number)
+    code = {n: paper_licence(Paper.objects.get(arxiv_id=synthetic_id(n))) for n in numbers}
+    assert code[4] == code[22] == "cc-by-nc-sa" and code[6] == code[24] == "arxiv"
+    assert not any(allows_redistribution(code[n]) for n in (4, 6, 22, 24))
+    assert code[28] == code[30] == "cc-by"
+    assert code[3] == code[33] == "cc-by-sa"  # occlusion-depth's own licence
 
 
 def test_the_workflow_is_real_and_a_second_run_adds_nothing():
