@@ -16,8 +16,15 @@ from validation.models import CRITERIA, Validation
 from validation.services import MAX_TEXT, InvalidValidation
 
 
-def _text(data, name: str) -> str:
-    return parse.parse_text(data.get(name, ""), field=name, max_length=MAX_TEXT, truncate=True)
+def _text(data, name: str, errors: dict[str, str]) -> str:
+    """The field's text, whole: longer than MAX_TEXT is a field error (the page keeps it), never
+    a silent cut."""
+    value = data.get(name, "")
+    try:
+        return parse.parse_text(value, field=name, max_length=MAX_TEXT)
+    except parse.BadInput as exc:
+        errors[name] = exc.message
+        return str(value)
 
 
 @login_required
@@ -37,11 +44,13 @@ def edit_validation(request: HttpRequest, item_key: str) -> HttpResponse:
     errors: dict[str, str] = {}
     status = 200
     if request.method == "POST":
-        form = {"text": _text(request.POST, "text"),
-                "explanation": _text(request.POST, "explanation"),
+        form = {"text": _text(request.POST, "text", errors),
+                "explanation": _text(request.POST, "explanation", errors),
                 "evidence": set(parse.parse_id_list(request.POST.getlist("evidence"), field="evidence")),
                 "criteria": {c for c in request.POST.getlist("criteria") if c in CRITERIA}}  # fmt: skip
         try:
+            if errors:
+                raise InvalidValidation(dict(errors))
             edits.edit_validation(item=item, user=request.user, criteria_failed=form["criteria"],
                                   text=form["text"], evidence_ids=form["evidence"],
                                   explanation=form["explanation"])  # fmt: skip

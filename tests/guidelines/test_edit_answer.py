@@ -202,6 +202,14 @@ def test_a_validator_edits_until_a_split_is_frozen(client):
     revised = "Ours reaches a BLEU of 73.2, higher than that of the Baseline model."
     unticked = client.post(url, {"text": revised, "evidence": evidence})
     assert unticked.status_code == 400 and "tick the criteria" in unticked.content.decode()
+    # Longer than the field holds: refused with the reason, the text kept on the page, not cut.
+    too_long = revised + " It holds." * 500
+    refused = client.post(url, {"text": too_long, "evidence": evidence, "criteria": ["language"]})
+    page = refused.content.decode()
+    assert refused.status_code == 400 and "longer than 5,000 characters" in page
+    assert too_long in page
+    claim.refresh_from_db()
+    assert claim.text != too_long[:5000] and not ValidationRevision.objects.filter(item=item)
     ok = client.post(url, {"text": revised, "evidence": evidence, "criteria": ["language"]})
     assert ok.status_code == 302
     claim.refresh_from_db()
