@@ -12,7 +12,6 @@ from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Prefetch
 from django.urls import reverse
 
 from annotation.evidence import evidence_rule_problem
@@ -29,7 +28,7 @@ from annotation.models import (
 from annotation.models.review import FINAL_STATES, ReviewState
 from guidelines.models import GuidelineUse
 from papers.licences import allows_redistribution, licence_code, licence_name
-from papers.models import Element, ElementPanel
+from papers.models import Element, ElementPanel, Paper
 from validation import stats
 from validation.models import SplitVersion, ValidationStatus
 from validation.release import (
@@ -38,6 +37,7 @@ from validation.release import (
     ReleaseClaim,
     ReleaseError,
     ReleasePaper,
+    Staging,
     VisualElement,
     image_name,
     pseudonymise,
@@ -50,6 +50,7 @@ from validation.release.formats import (
     sciver_record,
     synthetic,
 )
+from validation.release.reading import model_input
 from validation.release.sections import paper_sections, record_sections
 from validation.release_check import REWRITE_PERTURBATION, record_findings
 from validation.selectors import section_tree
@@ -58,12 +59,6 @@ Progress = Callable[[int, int, str], None]
 BUILDING = "building records"  # the first phase's progress message; then the files are written
 
 VISUAL = ("table", "chart")
-# Columns the release never reads (deferred: the cell grids alone are a JSON decode per element).
-PAPER_UNUSED = tuple(
-    f"paper__{f}"
-    for f in ("raw_html_compressed", "abstract", "authors", "categories", "parse_warnings",
-              "comment", "journal_ref", "acceptance_phrase")
-)  # fmt: skip
 ELEMENT_FIELDS = (
     "id", "paper_id", "kind", "anchor", "order", "label", "number", "caption", "text", "image",
     "image_error", "section_id", "section__number", "section__title", "section__anchor",
@@ -105,6 +100,108 @@ class ReleaseElement:
         return cls(*fields, section=ReleaseSection(section_pk, number, title, anchor))
 
 
+@dataclass(frozen=True, slots=True)
+class ReleasePaperRow:
+    """What the release reads of a paper."""
+
+    pk: int
+    arxiv_id: str
+    version: int
+    license_url: str
+    license_name: str
+    venue: str
+    synthetic: bool
+    archived_at: datetime | None
+
+    @property
+    def versioned_id(self) -> str:
+        return f"{self.arxiv_id}v{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class PairClaim:
+    """What the release reads of a current claim, its final review and its validation (the
+    review's and the validation's fields are None when it has none)."""
+
+    pk: int
+    label: str
+    text: str
+    explanation: str
+    replaces_id: int | None
+    review_state: str | None
+    final_label: str | None
+    validation_status: str | None
+    validator_id: int | None
+    revisions: int | None
+    reopen_reason: str | None
+
+
+CLAIM_FIELDS = (
+    "pair_id", "id", "label", "text", "explanation", "replaces_id", "review__state",
+    "review__final_label", "validation__status", "validation__validator_id",
+    "validation__revisions", "validation__reopen_reason",
+)  # fmt: skip
+PAPER_FIELDS = (
+    "id", "arxiv_id", "version", "license_url", "license_name", "venue", "synthetic",
+    "archived_at",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ReleasePair:
+    """What the release reads of a claim pair: its current claims, in label order."""
+
+    pk: int
+    paper_id: int
+    context_id: int
+    writer_id: int
+    subset: str
+    subfield: str
+    sampled_ids: tuple[int, ...]
+    paper: ReleasePaperRow
+    claims: tuple[PairClaim, ...]
+
+
+def _read_pairs(pair_ids: Iterable[int]) -> dict[int, ReleasePair]:
+    """The pairs, their papers and current claims as light rows (three queries; model
+    instances cost more than the queries at SciVer's scale)."""
+    pair_ids = list(pair_ids)
+    claims: dict[int, list[PairClaim]] = defaultdict(list)
+    # Superseded claims (a perturbation found true, then rewritten) never ship.
+    for pair_id, *values in (
+        Claim.objects.current().filter(pair_id__in=pair_ids).order_by().values_list(*CLAIM_FIELDS)
+    ):
+        claims[pair_id].append(PairClaim(*values))
+    rows = list(
+        ClaimPair.objects.filter(pk__in=pair_ids)
+        .order_by()
+        .values_list(
+            "pk", "paper_id", "context_id", "writer_id", "subset", "subfield_code",
+            "task__sampled_ids",
+        )
+    )  # fmt: skip
+    papers = {
+        values[0]: ReleasePaperRow(*values)
+        for values in Paper.objects.filter(pk__in={row[1] for row in rows})
+        .order_by()
+        .values_list(*PAPER_FIELDS)
+    }
+    return {
+        pk: ReleasePair(
+            pk,
+            paper_id,
+            context_id,
+            writer_id,
+            subset,
+            subfield,
+            tuple(sampled),
+            papers[paper_id],
+            tuple(sorted(claims[pk], key=lambda c: c.label)),
+        )  # fmt: skip
+        for pk, paper_id, context_id, writer_id, subset, subfield, sampled in rows
+    }
+
+
 def _item(element: ReleaseElement) -> str:
     """The table or figure number as a string (`3`), from the parsed number or the label."""
     if element.number:
@@ -114,11 +211,16 @@ def _item(element: ReleaseElement) -> str:
     return str(element.pk)
 
 
-def _image(element: ReleaseElement) -> Path | None:
-    if not element.image:
-        return None
-    path = Path(settings.MEDIA_ROOT) / element.image
-    return path if path.exists() else None
+def _image_sources(elements: Iterable[ReleaseElement]) -> dict[int, Path]:
+    """The image file of each element that has one on disk (element pk → path)."""
+    root = Path(settings.MEDIA_ROOT)
+    found = {}
+    for element in elements:
+        if element.image and element.pk not in found:
+            path = root / element.image
+            if path.is_file():
+                found[element.pk] = path
+    return found
 
 
 def build_release(
@@ -126,6 +228,7 @@ def build_release(
     *,
     hide_test_labels: bool = False,
     progress: Progress | None = None,
+    staging: Staging | None = None,
 ) -> Release:
     """Everything the release folder holds, in a fixed number of queries per 1,000 pairs.
 
@@ -135,23 +238,13 @@ def build_release(
     so that a claim is no longer releasable (re-opened and not validated again, no longer
     final, dropped), whose claims' final evidence breaks the evidence rule
     (`annotation.evidence`), or whose records, read as SciVer's code reads them, would not
-    give a model their claim's evidence (`release_check.record_findings`)."""
+    give a model their claim's evidence (`release_check.record_findings`).
+
+    With `staging` (the release folder being written), each image is copied into it as soon
+    as a record names it, so that the copying overlaps the building."""
     members = list(split.members.order_by("part", "pair_id").values_list("pair_id", "part"))
     part_of = dict(members)
-    pairs = {
-        p.pk: p
-        for p in ClaimPair.objects.filter(pk__in=part_of)
-        .select_related("paper", "task")
-        # Not the stored page, abstract or task candidates: megabytes per 1,000 pairs unused.
-        .defer(*PAPER_UNUSED, "task__candidate_ids", "task__paragraph_ids")
-        .prefetch_related(
-            Prefetch(
-                "claims",
-                # Superseded claims (a perturbation found true, then rewritten) never ship.
-                queryset=Claim.objects.current().select_related("review", "validation"),
-            )
-        )
-    }
+    pairs = _read_pairs(part_of)
     # Final evidence as ids (one query on the link table; the elements are read once, below).
     final_evidence: dict[int, list[int]] = defaultdict(list)
     for claim_id, element_id in ClaimReview.final_evidence.through.objects.filter(
@@ -203,7 +296,7 @@ def build_release(
         elements[element.pk] = element
         if contexts[element.paper_id] == context_id:
             by_paper[element.paper_id].append((element, not_a_chart))
-    needed = {pk for p in pairs.values() for pk in p.task.sampled_ids} | {
+    needed = {pk for p in pairs.values() for pk in p.sampled_ids} | {
         pk for ids in final_evidence.values() for pk in ids
     }
     for values in Element.objects.filter(pk__in=needed - set(elements)).values_list(
@@ -222,6 +315,15 @@ def build_release(
     named: dict[str, ReleaseElement] = {}  # image path → the element it shows
 
     made: dict[int, VisualElement] = {}
+    # Each image file is looked for once, up front: before any is staged (a stat while the
+    # staging threads copy waits for the interpreter's lock), and only those records name.
+    sources = _image_sources(
+        elements[pk]
+        for pair in pairs.values()
+        for claim in pair.claims
+        for pk in final_evidence.get(claim.pk, ())
+        if pk in elements and elements[pk].kind in VISUAL
+    )
 
     def visual(element: ReleaseElement, paperid: str) -> VisualElement:
         if element.pk in made:
@@ -231,10 +333,12 @@ def build_release(
         other = named.setdefault(path, element)
         if other.pk != element.pk:
             raise ReleaseError(_same_number(other, element, paperid))
-        source = _image(element)
+        source = sources.get(element.pk)
         if source is None:
             raise ReleaseError(_no_image(element, paperid))
         images[path] = source
+        if staging is not None:
+            staging.add(path, source)
         made[element.pk] = VisualElement(type=element.kind, item=item, image_path=path)
         return made[element.pk]
 
@@ -281,14 +385,14 @@ def build_release(
         pair = pairs[pair_id]
         paperid = paperids[pair.paper_id]
         entailed, refuted = _claims(pair, paperid, split)
-        gone = [pk for pk in pair.task.sampled_ids if pk not in elements]
+        gone = [pk for pk in pair.sampled_ids if pk not in elements]
         if gone:
             raise ReleaseError(
                 f"pair {pair.pk} (paper {paperid}): its sampled element(s) {gone} no "
                 "longer exist (the paper was re-imported after the split was frozen?); "
                 "make a new split without this pair, or restore the paper's import"
             )
-        sampled = [elements[pk] for pk in pair.task.sampled_ids]
+        sampled = [elements[pk] for pk in pair.sampled_ids]
         for claim in (entailed, refuted):
             evidence = sorted(
                 (elements[pk] for pk in final_evidence[claim.pk]),
@@ -311,8 +415,8 @@ def build_release(
                 annotators["second"] = pseudonymise(seconds[claim.pk], salt=salt)
             if claim.pk in adjudicators:
                 annotators["adjudicator"] = pseudonymise(adjudicators[claim.pk], salt=salt)
-            if claim.validation.validator_id:
-                annotators["validator"] = pseudonymise(claim.validation.validator_id, salt=salt)
+            if claim.validator_id:
+                annotators["validator"] = pseudonymise(claim.validator_id, salt=salt)
             request_id = next(next_id)
             whose[request_id] = (
                 f"claim {claim.pk} ({claim.label}, pair {pair.pk}, paper {pair.paper.versioned_id})"
@@ -336,42 +440,45 @@ def build_release(
                     elements=tuple(visual(e, paperid) for e in evidence if e.kind in VISUAL),
                     evidence=tuple(pieces),
                     provenance="adjudicated"
-                    if claim.review.state == ReviewState.ADJUDICATED
+                    if claim.review_state == ReviewState.ADJUDICATED
                     else "unanimous",
                     annotators=annotators,
                     pair_id=pair.pk,
                     subfield=codes[pair.pk],
                     venue=pair.paper.venue or None,
                     sampled=tuple(e.anchor for e in sampled),
-                    revisions=claim.validation.revisions,
+                    revisions=claim.revisions,
                     synthetic=pair.paper.synthetic,
                     guideline_versions=guideline_versions(pair.pk, claim),
                 )  # fmt: skip
             )
         if progress and (done % every == 0 or done == len(members)):
             progress(done, len(members), BUILDING)
-    unfaithful = _unfaithful(parts, papers, whose)
+    files = {p.paperid: sciver_paper(p) for p in papers}
+    unfaithful, context_words = _unfaithful(parts, papers, files, whose)
     if unfaithful:
         raise ReleaseError(_unfaithful_message(split, unfaithful))
-    readme = dataset_card(split, parts, papers, hide_test_labels)
+    readme = dataset_card(
+        split, parts, papers, hide_test_labels, files=files, context_words=context_words
+    )
     return Release(name=split.name, splits=parts, papers=papers, images=images, readme=readme,
                    hide_test_labels=hide_test_labels, seed=split.seed,
                    progress=progress)  # fmt: skip
 
 
 def _rule_breakers(
-    pairs: Iterable[ClaimPair],
+    pairs: Iterable[ReleasePair],
     final_evidence: Mapping[int, list[int]],
     elements: Mapping[int, ReleaseElement],
 ) -> Iterable[str]:
     """The claims whose final evidence breaks the evidence rule, each as `claim … : why`."""
     for pair in pairs:
-        for claim in sorted(pair.claims.all(), key=lambda c: c.label):
+        for claim in pair.claims:
             evidence = [pk for pk in final_evidence.get(claim.pk, []) if pk in elements]
             kinds = {pk: elements[pk].kind for pk in evidence}
             labels = {pk: elements[pk].label or elements[pk].anchor for pk in evidence}
             problem = evidence_rule_problem(
-                pair.subset, evidence, kinds, pair.task.sampled_ids, labels=labels
+                pair.subset, evidence, kinds, list(pair.sampled_ids), labels=labels
             )
             if problem:
                 yield (
@@ -399,23 +506,30 @@ def _rule_message(split: SplitVersion, broken: list[str]) -> str:
 
 
 def _unfaithful(
-    parts: Mapping[str, list[ReleaseClaim]], papers: list[ReleasePaper], whose: Mapping[int, str]
-) -> list[tuple[str, str]]:
-    """Each record read as SciVer's code reads a release, with the checks check_release
-    makes (`record_findings`): what would be wrong with the release, before it is written,
-    as (the claim and what is wrong, what to do)."""
+    parts: Mapping[str, list[ReleaseClaim]],
+    papers: list[ReleasePaper],
+    files: Mapping[str, Mapping],
+    whose: Mapping[int, str],
+) -> tuple[list[tuple[str, str]], dict[int, int]]:
+    """Each record read as SciVer's code reads a release (`files`: the paper files), with
+    the checks check_release makes (`record_findings`): what would be wrong with the release,
+    before it is written, as (the claim and what is wrong, what to do); and the words of the
+    text each record gives a model (request_id → words), for the dataset card."""
     by_id = {p.paperid: p for p in papers}
-    files = {p.paperid: sciver_paper(p) for p in papers}
     found = []
+    context_words = {}
     for claims in parts.values():
         for claim in claims:
             paper = by_id[claim.paperid]
+            record = sciver_record(claim)
+            seen = model_input(record, files[claim.paperid])
+            context_words[claim.request_id] = stats.words(seen.context)
             for finding in record_findings(
-                sciver_record(claim), jsonl_record(claim, paper), files[claim.paperid]
+                record, jsonl_record(claim, paper), files[claim.paperid], seen=seen
             ):
                 fix = finding.fix if finding.fix == REWRITE_PERTURBATION else EVIDENCE_FIX
                 found.append((f"{whose[claim.request_id]}: {finding.what}", fix))
-    return found
+    return found, context_words
 
 
 EVIDENCE_FIX = (
@@ -453,30 +567,27 @@ class StaleClaim:
     why: str
 
 
-def _no_longer_releasable(pairs: Iterable[ClaimPair], dropped: set[int]) -> Iterable[StaleClaim]:
+def _no_longer_releasable(pairs: Iterable[ReleasePair], dropped: set[int]) -> Iterable[StaleClaim]:
     """The claims of `pairs` that are not validated any more (re-opened by an admin and not yet
     validated again), not final any more, whose final label no longer matches their role in
     the pair, or whose pair was dropped. Missing claims are left to `_claims`, which says so."""
     for pair in pairs:
-        for claim in sorted(pair.claims.all(), key=lambda c: c.label):
-            review = getattr(claim, "review", None)
-            validation = getattr(claim, "validation", None)
-            if review is None or validation is None:
+        for claim in pair.claims:
+            if claim.review_state is None or claim.validation_status is None:
                 continue
             why = ""
             if pair.paper.archived_at is not None:
                 why = "its paper was archived (un-archive it, or make a new split)"
             elif pair.pk in dropped:
                 why = "its pair was dropped"
-            elif review.state not in FINAL_STATES:
-                why = f"its review is {ReviewState(review.state).label}"
-            elif review.final_label != claim.label:
-                why = f"its final label is now {review.final_label}"
-            elif validation.status != ValidationStatus.VALIDATED:
+            elif claim.review_state not in FINAL_STATES:
+                why = f"its review is {ReviewState(claim.review_state).label}"
+            elif claim.final_label != claim.label:
+                why = f"its final label is now {claim.final_label}"
+            elif claim.validation_status != ValidationStatus.VALIDATED:
+                reason = (claim.reopen_reason or "").strip()
                 why = "re-opened, waiting for validation" + (
-                    f" (reason: {validation.reopen_reason.strip()[:200]})"
-                    if validation.reopen_reason.strip()
-                    else ""
+                    f" (reason: {reason[:200]})" if reason else ""
                 )
             if why:
                 yield StaleClaim(claim.pk, pair.pk, pair.paper.versioned_id, claim.label, why)
@@ -552,18 +663,18 @@ def _same_number(first: ReleaseElement, second: ReleaseElement, paperid: str) ->
     )
 
 
-def _claims(pair: ClaimPair, paperid: str, split: SplitVersion) -> tuple[Claim, Claim]:
+def _claims(pair: ReleasePair, paperid: str, split: SplitVersion) -> tuple[PairClaim, PairClaim]:
     """The pair's entailed and refuted claims, each with its review and validation."""
-    claims = {c.label: c for c in pair.claims.all()}
+    claims = {c.label: c for c in pair.claims}
     for label in ("entailed", "refuted"):
         claim = claims.get(label)
         problem = (
             "is missing"
             if claim is None
             else "has no final review"
-            if not hasattr(claim, "review")
+            if claim.review_state is None
             else "has no validation"
-            if not hasattr(claim, "validation")
+            if claim.validation_status is None
             else ""
         )
         if problem:
@@ -575,7 +686,7 @@ def _claims(pair: ClaimPair, paperid: str, split: SplitVersion) -> tuple[Claim, 
 
 
 def _codes(pairs) -> dict[int, str]:
-    return {p.pk: p.subfield_code for p in pairs}
+    return {p.pk: p.subfield for p in pairs}
 
 
 # A work item's kind → the stage of a record's `guideline_versions`.
@@ -586,7 +697,7 @@ GUIDELINE_STAGES = {
 }  # fmt: skip
 
 
-def _guideline_versions(pairs: Mapping[int, ClaimPair]) -> Callable[[int, Claim], dict]:
+def _guideline_versions(pairs: Mapping[int, ReleasePair]) -> Callable[[int, PairClaim], dict]:
     """One query: the guideline version each stage of each claim was submitted under (the
     latest submission of a stage; writing is the pair's, or the new perturbation's for a
     refuted claim that replaced another)."""
@@ -607,7 +718,7 @@ def _guideline_versions(pairs: Mapping[int, ClaimPair]) -> Callable[[int, Claim]
         else:
             per_claim[claim_id][GUIDELINE_STAGES[kind]] = number
 
-    def of(pair_id: int, claim: Claim) -> dict[str, int | None]:
+    def of(pair_id: int, claim: PairClaim) -> dict[str, int | None]:
         versions = dict(per_pair.get(pair_id, {}))
         if claim.replaces_id is not None and pair_id in rewritten:
             versions["writing"] = rewritten[pair_id]
@@ -621,9 +732,14 @@ def dataset_card(
     parts: dict[str, list[ReleaseClaim]],
     papers: list[ReleasePaper],
     hide_test_labels: bool,
+    *,
+    files: Mapping[str, Mapping] | None = None,
+    context_words: Mapping[int, int] | None = None,
 ) -> str:
     """The release's README: licence, each paper's licence, how it was built, statistics,
-    which papers are synthetic demo data (warned about first), and how paperids are made."""
+    which papers are synthetic demo data (warned about first), and how paperids are made.
+    `files` (the paper files) and `context_words` (request_id → words a model is given) spare
+    reading each record again when the caller has done so."""
     by_id = {p.paperid: p for p in papers}
     fake_papers = [p for p in papers if p.synthetic]
     fake_claims = {
@@ -702,7 +818,7 @@ def dataset_card(
         "",
     ]
     for name, claims in parts.items():
-        table = stats.release_table(claims, by_id)
+        table = stats.release_table(claims, by_id, files=files, context_words=context_words)
         lines.append(f"### {name} ({len(claims)} claims)")
         lines.append("")
         lines.append("| figure | value |")

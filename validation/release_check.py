@@ -316,15 +316,21 @@ def _relative(path: str) -> str:
 
 
 def record_findings(
-    record: Mapping[str, Any], row: Mapping[str, Any] | None, paper: Mapping[str, Any]
+    record: Mapping[str, Any],
+    row: Mapping[str, Any] | None,
+    paper: Mapping[str, Any],
+    *,
+    seen: reading.ModelInput | None = None,
 ) -> list[Finding]:
     """What is wrong with the model input SciVer's reading builds for `record` from its
     `paper` file, against our fuller `row` of the same claim (its evidence, statements): no
     text at all, an evidence paragraph left out, images other than the claim's tables/charts,
     a perturbation that changes only a reference number or a number's formatting. A hidden
-    test record (no evidence, no statements) is checked for text only."""
+    test record (no evidence, no statements) is checked for text only. `seen`: the record's
+    `reading.model_input`, when the caller has it already."""
     findings = []
-    seen = reading.model_input(record, paper)
+    if seen is None:
+        seen = reading.model_input(record, paper)
     section = record.get("section")
     if not seen.context:
         findings.append(Finding(

@@ -698,12 +698,14 @@ def export_release(
 ) -> dict:
     """Write the release of a frozen split to `out` (atomically) and return its manifest."""
     from validation.export import build_release
-    from validation.release import write_release
+    from validation.release import Staging
 
-    release = build_release(split, hide_test_labels=hide_test_labels, progress=progress)
-    if progress:
-        progress(0, 1, "writing files")
-    manifest = write_release(release, Path(out), overwrite=overwrite)
+    # The folder is staged first, so that each image is copied while the records are built.
+    with Staging(Path(out), overwrite=overwrite) as staging:
+        release = build_release(
+            split, hide_test_labels=hide_test_labels, progress=progress, staging=staging
+        )
+        manifest = staging.commit(release)
     if progress:
         progress(1, 1, f"wrote {len(manifest['files'])} files")
     return manifest

@@ -102,12 +102,20 @@ def model_words(claim: ReleaseClaim, paper_file: Mapping) -> int:
 
 
 def release_table(
-    claims: Sequence[ReleaseClaim], papers: Mapping[str, ReleasePaper] | None = None
+    claims: Sequence[ReleaseClaim],
+    papers: Mapping[str, ReleasePaper] | None = None,
+    *,
+    files: Mapping[str, Mapping] | None = None,
+    context_words: Mapping[int, int] | None = None,
 ) -> dict[str, float | int]:
     """Table 2 from release records (for the dataset card); with the release's `papers`,
     "words in paragraphs" is what SciVer's reading gives a model and the curated context is
-    the paper file's text."""
-    files = {k: sciver_paper(p) for k, p in (papers or {}).items()}
+    the paper file's text. `files` (the papers' files) and `context_words` (request_id →
+    `model_words`) may be given when the caller has them already."""
+    if files is None:
+        files = {k: sciver_paper(p) for k, p in (papers or {}).items()}
+    context_words = context_words or {}
+    curated = {k: sum(words(s.text) for s in p.sections) for k, p in (papers or {}).items()}
     records = [
         StatRecord(
             paper=c.paperid,
@@ -120,10 +128,12 @@ def release_table(
             charts=sum(e.kind == "chart" for e in c.evidence),
             table_caption_words=tuple(words(e.text) for e in c.evidence if e.kind == "table"),
             chart_caption_words=tuple(words(e.text) for e in c.evidence if e.kind == "chart"),
-            context_words=model_words(c, files[c.paperid]) if c.paperid in files else 0,
-            curated_words=sum(words(s.text) for s in papers[c.paperid].sections)
-            if papers and c.paperid in papers
+            context_words=context_words[c.request_id]
+            if c.request_id in context_words
+            else model_words(c, files[c.paperid])
+            if c.paperid in files
             else 0,
+            curated_words=curated.get(c.paperid, 0),
         )  # fmt: skip
         for c in claims
     ]

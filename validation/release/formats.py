@@ -20,6 +20,7 @@ __all__ = [
     "json_bytes",
     "jsonl_bytes",
     "jsonl_record",
+    "pretty_json_bytes",
     "sciver_paper",
     "sciver_path",
     "sciver_record",
@@ -197,8 +198,40 @@ def csv_text(
 
 
 def json_bytes(value: Any) -> bytes:
-    """Stable JSON: the same value always gives the same bytes (byte-identical re-exports)."""
+    """Stable JSON: the same value always gives the same bytes (byte-identical re-exports).
+
+    Laid out for reading line by line: the top object's entries each on a line, a list's items
+    each on a line down to a list inside the top object (a record of valset.json, a section of
+    a paper file), everything below that on the item's line. Written by the json module's C
+    encoder: `indent` would send every value through its pure-Python encoder, three times the
+    time of a whole release's other encoding."""
+    return (_laid_out(value, 0) + "\n").encode("utf-8")
+
+
+def pretty_json_bytes(value: Any) -> bytes:
+    """Fully indented JSON, for the small files people read whole (the manifest, the labels)."""
     return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _laid_out(value: Any, level: int) -> str:
+    if isinstance(value, dict) and value and level == 0:
+        entries = [
+            f"  {json.dumps(_key(key), ensure_ascii=False)}: {_laid_out(item, 1)}"
+            for key, item in value.items()
+        ]
+        return "{\n" + ",\n".join(entries) + "\n}"
+    if isinstance(value, list | tuple) and value and level <= 1:
+        inner = "  " * (level + 1)
+        entries = [inner + json.dumps(item, ensure_ascii=False) for item in value]
+        return "[\n" + ",\n".join(entries) + "\n" + "  " * level + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _key(key: Any) -> str:
+    """A dict key as json.dumps writes it (numbers and booleans become strings)."""
+    if isinstance(key, str):
+        return key
+    return json.dumps(key) if isinstance(key, bool | int | float) or key is None else str(key)
 
 
 def jsonl_bytes(records: Iterable[Mapping[str, Any]]) -> bytes:

@@ -9,8 +9,8 @@ import random
 import secrets
 import shutil
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -21,6 +21,7 @@ from validation.release.formats import (
     json_bytes,
     jsonl_bytes,
     jsonl_record,
+    pretty_json_bytes,
     sciver_paper,
     sciver_record,
     synthetic,
@@ -34,6 +35,7 @@ __all__ = [
     "SPLIT_FILES",
     "Release",
     "ReleaseError",
+    "Staging",
     "check_out",
     "is_release_folder",
     "labels_path",
@@ -255,8 +257,9 @@ def _labels(release: Release, papers: Mapping[str, ReleasePaper], testset: bytes
     }
 
 
-def _files(release: Release, papers: Mapping[str, ReleasePaper]) -> dict[str, bytes | Path]:
-    files: dict[str, bytes | Path] = {}
+def _encoded(release: Release, papers: Mapping[str, ReleasePaper]) -> Iterable[tuple[str, bytes]]:
+    """Every file of the release but the images, encoded, one at a time (so that each can be
+    written while the next is encoded)."""
     for name in ("validation", "test"):
         if name not in release.splits:
             continue
@@ -267,19 +270,16 @@ def _files(release: Release, papers: Mapping[str, ReleasePaper]) -> dict[str, by
             if hide
             else sorted(release.splits[name], key=lambda c: c.request_id)
         )
-        files[sciver_file] = json_bytes([sciver_record(c, hide_label=hide) for c in claims])
-        files[jsonl_file] = jsonl_bytes(
-            jsonl_record(c, papers[c.paperid], hide_label=hide) for c in claims
+        yield sciver_file, json_bytes([sciver_record(c, hide_label=hide) for c in claims])
+        yield (
+            jsonl_file,
+            jsonl_bytes(jsonl_record(c, papers[c.paperid], hide_label=hide) for c in claims),
         )
-        files[csv_file] = csv_text(claims, papers, hide_label=hide).encode("utf-8")
+        yield csv_file, csv_text(claims, papers, hide_label=hide).encode("utf-8")
     for paperid, paper in sorted(papers.items()):
-        files[f"papers/{paperid}.json"] = json_bytes(sciver_paper(paper))
+        yield f"papers/{paperid}.json", json_bytes(sciver_paper(paper))
     if release.readme:
-        files["README.md"] = release.readme.encode("utf-8")
-    # Images last: the largest files, and the ones most likely to be missing on disk.
-    for path, source in sorted(release.images.items()):
-        files[path] = source
-    return files
+        yield "README.md", release.readme.encode("utf-8")
 
 
 def _write(root: Path, relative: str, source: bytes | Path) -> tuple[str, int]:
@@ -312,43 +312,88 @@ def _new_folder(out: Path, suffix: str) -> Path:
     raise ReleaseError(f"cannot make a temporary folder beside {out}")  # pragma: no cover
 
 
-def write_release(release: Release, out: Path, *, overwrite: bool = False) -> dict[str, Any]:
-    """Write `release` to `out` and return its manifest (also written as manifest.json).
+class Staging:
+    """A release folder being written: a hidden temporary folder beside `out` (same file
+    system, so the final rename is atomic) that files go into as soon as they are known, by a
+    few threads, while the caller goes on (the dataset builder stages each image the moment a
+    record names it, so copying overlaps building). `commit(release)` writes the rest, the
+    manifest, and renames the folder into place; leaving the `with` block without a commit, or
+    with an exception, removes everything staged: no partial folder is ever left.
 
-    The files go to a hidden temporary folder beside `out` (same file system, so the final
-    rename is atomic) and are renamed into place only when all are written: a failure at any
-    point leaves no partial folder, and with `overwrite` the old release stays until the swap.
+    Use: `with Staging(out, overwrite=…) as staging: …; staging.commit(release)`.
     """
-    out = Path(out)
-    papers = _check(release)
-    check_out(out, overwrite=overwrite)
-    hidden = release.hide_test_labels and bool(release.splits.get("test"))
-    if hidden:
-        _check_labels_out(out, overwrite=overwrite)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # Not tempfile.mkdtemp: its folder is 0700 and would stay so after the rename, while the
-    # files inside follow the umask. os.mkdir applies the umask (0755 with the usual 022).
-    replacing = out.exists()
-    staging = _new_folder(out, "partial")
-    labels_staging: Path | None = None
-    try:
-        files = _files(release, papers)
-        for folder in {str(Path(relative).parent) for relative in files}:
-            (staging / folder).mkdir(parents=True, exist_ok=True)
-        progress = release.progress
-        every = max(1, len(files) // PROGRESS_STEPS)
-        if progress:
-            progress(0, len(files), WRITING)
-        entries = {}
+
+    def __init__(self, out: Path, *, overwrite: bool = False) -> None:
+        self.out = Path(out)
+        self.overwrite = overwrite
+        check_out(self.out, overwrite=overwrite)
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        # Not tempfile.mkdtemp: its folder is 0700 and would stay so after the rename, while
+        # the files inside follow the umask. os.mkdir applies the umask (0755 with the usual 022).
+        self.replacing = self.out.exists()
+        self.folder = _new_folder(self.out, "partial")
+        self._folders: set[str] = {"."}
+        self._staged: dict[str, tuple[bytes | Path, Future]] = {}
         # Copying is waiting on the disk (the GIL is released): a few threads overlap it.
-        with ThreadPoolExecutor(max_workers=WRITERS) as pool:
-            written = pool.map(lambda item: _write(staging, *item), files.items())
-            for done, (relative, (sha256, size)) in enumerate(
-                zip(files, written, strict=True), start=1
-            ):
-                entries[relative] = {"sha256": sha256, "bytes": size}
-                if progress and (done % every == 0 or done == len(files)):
-                    progress(done, len(files), WRITING)
+        self._pool = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="release-writer")
+        self._labels: Path | None = None
+        self._done = False
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if not self._done:
+            self.discard()
+
+    def add(self, relative: str, source: bytes | Path) -> None:
+        """Start writing `source` (bytes, or a file to copy) to `relative` in the background;
+        staging the same path again with the same source does nothing."""
+        if relative in self._staged and self._staged[relative][0] == source:
+            return
+        folder = str(Path(relative).parent)
+        if folder not in self._folders:
+            (self.folder / folder).mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
+        self._staged[relative] = (source, self._pool.submit(_write, self.folder, relative, source))
+
+    def discard(self) -> None:
+        """Stop, and remove everything staged (idempotent)."""
+        self._done = True
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if self._labels is not None:
+            self._labels.unlink(missing_ok=True)
+
+    def commit(self, release: Release) -> dict[str, Any]:
+        """Write the rest of `release`, its manifest, and move the folder to `out`; returns the
+        manifest. Files staged but not part of `release` are removed first."""
+        papers = _check(release)
+        out = self.out
+        hidden = release.hide_test_labels and bool(release.splits.get("test"))
+        if hidden:
+            _check_labels_out(out, overwrite=self.overwrite)
+        # Images first: the largest files, copied while the records are encoded below.
+        for path, source in sorted(release.images.items()):
+            self.add(path, source)
+        for relative in [r for r in self._staged if r not in release.images]:
+            self._staged.pop(relative)[1].result()
+            (self.folder / relative).unlink(missing_ok=True)
+        for relative, content in _encoded(release, papers):
+            self.add(relative, content)
+        progress = release.progress
+        total = len(self._staged)
+        every = max(1, total // PROGRESS_STEPS)
+        if progress:
+            progress(0, total, WRITING)
+        entries = {}
+        futures = {future: relative for relative, (_, future) in self._staged.items()}
+        for done, future in enumerate(as_completed(futures), start=1):
+            sha256, size = future.result()
+            entries[futures[future]] = {"sha256": sha256, "bytes": size}
+            if progress and (done % every == 0 or done == total):
+                progress(done, total, WRITING)
+        self._pool.shutdown(wait=True)
         licences = Counter(p.licence for p in papers.values())
         manifest = {
             "format": MANIFEST_FORMAT,
@@ -372,32 +417,45 @@ def write_release(release: Release, out: Path, *, overwrite: bool = False) -> di
                 "records": len(release.splits["test"]),
                 "kept_private": "outside the release folder; never publish it",
             }
-            labels_staging = out.parent / f".{labels_path(out).name}.{secrets.token_hex(6)}.partial"
-            testset = files[SPLIT_FILES["test"][0]]
-            labels_staging.write_bytes(json_bytes(_labels(release, papers, bytes(testset))))
-            labels_staging.chmod(0o600)  # the organisers' answers: not for other local users
-        (staging / "manifest.json").write_bytes(json_bytes(manifest))
+            self._labels = out.parent / f".{labels_path(out).name}.{secrets.token_hex(6)}.partial"
+            testset = self._staged[SPLIT_FILES["test"][0]][0]
+            self._labels.write_bytes(pretty_json_bytes(_labels(release, papers, bytes(testset))))
+            self._labels.chmod(0o600)  # the organisers' answers: not for other local users
+        (self.folder / "manifest.json").write_bytes(pretty_json_bytes(manifest))
+        self._swap()
+        self._done = True
+        old_labels = labels_path(out)
+        if self._labels is not None:
+            os.replace(self._labels, old_labels)
+        elif self.replacing and old_labels.is_file() and _is_labels_file(old_labels):
+            old_labels.unlink()  # the replaced release's hidden labels; this one hides none
+        return manifest
+
+    def _swap(self) -> None:
+        """The staging folder becomes `out` (the old release stays until then)."""
+        out = self.out
         if out.exists():
-            check_out(out, overwrite=overwrite)  # it may have appeared while we were writing
+            check_out(out, overwrite=self.overwrite)  # it may have appeared while we wrote
             retired = _new_folder(out, "old")
             os.rename(out, retired / out.name)
             try:
-                os.rename(staging, out)
+                os.rename(self.folder, out)
             except BaseException:
                 os.rename(retired / out.name, out)  # put the old release back
                 shutil.rmtree(retired, ignore_errors=True)
                 raise
             shutil.rmtree(retired, ignore_errors=True)
         else:
-            os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if labels_staging is not None:
-            labels_staging.unlink(missing_ok=True)
-        raise
-    old_labels = labels_path(out)
-    if labels_staging is not None:
-        os.replace(labels_staging, old_labels)
-    elif replacing and old_labels.is_file() and _is_labels_file(old_labels):
-        old_labels.unlink()  # the replaced release's hidden labels; this one hides none
-    return manifest
+            os.rename(self.folder, out)
+
+
+def write_release(release: Release, out: Path, *, overwrite: bool = False) -> dict[str, Any]:
+    """Write `release` to `out` and return its manifest (also written as manifest.json).
+
+    The files go to a hidden temporary folder beside `out` (`Staging`) and are renamed into
+    place only when all are written: a failure at any point leaves no partial folder, and with
+    `overwrite` the old release stays until the swap.
+    """
+    _check(release)
+    with Staging(Path(out), overwrite=overwrite) as staging:
+        return staging.commit(release)
