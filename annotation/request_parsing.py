@@ -5,8 +5,10 @@ message, never 500.
 Numbers are ASCII digits only, with a length bound: `str.isdigit()` accepts "²" and "١٢",
 which `int()` refuses or reads as another number, and `int()` refuses more than 4,300 digits.
 Text never holds NUL characters or lone surrogates (PostgreSQL refuses both, in text and in
-JSON). A schema (`{"name": Text(5000), "evidence": Ids()}`) reads a form's QueryDict and a JSON
-object alike, so a page's POST and its autosave draft are parsed by the same rules.
+JSON), and is never cut: text longer than its field holds is refused with the limit and its
+length, and a refused form keeps it, whole, to show again (`kept_text`, `parse_fields`). A
+schema (`{"name": Text(5000), "evidence": Ids()}`) reads a form's QueryDict and a JSON object
+alike, so a page's POST and its autosave draft are parsed by the same rules.
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ class BadInput(BadRequest):
     """A request value that is not what its field takes. Django answers a BadRequest with 400;
     `annotation.views.common.bad_request` shows `message` (JSON to a JSON request)."""
 
-    def __init__(self, message: str, *, field: str = ""):
+    def __init__(self, message: str, *, field: str = "", kept: str | None = None):
         super().__init__(message)
         self.message = message
         self.field = field
+        # The value as sent when a page may show it again (text refused only for its length).
+        self.kept = kept
 
 
 def _shown(value: object) -> str:
@@ -85,23 +89,49 @@ def parse_id_list(values: object, *, field: str, max_items: int = MAX_ITEMS) -> 
     return list(dict.fromkeys(i for i in ids if i is not None))
 
 
+def storable(text: str) -> bool:
+    """Whether text holds no character a text column or JSON refuses (NUL, a lone surrogate)."""
+    return not _BAD_CHARACTERS.search(text)
+
+
 def parse_text(
     value: object, *, field: str, max_length: int, truncate: bool = False, default: str = ""
 ) -> str:
-    """A string without NUL characters or lone surrogates, at most `max_length` characters
-    (longer: cut when `truncate`, else refused)."""
+    """A string without NUL characters or lone surrogates, at most `max_length` characters.
+    Longer is refused with the limit and the length sent; the refusal keeps the whole text
+    (`BadInput.kept`) for the page to show again. `truncate` cuts instead: no view asks for it
+    (a cut is text lost without a word)."""
     if value is None:
         return default
     if not isinstance(value, str):
         raise BadInput(f"{field}: expected text, got {_shown(value)}.", field=field)
     if len(value) > max_length:
         if not truncate:
-            raise BadInput(f"{field}: longer than {max_length:,} characters.", field=field)
+            raise BadInput(
+                f"{field}: longer than {max_length:,} characters (it has {len(value):,}); "
+                "shorten it.",
+                field=field,
+                kept=value if storable(value) else None,
+            )
         value = value[:max_length]
-    if _BAD_CHARACTERS.search(value):
+    if not storable(value):
         raise BadInput(f"{field}: contains a character text cannot hold (NUL, or half of a"
                        " surrogate pair).", field=field)  # fmt: skip
     return value
+
+
+def kept_text(
+    data: Mapping, name: str, *, max_length: int, errors: dict[str, str], label: str = ""
+) -> str:
+    """A form's text field, whole: a value it refuses (longer than `max_length`, or holding a
+    character text cannot) is recorded in `errors` under `name` (its message names `label`,
+    else `name`) and comes back as sent when the page can show it again, never cut; the caller
+    records nothing while `errors` holds anything."""
+    try:
+        return parse_text(data.get(name, ""), field=label or name, max_length=max_length)
+    except BadInput as exc:
+        errors[name] = exc.message
+        return exc.kept if exc.kept is not None else ""
 
 
 def parse_flag(value: object, *, field: str) -> bool:
@@ -135,13 +165,15 @@ def _many(data: Mapping, name: str) -> object:
 
 @dataclass(frozen=True)
 class Text:
+    """Text of at most `max_length` characters: longer is refused, never cut (a refused form
+    keeps it, `parse_fields`)."""
+
     max_length: int
-    truncate: bool = True  # what a page's text fields always did; a refusal would lose work
     default: str = ""
 
     def read(self, data: Mapping, name: str) -> str:
         return parse_text(_one(data, name), field=name, max_length=self.max_length,
-                          truncate=self.truncate, default=self.default)  # fmt: skip
+                          default=self.default)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -208,7 +240,9 @@ def parse_fields(
     """Every field of the schema, read from a form's QueryDict or a JSON object (members the
     schema does not name are ignored; missing ones take their default). A bad value raises
     BadInput; with `errors`, it is recorded there instead (field -> message) and the field
-    takes its default, so a refused form can come back with everything else that was typed."""
+    keeps the text as sent when it was refused for its length (else it takes its default), so
+    a refused form comes back with everything that was typed; the caller records nothing while
+    `errors` holds anything."""
     if not isinstance(data, Mapping):
         if errors is None:
             raise BadInput(f"Expected an object of fields, got {_shown(data)}.")
@@ -222,7 +256,8 @@ def parse_fields(
             if errors is None:
                 raise
             errors[name] = exc.message
-            values[name] = field.read({}, name)
+            kept = exc.kept if isinstance(field, Text) else None
+            values[name] = kept if kept is not None else field.read({}, name)
     return values
 
 

@@ -274,6 +274,8 @@ MIN_CHARTS = env.int("MIN_CHARTS", default=2)
 # every process on this machine; the default otherwise) or "local" (this process only).
 ARXIV_GATE = env("ARXIV_GATE", default="")
 ARXIV_GATE_FILE = env("ARXIV_GATE_FILE", default=str(VAR_DIR / "arxiv-gate"))
+# The Redis keys' prefix of the gate (deployments sharing one Redis server need their own).
+ARXIV_GATE_KEY = env("ARXIV_GATE_KEY", default="sciver:arxiv-gate")
 ARXIV_MAX_TRIES = env.int("ARXIV_MAX_TRIES", default=4)
 ARXIV_BACKOFF_SECONDS = env.float("ARXIV_BACKOFF_SECONDS", default=2.0)
 ARXIV_BACKOFF_CAP_SECONDS = env.float("ARXIV_BACKOFF_CAP_SECONDS", default=120.0)

@@ -28,8 +28,8 @@ from validation.models import ReleaseExport
 MAX_K = 50
 RUN_FIELDS: dict[str, parse.Field] = {
     "export": parse.Int(min=1), "part": parse.Text(16), "endpoint": parse.Text(64),
-    "model": parse.Text(200, truncate=False), "confirm_remote": parse.Flag(),
-    "context": parse.Text(32, truncate=False), "k": parse.Int(min=1, max=MAX_K, default=5),
+    "model": parse.Text(200), "confirm_remote": parse.Flag(),
+    "context": parse.Text(32), "k": parse.Int(min=1, max=MAX_K, default=5),
 }  # fmt: skip
 MAX_COMPARED = 8
 CSV_COLUMNS = ("run", "model", "release", "part", "prompt_version", "context", "group", "key", "n",

@@ -28,8 +28,12 @@ TASK_PAGES = {
 }  # fmt: skip
 
 
-def _text(data, name: str, max_length: int = services.MAX_BODY) -> str:
-    return parse.parse_text(data.get(name, ""), field=name, max_length=max_length, truncate=True)
+def _text(
+    data, name: str, errors: dict[str, str], max_length: int = services.MAX_BODY, label: str = ""
+) -> str:
+    """The field's text, whole: longer than `max_length` is recorded in `errors` (the page shows
+    it again with the text as typed), never cut."""
+    return parse.kept_text(data, name, max_length=max_length, errors=errors, label=label)
 
 
 @login_required
@@ -51,13 +55,27 @@ def versions(request: HttpRequest) -> HttpResponse:
     return render(request, "guidelines/versions.html", {"versions": rows})
 
 
-def _posted_sections(data) -> list[dict[str, str]]:
+def _posted_sections(data, errors: dict[str, str]) -> list[dict]:
+    """The sections as posted (the last one is the "new section"), each with the messages of
+    its refused fields (`errors`: every field's, by name)."""
     count = min(parse.parse_int(data.get("count"), field="count", default=0), MAX_SECTIONS)
-    return [
-        {"key": _text(data, f"key-{i}", 64), "title": _text(data, f"title-{i}", 200),
-         "body": _text(data, f"body-{i}")}
-        for i in range(count + 1)  # the last one is the empty "new section"
-    ]  # fmt: skip
+    sections = []
+    for i in range(count + 1):
+        mine: dict[str, str] = {}
+        section = {
+            name: _text(data, f"{name}-{i}", mine, limit, f"Section {i + 1}'s {what}")
+            for name, limit, what in (("key", 64, "key"), ("title", 200, "title"),
+                                      ("body", services.MAX_BODY, "text"))
+        }  # fmt: skip
+        if mine:
+            section["errors"] = list(mine.values())
+            errors.update(mine)
+        sections.append(section)
+    return sections
+
+
+def _published(section: dict) -> dict[str, str]:
+    return {name: section[name] for name in ("key", "title", "body")}
 
 
 @staff_required
@@ -66,14 +84,19 @@ def edit(request: HttpRequest) -> HttpResponse:
     latest = services.current_version()
     sections = list(latest.sections) if latest else []
     based_on, note, error = (latest.number if latest else 0), "", ""
+    errors: dict[str, str] = {}
     if request.method == "POST":
-        sections = _posted_sections(request.POST)
+        sections = _posted_sections(request.POST, errors)
         based_on = parse.parse_int(request.POST.get("based_on"), field="based_on", default=0)
-        note = _text(request.POST, "note", services.MAX_NOTE)
+        note = _text(request.POST, "note", errors, services.MAX_NOTE, "What changed")
         try:
+            if errors:  # nothing is published, nothing is cut: the page keeps every text
+                raise services.GuidelineError("Nothing was published: "
+                                              + " ".join(errors.values()))  # fmt: skip
             published = services.publish_guidelines(
-                by=request.user, sections=sections, note=note, based_on=based_on
-            )
+                by=request.user, sections=[_published(s) for s in sections], note=note,
+                based_on=based_on,
+            )  # fmt: skip
         except AnnotationError as exc:
             error = exc.message
             sections = [s for s in sections if s["title"] or s["body"]]
@@ -81,7 +104,7 @@ def edit(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Published version {published.number}.")
             return redirect("guidelines:current")
     context = {"sections": sections, "count": len(sections), "based_on": based_on,
-               "note": note, "error": error, "latest": latest}  # fmt: skip
+               "note": note, "error": error, "errors": errors, "latest": latest}  # fmt: skip
     return render(request, "guidelines/edit.html", context, status=400 if error else 200)
 
 
@@ -98,12 +121,16 @@ def _shown_elements(context_id: int | None, paper_id: int) -> list[Element]:
 def _flag_page(request, *, item=None, paper=None, context_id=None, back=""):
     paper_id = item.paper_id if item is not None else paper.pk
     error, form = "", {"kind": "", "note": "", "element": request.GET.get("element", "")}
+    errors: dict[str, str] = {}
     if request.method == "POST":
-        form = {k: _text(request.POST, k, services.MAX_NOTE) for k in ("kind", "note", "element")}
+        form = {k: _text(request.POST, k, errors, services.MAX_NOTE)
+                for k in ("kind", "note", "element")}  # fmt: skip
         element_id = None
-        if form["element"]:
+        if form["element"] and "element" not in errors:
             element_id = parse.parse_int(form["element"], field="element", min=1)
         try:
+            if errors:  # nothing is flagged, nothing is cut: the page keeps the note
+                raise services.GuidelineError("Nothing was flagged: " + " ".join(errors.values()))
             services.raise_flag(user=request.user, kind=form["kind"], note=form["note"],
                                 item=item, paper=paper, element_id=element_id)  # fmt: skip
         except AnnotationError as exc:
@@ -118,7 +145,8 @@ def _flag_page(request, *, item=None, paper=None, context_id=None, back=""):
     mine = mine.filter(item=item) if item is not None else mine.filter(item__isnull=True)
     elements = _shown_elements(context_id, paper_id)
     context = {"item": item, "flag_paper": paper, "elements": elements, "kinds": FlagKind.choices,
-               "form": form, "error": error, "mine": mine, "back": back}  # fmt: skip
+               "form": form, "error": error, "errors": errors, "mine": mine,
+               "back": back}  # fmt: skip
     return render(request, "guidelines/flag.html", context, status=400 if error else 200)
 
 
@@ -169,26 +197,30 @@ ACTIONS = ("edit", "mark", "rerender", "fixed", "dismissed")
 def flag_detail(request: HttpRequest, pk: int) -> HttpResponse:
     flag = get_object_or_404(Flag.objects.select_related("paper", "element", "item", "by"), pk=pk)
     error = ""
+    errors: dict[str, str] = {}
+    posted: dict[str, str | None] = {}
     if request.method == "POST":
-        action, note = (
-            _text(request.POST, "action", 16),
-            _text(request.POST, "note", services.MAX_NOTE),
-        )
+        action = request.POST.get("action", "")
         if action not in ACTIONS:
             raise Http404
+        # What the admin typed, whole (a refused form shows it again, nothing is cut).
+        posted = {"action": action, "note": _text(request.POST, "note", errors, services.MAX_NOTE)}
+        for name in ("caption", "text"):
+            posted[name] = _text(request.POST, name, errors) if name in request.POST else None
         try:
+            if errors:
+                raise services.GuidelineError("Nothing was recorded: " + " ".join(errors.values()))
             if action == "edit":
-                services.edit_flagged_element(
-                    flag=flag, by=request.user, note=note,
-                    caption=_text(request.POST, "caption") if "caption" in request.POST else None,
-                    text=_text(request.POST, "text") if "text" in request.POST else None,
-                )  # fmt: skip
+                services.edit_flagged_element(flag=flag, by=request.user, note=posted["note"],
+                                              caption=posted["caption"],
+                                              text=posted["text"])  # fmt: skip
             elif action == "mark":
-                services.mark_flagged_element(flag=flag, by=request.user, reason=note)
+                services.mark_flagged_element(flag=flag, by=request.user, reason=posted["note"])
             elif action == "rerender":
                 services.rerender_flagged_element(flag=flag, by=request.user)
             else:
-                services.close_flag(flag=flag, by=request.user, status=action, note=note)
+                services.close_flag(flag=flag, by=request.user, status=action,
+                                    note=posted["note"])  # fmt: skip
         except AnnotationError as exc:
             error = exc.message
         else:
@@ -196,5 +228,5 @@ def flag_detail(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("guidelines:flag", pk=flag.pk)
     fixes = flag.fixes.select_related("by")
     return render(request, "guidelines/flag_detail.html",
-                  {"flag": flag, "fixes": fixes, "error": error},
-                  status=400 if error else 200)  # fmt: skip
+                  {"flag": flag, "fixes": fixes, "error": error, "errors": errors,
+                   "posted": posted}, status=400 if error else 200)  # fmt: skip

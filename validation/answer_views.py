@@ -19,12 +19,7 @@ from validation.services import MAX_TEXT, InvalidValidation
 def _text(data, name: str, errors: dict[str, str]) -> str:
     """The field's text, whole: longer than MAX_TEXT is a field error (the page keeps it), never
     a silent cut."""
-    value = data.get(name, "")
-    try:
-        return parse.parse_text(value, field=name, max_length=MAX_TEXT)
-    except parse.BadInput as exc:
-        errors[name] = exc.message
-        return str(value)
+    return parse.kept_text(data, name, max_length=MAX_TEXT, errors=errors)
 
 
 @login_required

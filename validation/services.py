@@ -188,7 +188,8 @@ class ValidationDraft:
     @classmethod
     def from_data(cls, data: object, *, errors: dict[str, str] | None = None) -> ValidationDraft:
         """From an autosaved JSON draft: a bad value raises BadInput (the request parsing
-        layer's 400), or with `errors` is recorded there (the field left empty)."""
+        layer's 400; a text too long is refused, never cut), or with `errors` is recorded there
+        (the field left empty; a text too long kept whole)."""
         values = parse.parse_fields(data, cls.FIELDS, errors=errors)
         return cls(**values | {
             "evidence": sorted(values["evidence"]),

@@ -20,7 +20,7 @@ from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
 from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind, WorkStatus
 from annotation.views import refusals
-from annotation.views.common import item_image, not_yours, staff_required
+from annotation.views.common import item_image, not_yours, refused_text, staff_required
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
 from papers.models import Paper
 from validation import selectors, services, stats
@@ -40,14 +40,14 @@ MAX_TEXT = 5000
 # keeps the text on the page and names the field (issue 19, no silent truncation).
 VALIDATION_FIELDS: dict[str, parse.Field] = {
     "version": parse.Int(), "criteria_failed": parse.Strings(),
-    "text": parse.Text(MAX_TEXT, truncate=False),
+    "text": parse.Text(MAX_TEXT),
     "subset": parse.Text(16), "label": parse.Text(16), "evidence": parse.Ids(),
-    "explanation": parse.Text(MAX_TEXT, truncate=False),
+    "explanation": parse.Text(MAX_TEXT),
 }  # fmt: skip
 BASELINE_ANSWER_FIELDS: dict[str, parse.Field] = {
     "version": parse.Int(),
     "label": parse.Text(16),
-    "explanation": parse.Text(MAX_TEXT, truncate=False),
+    "explanation": parse.Text(MAX_TEXT),
 }
 BASELINE_FIELDS: dict[str, parse.Field] = {
     "experts": parse.Ids(),
@@ -56,8 +56,8 @@ BASELINE_FIELDS: dict[str, parse.Field] = {
 }
 SPLIT_FIELDS: dict[str, parse.Field] = {
     "validation": parse.Int(max=1_000_000), "test": parse.Int(max=1_000_000),
-    "seed": parse.Int(max=2**31 - 1), "licenses": parse.Text(2000, truncate=False),
-    "name": parse.Text(200, truncate=False),
+    "seed": parse.Int(max=2**31 - 1), "licenses": parse.Text(2000),
+    "name": parse.Text(200),
 }  # fmt: skip
 
 
@@ -223,8 +223,13 @@ def overview(request: HttpRequest) -> HttpResponse:
 @require_POST
 def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
     claim = get_object_or_404(Claim, key=claim_key)
-    reason = parse.parse_text(request.POST.get("reason", ""), field="reason",
-                              max_length=MAX_TEXT, truncate=True)  # fmt: skip
+    errors: dict[str, str] = {}
+    reason = parse.kept_text(request.POST, "reason", max_length=MAX_TEXT, errors=errors)
+    if errors:  # never cut: the reason comes back whole, nothing is re-opened
+        return refused_text(
+            request, errors, title=f"re-open the validation of claim {claim.key}",
+            fields=[("reason", "Reason", reason)], button="Re-open", back="validation:overview",
+        )  # fmt: skip
     try:
         services.reopen_validation(claim=claim, by=request.user, reason=reason)
     except AnnotationError as exc:

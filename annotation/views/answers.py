@@ -23,9 +23,11 @@ from annotation.models import (
 from annotation.review import edits
 from annotation.review.services import InvalidAnnotation
 from annotation.views.common import forbidden, not_yours
+from annotation.views.review import MAX_TEXT
 
 PAGES = {WorkKind.EVIDENCE: "annotation:annotate", WorkKind.ADJUDICATE: "annotation:adjudicate"}
-MAX_NOTES = 4000
+# The adjudication page's bound: notes it took are taken here too, whole (never cut).
+MAX_NOTES = MAX_TEXT
 
 
 def _elements(item: WorkItem):
@@ -33,8 +35,10 @@ def _elements(item: WorkItem):
     return [c.element for c in rows.select_related("element").order_by("element__order")]
 
 
-def _text(data, name: str, max_length: int = 32) -> str:
-    return parse.parse_text(data.get(name, ""), field=name, max_length=max_length, truncate=True)
+def _text(data, name: str, errors: dict[str, str], max_length: int = 32) -> str:
+    """The field's text, whole: longer than `max_length` is a field error (the page keeps the
+    text), never a silent cut."""
+    return parse.kept_text(data, name, max_length=max_length, errors=errors)
 
 
 @login_required
@@ -56,12 +60,15 @@ def edit_answer(request: HttpRequest, item_key: str) -> HttpResponse:
     status = 200
     if request.method == "POST":
         evidence = parse.parse_id_list(request.POST.getlist("evidence"), field="evidence")
-        form = {"label": _text(request.POST, "label"), "evidence": set(evidence)}
+        form = {"label": _text(request.POST, "label", errors), "evidence": set(evidence)}
+        if adjudicating:
+            form |= {"confidence": _text(request.POST, "confidence", errors),
+                     "reason": _text(request.POST, "reason", errors),
+                     "notes": _text(request.POST, "notes", errors, MAX_NOTES)}  # fmt: skip
         try:
+            if errors:  # nothing is changed, nothing is cut: the page shows the text again
+                raise InvalidAnnotation(dict(errors))
             if adjudicating:
-                form |= {"confidence": _text(request.POST, "confidence"),
-                         "reason": _text(request.POST, "reason"),
-                         "notes": _text(request.POST, "notes", MAX_NOTES)}  # fmt: skip
                 edits.edit_adjudication(item=item, user=request.user, label=form["label"],
                                         evidence_ids=form["evidence"],
                                         confidence=form["confidence"], reason=form["reason"],

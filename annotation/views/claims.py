@@ -38,6 +38,7 @@ from annotation.views.common import (
     forbidden,
     item_image,
     not_yours,
+    refused_text,
     staff_required,
 )
 from annotation.writing import selectors as writing
@@ -55,7 +56,8 @@ MAX_CLAIM_TEXT = 50_000
 @dataclass(frozen=True)
 class ClaimText(parse.Text):
     """A claim as typed, never cut: one longer than the bound is refused with its true length
-    (the word rule's message, counted as the rule and the page's counter count)."""
+    (the word rule's message, counted as the rule and the page's counter count), and a refused
+    form keeps it."""
 
     def read(self, data, name: str) -> str:
         value = data.get(name)
@@ -65,12 +67,13 @@ class ClaimText(parse.Text):
                 f"A claim has {low}–{high} words; this one has {word_count(value):,} "
                 f"({len(value):,} characters).",
                 field=name,
+                kept=value if parse.storable(value) else None,
             )
         return super().read(data, name)
 
 
 REFUTED_FIELDS: dict[str, parse.Field] = {
-    "refuted": ClaimText(MAX_CLAIM_TEXT, truncate=False),
+    "refuted": ClaimText(MAX_CLAIM_TEXT),
     "explanation": parse.Text(MAX_TEXT),
     "perturbation_kind": parse.Text(16),
     "suggestion": parse.Text(MAX_TEXT),
@@ -78,7 +81,7 @@ REFUTED_FIELDS: dict[str, parse.Field] = {
     "refuted_evidence": parse.Ids(),
 }
 PAIR_FIELDS: dict[str, parse.Field] = {
-    "entailed": ClaimText(MAX_CLAIM_TEXT, truncate=False), "evidence": parse.Ids(),
+    "entailed": ClaimText(MAX_CLAIM_TEXT), "evidence": parse.Ids(),
     **REFUTED_FIELDS,
 }  # fmt: skip
 
@@ -123,7 +126,7 @@ class RefutedClaimForm:
     @classmethod
     def from_data(cls, data, *, errors: dict[str, str] | None = None) -> Self:
         """From a POST or a JSON draft: a bad value raises BadInput, or with `errors` is
-        recorded there (the field left empty)."""
+        recorded there (the field left empty; a text too long kept whole, never cut)."""
         values = parse.parse_fields(data, cls.FIELDS, errors=errors)
         for name in ("evidence", "refuted_evidence"):
             if name in values:
@@ -169,8 +172,9 @@ def _version(data) -> int | None:
     return parse.parse_int(data.get("version"), field="version")
 
 
-def _note(data) -> str:
-    return parse.parse_text(data.get("note", ""), field="note", max_length=MAX_TEXT, truncate=True)
+def _note(data, errors: dict[str, str]) -> str:
+    """An admin's note, whole: longer than MAX_TEXT is recorded in `errors`, never cut."""
+    return parse.kept_text(data, "note", max_length=MAX_TEXT, errors=errors)
 
 
 def _item(item_key: str) -> WorkItem:
@@ -639,9 +643,16 @@ def reassign_reperturbation(request: HttpRequest, item_key: str) -> HttpResponse
     if expert is None:
         messages.error(request, "Choose the expert who writes the new perturbation.")
         return redirect("validation:overview")
+    errors: dict[str, str] = {}
+    note = _note(request.POST, errors)
+    if errors:
+        return refused_text(
+            request, errors, title=f"hand item {item.key} over to {expert.get_username()}",
+            fields=[("note", "Note (why)", note)], button="Hand over",
+            back="validation:overview", keep=("expert",),
+        )  # fmt: skip
     try:
-        services.reassign_reperturbation(item=item, expert=expert, by=request.user,
-                                         note=_note(request.POST))  # fmt: skip
+        services.reassign_reperturbation(item=item, expert=expert, by=request.user, note=note)
     except AnnotationError as exc:
         messages.error(request, exc.message)
     else:

@@ -87,8 +87,11 @@ def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=Non
         body = parse.parse_json_body(request, AUTOSAVE)
         draft = form_class.from_data(body["draft"])
     except parse.BadInput as exc:
+        # A text too long is not cut: the draft is refused whole, with the limit and its length,
+        # and stays in the browser (the panel says it) until it is shortened.
+        said = "The draft was not saved" if exc.kept is not None else "The draft could not be read"
         return refusals.as_json(request, refusals.invalid(
-            f"The draft could not be read: {exc.message}", {exc.field: exc.message}))  # fmt: skip
+            f"{said}: {exc.message}", {exc.field: exc.message}))  # fmt: skip
     try:
         saved = work.save_draft(
             item=item, user=request.user, version=body["version"], draft=draft.as_draft()
@@ -103,6 +106,34 @@ def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=Non
             "lease_expires_at": saved.lease_expires_at.isoformat(),
         }
     )
+
+
+def refused_text(
+    request: HttpRequest,
+    errors: dict[str, str],
+    *,
+    title: str,
+    fields: list[tuple[str, str, str]],
+    button: str,
+    back: str,
+    keep: tuple[str, ...] = (),
+) -> HttpResponse:
+    """The refusal of an admin's small form (a note with an action on a list page) whose text
+    it does not take (`errors`, from `parse.kept_text`): nothing is recorded and nothing is cut;
+    a page of its own shows the form again with the text as typed beside why (`fields`: name,
+    caption, value), posting to the same URL (`keep`: the other fields sent, carried along).
+    A page's script gets the refusal as JSON (reason "invalid")."""
+    from django.urls import reverse
+
+    from annotation.views import refusals
+
+    refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
+    hidden = [(name, value) for name in keep for value in request.POST.getlist(name)]
+    context = {"refusal": refusal, "title": title, "fields": fields, "errors": errors,
+               "hidden": hidden, "button": button, "back": reverse(back),
+               "action": request.path}  # fmt: skip
+    return refusals.answer(request, refusal, lambda: render(
+        request, "annotation/refused_text.html", context, status=refusal.http_status))  # fmt: skip
 
 
 def wants_json(request: HttpRequest) -> bool:

@@ -32,6 +32,7 @@ from annotation.views.common import (
     autosave_draft,
     item_image,
     not_yours,
+    refused_text,
     staff_required,
 )
 from annotation.writing import selectors as writing
@@ -61,7 +62,7 @@ class ReviewForm:
     @classmethod
     def from_data(cls, data, *, errors: dict[str, str] | None = None) -> ReviewForm:
         """From a POST or a JSON draft: a bad value raises BadInput, or with `errors` is
-        recorded there (the field left empty)."""
+        recorded there (the field left empty; a text too long kept whole, never cut)."""
         values = parse.parse_fields(data, REVIEW_FIELDS, errors=errors)
         return cls(**values | {"evidence": set(values["evidence"])})
 
@@ -92,8 +93,9 @@ SHOWN = {
 }
 
 
-def _note(data, name: str = "note") -> str:
-    return parse.parse_text(data.get(name, ""), field=name, max_length=MAX_TEXT, truncate=True)
+def _note(data, errors: dict[str, str], name: str = "note") -> str:
+    """An admin's note, whole: longer than MAX_TEXT is recorded in `errors`, never cut."""
+    return parse.kept_text(data, name, max_length=MAX_TEXT, errors=errors)
 
 
 def _item(item_key: str, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> WorkItem:
@@ -308,10 +310,16 @@ def allow_expert(request: HttpRequest, item_key: str) -> HttpResponse:
         get_user_model(), pk=parse.parse_id(request.POST.get("expert"), field="expert") or 0
     )
     back = "validation:overview" if item.kind == WorkKind.VALIDATE else "annotation:review_overview"
+    errors: dict[str, str] = {}
+    note = _note(request.POST, errors)
+    if errors:
+        return refused_text(
+            request, errors, title=f"allow {expert.get_username()} to take item {item.key}",
+            fields=[("note", "Note (why)", note)], button="Allow", back=back, keep=("expert",),
+        )  # fmt: skip
     return _done(
         request,
-        lambda: services.allow_expert(item=item, expert=expert, by=request.user,
-                                      note=_note(request.POST)),
+        lambda: services.allow_expert(item=item, expert=expert, by=request.user, note=note),
         f"{expert.get_username()} may now take the {item.get_kind_display()} item.",
         back,
     )  # fmt: skip
@@ -320,11 +328,18 @@ def allow_expert(request: HttpRequest, item_key: str) -> HttpResponse:
 @staff_required
 @require_POST
 def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
-    claim = get_object_or_404(Claim.objects.only("id"), key=claim_key)
+    claim = get_object_or_404(Claim.objects.only("id", "key"), key=claim_key)
+    errors: dict[str, str] = {}
+    note = _note(request.POST, errors)
+    if errors:
+        return refused_text(
+            request, errors, title=f"reopen claim {claim.key} for another adjudicator",
+            fields=[("note", "Note", note)], button="Reopen for another adjudicator",
+            back="annotation:review_overview",
+        )  # fmt: skip
     return _done(
         request,
-        lambda: services.reopen_unresolved(claim=claim, by=request.user,
-                                           note=_note(request.POST)),
+        lambda: services.reopen_unresolved(claim=claim, by=request.user, note=note),
         f"Claim {claim.pk} reopened for another adjudicator.",
     )  # fmt: skip
 
@@ -332,10 +347,16 @@ def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
 @staff_required
 @require_POST
 def drop(request: HttpRequest, pair_key: str) -> HttpResponse:
-    pair = get_object_or_404(ClaimPair.objects.only("id"), key=pair_key)
+    pair = get_object_or_404(ClaimPair.objects.only("id", "key"), key=pair_key)
+    errors: dict[str, str] = {}
+    reason = _note(request.POST, errors, "reason")
+    if errors:
+        return refused_text(
+            request, errors, title=f"drop pair {pair.key}", fields=[("reason", "Reason", reason)],
+            button="Drop the pair", back="annotation:review_overview",
+        )  # fmt: skip
     return _done(
         request,
-        lambda: services.drop_pair(pair=pair, by=request.user,
-                                   reason=_note(request.POST, "reason")),
+        lambda: services.drop_pair(pair=pair, by=request.user, reason=reason),
         f"Pair {pair.pk} dropped.",
     )  # fmt: skip

@@ -134,15 +134,55 @@ def test_a_validators_text_longer_than_the_limit_is_refused_not_cut(client, worl
     claim = world.item.claim
     evidence = [str(pk) for pk in claim.review.final_evidence.values_list("pk", flat=True)]
     long_text = "Ours gets a BLEU of 73.2 on the test set. " * 130  # 5,460 characters
-    refused = client.post(f"/validate/{world.item.key}/", {
+    form = {
         "version": world.item.version, "token": "7c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
         "subset": world.pair.subset, "label": claim.review.final_label, "evidence": evidence,
-        "explanation": claim.explanation, "text": long_text, "criteria_failed": ["language"],
-    })  # fmt: skip
+        "explanation": claim.explanation, "criteria_failed": ["language"],
+    }  # fmt: skip
+    refused = client.post(f"/validate/{world.item.key}/", form | {"text": long_text})
+    page = refused.content.decode()
     assert refused.status_code == 400
-    assert "longer than 5,000 characters" in refused.content.decode()
+    assert "text: longer than 5,000 characters (it has 5,460); shorten it." in page
+    assert f">{long_text}</textarea>" in page  # the text as typed, whole, in its box
     claim.refresh_from_db()
     assert claim.text != long_text[:5000] and not ValidationRevision.objects.exists()
+    # The page's autosave: refused with the reason (the text stays in the browser), not cut.
+    draft = {"text": long_text, "evidence": [int(pk) for pk in evidence]}
+    saved = client.post(f"/validate/{world.item.key}/", {"version": world.item.version,
+                        "draft": draft}, content_type="application/json")  # fmt: skip
+    assert saved.status_code == 400 and saved.json()["reason"] == "invalid"
+    assert saved.json()["errors"] == {
+        "text": "text: longer than 5,000 characters (it has 5,460); shorten it."}  # fmt: skip
+    world.item.refresh_from_db()
+    assert not world.item.draft
+    # Exactly at the limit: recorded whole.
+    at_limit = ("Ours gets a BLEU of 73.2 on the test set. " * 120)[:4999] + "."
+    assert len(at_limit) == 5000
+    done = client.post(f"/validate/{world.item.key}/", form | {"text": at_limit})
+    assert done.status_code == 302, done.content.decode()[:2000]
+    claim.refresh_from_db()
+    assert claim.text == at_limit
+
+
+def test_a_reopen_reason_longer_than_the_limit_is_refused_whole_and_taken_at_it(client, world):
+    from validation.models import Validation
+
+    validate_all(world.team)
+    client.force_login(world.team.admin)
+    claim = world.item.claim
+    url = f"/manage/validation/reopen/{claim.key}/"
+    long = ("The table was misread and the claim must be checked again. " * 90)[:5001]
+    refused = client.post(url, {"reason": long})
+    page = refused.content.decode()
+    assert refused.status_code == 400 and "Nothing was recorded" in page
+    assert "reason: longer than 5,000 characters (it has 5,001); shorten it." in page
+    assert f'action="{url}"' in page and f'aria-describedby="err-reason">{long}</textarea>' in page
+    validation = Validation.objects.get(claim=claim)
+    assert validation.status == "validated" and validation.reopen_reason == ""
+    at_limit = long[:4999] + "."
+    assert client.post(url, {"reason": at_limit}).status_code == 302
+    validation.refresh_from_db()
+    assert validation.status == "pending" and validation.reopen_reason == at_limit
 
 
 def test_the_validation_page_refuses_evidence_that_breaks_the_rule_and_keeps_the_input(
