@@ -80,7 +80,11 @@ def _squash(text: str) -> str:
 
 # A number as written, for comparing by value: "45.20" and "45.2", "1,000" and "1000",
 # "70.0 %" and "70%" read alike.
-_WRITTEN_NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?![\w])")
+# Every match holds a digit: an all-optional pattern matched (and called back) an empty
+# string at most positions of a text, for nothing.
+_WRITTEN_NUMBER = re.compile(
+    r"(?<![\w.])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?![\w])"
+)
 
 
 def _by_value(match: re.Match[str]) -> str:
@@ -128,12 +132,13 @@ def perturbation_problem(origin: str, perturbed: str) -> str:
     if _squash(origin) == _squash(perturbed):
         return "is its entailed claim itself"
     formatting = _values(origin) == _values(perturbed)
-    references = _spacing(_mask_references(origin)) == _spacing(_mask_references(perturbed))
+    masked = _mask_references(origin), _mask_references(perturbed)
+    references = _spacing(masked[0]) == _spacing(masked[1])
     if references and not formatting:
         return "differs from its entailed claim only in a reference number"
     if formatting:
         return "differs from its entailed claim only in number formatting"
-    if _values(_mask_references(origin)) == _values(_mask_references(perturbed)):
+    if _values(masked[0]) == _values(masked[1]):
         return "differs from its entailed claim only in a reference number and number formatting"
     return ""
 

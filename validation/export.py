@@ -315,15 +315,24 @@ def build_release(
     named: dict[str, ReleaseElement] = {}  # image path → the element it shows
 
     made: dict[int, VisualElement] = {}
-    # Each image file is looked for once, up front: before any is staged (a stat while the
-    # staging threads copy waits for the interpreter's lock), and only those records name.
-    sources = _image_sources(
-        elements[pk]
+    # The tables/charts the records will name, each image file looked for once, up front.
+    shown = [
+        (elements[pk], paperids[pair.paper_id])
         for pair in pairs.values()
         for claim in pair.claims
         for pk in final_evidence.get(claim.pk, ())
         if pk in elements and elements[pk].kind in VISUAL
-    )
+    ]
+    sources = _image_sources(element for element, _ in shown)
+    if staging is not None:
+        # Copied by a process of its own while the records are built (the first element of
+        # a path: two elements with one number are refused below, and the staging discarded).
+        planned: dict[str, Path] = {}
+        for element, paperid in shown:
+            if element.pk in sources:
+                path = image_name(paperid, element.kind, _item(element))
+                planned.setdefault(path, sources[element.pk])
+        staging.copy_files(planned)
 
     def visual(element: ReleaseElement, paperid: str) -> VisualElement:
         if element.pk in made:
@@ -817,8 +826,11 @@ def dataset_card(
         stats.MODEL_WORDS_NOTE[:1].upper() + stats.MODEL_WORDS_NOTE[1:] + ".",
         "",
     ]
+    curated = {p.paperid: sum(stats.words(s.text) for s in p.sections) for p in papers}
     for name, claims in parts.items():
-        table = stats.release_table(claims, by_id, files=files, context_words=context_words)
+        table = stats.release_table(
+            claims, by_id, files=files, context_words=context_words, curated_words=curated
+        )
         lines.append(f"### {name} ({len(claims)} claims)")
         lines.append("")
         lines.append("| figure | value |")

@@ -107,15 +107,19 @@ def release_table(
     *,
     files: Mapping[str, Mapping] | None = None,
     context_words: Mapping[int, int] | None = None,
+    curated_words: Mapping[str, int] | None = None,
 ) -> dict[str, float | int]:
     """Table 2 from release records (for the dataset card); with the release's `papers`,
     "words in paragraphs" is what SciVer's reading gives a model and the curated context is
     the paper file's text. `files` (the papers' files) and `context_words` (request_id →
-    `model_words`) may be given when the caller has them already."""
+    `model_words`) and `curated_words` (paperid → words of its file's sections) may be given
+    when the caller has them already."""
     if files is None:
         files = {k: sciver_paper(p) for k, p in (papers or {}).items()}
     context_words = context_words or {}
-    curated = {k: sum(words(s.text) for s in p.sections) for k, p in (papers or {}).items()}
+    curated = curated_words
+    if curated is None:
+        curated = {k: sum(words(s.text) for s in p.sections) for k, p in (papers or {}).items()}
     records = [
         StatRecord(
             paper=c.paperid,

@@ -8,6 +8,8 @@ import os
 import random
 import secrets
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -54,7 +56,8 @@ SCORING = (
     'its lower-cased text contains "yes", or the label is false (refuted) and it does not; an '
     "empty response is wrong either way. Report accuracy overall and per claim_type."
 )
-WRITERS = 4  # threads copying files into the staging folder
+WRITERS = 4  # threads writing files into the staging folder
+COPIER = Path(__file__).with_name("copier.py")  # the process that copies images (copy_files)
 PROGRESS_STEPS = 100  # at most this many progress reports while the files are written
 WRITING = "writing files"
 # split name → (SciVer file, our JSON Lines, our CSV)
@@ -314,11 +317,13 @@ def _new_folder(out: Path, suffix: str) -> Path:
 
 class Staging:
     """A release folder being written: a hidden temporary folder beside `out` (same file
-    system, so the final rename is atomic) that files go into as soon as they are known, by a
-    few threads, while the caller goes on (the dataset builder stages each image the moment a
-    record names it, so copying overlaps building). `commit(release)` writes the rest, the
-    manifest, and renames the folder into place; leaving the `with` block without a commit, or
-    with an exception, removes everything staged: no partial folder is ever left.
+    system, so the final rename is atomic) that files go into as soon as they are known, while
+    the caller goes on. `copy_files` hands image files to a copier process of their own
+    (`copier.py`: in a thread, copying would wait on the builder for the interpreter's lock),
+    so that copying overlaps building; `add` writes one file in a thread. `commit(release)`
+    writes the rest, the manifest, and renames the folder into place; leaving the `with` block
+    without a commit, or with an exception, stops the copier and removes everything staged: no
+    partial folder is ever left.
 
     Use: `with Staging(out, overwrite=…) as staging: …; staging.commit(release)`.
     """
@@ -333,8 +338,10 @@ class Staging:
         self.replacing = self.out.exists()
         self.folder = _new_folder(self.out, "partial")
         self._folders: set[str] = {"."}
-        self._staged: dict[str, tuple[bytes | Path, Future]] = {}
-        # Copying is waiting on the disk (the GIL is released): a few threads overlap it.
+        self._sources: dict[str, bytes | Path] = {}  # every staged file → what it holds
+        self._futures: dict[str, Future] = {}  # files written by a thread
+        self._copier: subprocess.Popen | None = None
+        self._copied: set[str] = set()  # files the copier process writes
         self._pool = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="release-writer")
         self._labels: Path | None = None
         self._done = False
@@ -346,20 +353,93 @@ class Staging:
         if not self._done:
             self.discard()
 
-    def add(self, relative: str, source: bytes | Path) -> None:
-        """Start writing `source` (bytes, or a file to copy) to `relative` in the background;
-        staging the same path again with the same source does nothing."""
-        if relative in self._staged and self._staged[relative][0] == source:
-            return
+    def _folder_of(self, relative: str) -> None:
         folder = str(Path(relative).parent)
         if folder not in self._folders:
             (self.folder / folder).mkdir(parents=True, exist_ok=True)
             self._folders.add(folder)
-        self._staged[relative] = (source, self._pool.submit(_write, self.folder, relative, source))
+
+    def add(self, relative: str, source: bytes | Path) -> None:
+        """Start writing `source` (bytes, or a file to copy) to `relative` in a thread;
+        staging the same path again with the same source does nothing."""
+        if self._sources.get(relative) == source:
+            return
+        if relative in self._copied or relative in self._futures:
+            raise ReleaseError(f"{relative} is staged twice with different contents")
+        self._folder_of(relative)
+        self._sources[relative] = source
+        self._futures[relative] = self._pool.submit(_write, self.folder, relative, source)
+
+    def copy_files(self, files: Mapping[str, Path]) -> None:
+        """Start copying `files` (release path → file) in a copier process (once per staging;
+        paths staged already are left out). Where no process can be started, threads copy."""
+        files = {r: Path(s) for r, s in files.items() if r not in self._sources}
+        if not files:
+            return
+        if self._copier is not None:
+            raise ReleaseError("the copier process was started already")  # pragma: no cover
+        for relative in files:
+            self._folder_of(relative)
+        order = {"root": str(self.folder), "files": [[r, str(s)] for r, s in files.items()]}
+        try:
+            self._copier = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(COPIER)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )  # fmt: skip
+        except OSError:
+            for relative, source in files.items():
+                self.add(relative, source)
+            return
+        self._copied = set(files)
+        self._sources.update(files)
+        try:
+            self._copier.stdin.write(json.dumps(order).encode("utf-8"))
+            self._copier.stdin.close()
+        except OSError:
+            pass  # it died at once: `_copier_results` says why
+
+    def _copier_results(self, report: Callable[[int], None]) -> dict[str, tuple[str, int]]:
+        """Wait for the copier process, `report`ing each progress line's count of files
+        copied; every file's (sha256, bytes). Refuses (ReleaseError) when any failed."""
+        copier = self._copier
+        last = ""
+        for raw in copier.stdout:
+            line = raw.decode("utf-8", "replace").strip()
+            if line.startswith("P "):
+                report(int(line.split()[1]))
+            elif line:
+                last = line
+        stderr = copier.stderr.read().decode("utf-8", "replace")
+        copier.wait()
+        try:
+            result = json.loads(last)
+        except ValueError:
+            result = None
+        if copier.returncode != 0 or not isinstance(result, dict):
+            raise ReleaseError(
+                f"copying the images into {self.folder} failed (copier exit status "
+                f"{copier.returncode}): {stderr.strip()[-1000:] or 'no message'}; nothing was "
+                "written"
+            )
+        errors = result.get("errors") or {}
+        if errors:
+            shown = "; ".join(f"{path}: {why}" for path, why in sorted(errors.items())[:20])
+            raise ReleaseError(
+                f"{len(errors)} image(s) could not be copied into the release: {shown}"
+                + (f"; … and {len(errors) - 20} more" if len(errors) > 20 else "")
+                + ". Nothing was written."
+            )
+        return {path: (sha, size) for path, (sha, size) in result["files"].items()}
 
     def discard(self) -> None:
         """Stop, and remove everything staged (idempotent)."""
         self._done = True
+        if self._copier is not None and self._copier.poll() is None:
+            self._copier.kill()
+        if self._copier is not None:
+            self._copier.wait()
+            for stream in (self._copier.stdout, self._copier.stderr):
+                stream.close()
         self._pool.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(self.folder, ignore_errors=True)
         if self._labels is not None:
@@ -367,7 +447,7 @@ class Staging:
 
     def commit(self, release: Release) -> dict[str, Any]:
         """Write the rest of `release`, its manifest, and move the folder to `out`; returns the
-        manifest. Files staged but not part of `release` are removed first."""
+        manifest. Files staged but not part of `release` are removed."""
         papers = _check(release)
         out = self.out
         hidden = release.hide_test_labels and bool(release.splits.get("test"))
@@ -376,24 +456,37 @@ class Staging:
         # Images first: the largest files, copied while the records are encoded below.
         for path, source in sorted(release.images.items()):
             self.add(path, source)
-        for relative in [r for r in self._staged if r not in release.images]:
-            self._staged.pop(relative)[1].result()
-            (self.folder / relative).unlink(missing_ok=True)
+        encoded = {}
         for relative, content in _encoded(release, papers):
             self.add(relative, content)
+            encoded[relative] = content
         progress = release.progress
-        total = len(self._staged)
+        unused = [r for r in self._sources if r not in release.images and r not in encoded]
+        total = len(self._sources) - len(unused)
         every = max(1, total // PROGRESS_STEPS)
+        reported = 0
+
+        def report(done: int) -> None:
+            nonlocal reported
+            if progress and (done - reported >= every or done == total):
+                progress(done, total, WRITING)
+                reported = done
+
         if progress:
             progress(0, total, WRITING)
-        entries = {}
-        futures = {future: relative for relative, (_, future) in self._staged.items()}
-        for done, future in enumerate(as_completed(futures), start=1):
-            sha256, size = future.result()
-            entries[futures[future]] = {"sha256": sha256, "bytes": size}
-            if progress and (done % every == 0 or done == total):
-                progress(done, total, WRITING)
+        written: dict[str, tuple[str, int]] = {}
+        if self._copier is not None:
+            written |= self._copier_results(report)
+        base = len(written)
+        for done, future in enumerate(as_completed(self._futures.values()), start=1):
+            future.result()
+            report(base + done)
+        written |= {r: f.result() for r, f in self._futures.items()}
         self._pool.shutdown(wait=True)
+        for relative in unused:
+            (self.folder / relative).unlink(missing_ok=True)
+            written.pop(relative, None)
+        entries = {r: {"sha256": sha, "bytes": size} for r, (sha, size) in written.items()}
         licences = Counter(p.licence for p in papers.values())
         manifest = {
             "format": MANIFEST_FORMAT,
@@ -418,8 +511,8 @@ class Staging:
                 "kept_private": "outside the release folder; never publish it",
             }
             self._labels = out.parent / f".{labels_path(out).name}.{secrets.token_hex(6)}.partial"
-            testset = self._staged[SPLIT_FILES["test"][0]][0]
-            self._labels.write_bytes(pretty_json_bytes(_labels(release, papers, bytes(testset))))
+            testset = encoded[SPLIT_FILES["test"][0]]
+            self._labels.write_bytes(pretty_json_bytes(_labels(release, papers, testset)))
             self._labels.chmod(0o600)  # the organisers' answers: not for other local users
         (self.folder / "manifest.json").write_bytes(pretty_json_bytes(manifest))
         self._swap()
