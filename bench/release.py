@@ -9,8 +9,10 @@ Run by hand (PostgreSQL on 127.0.0.1; the database is created when missing and f
 
 Each round makes a default split (1,000 + 2,000, default licences), states it, exports it, copies
 the exported folder (the floor: the same files and bytes, no database and no encoding) and
-checks the export with `check_release`, which must find zero problems. It prints the median and
-the spread of each step and the median of the per-round ratios export / copy.
+checks the export with `check_release`, which must find zero problems. The export and the copy
+each start after `os.sync()`, so that neither pays for the other's writes still in flight. It
+prints the median and the spread of each step and the median of the per-round ratios export /
+copy.
 
 Targets: make_split and dataset_stats each in seconds; export ≤ 3 × the plain copy.
 """
@@ -106,6 +108,9 @@ def main() -> None:
         )
         with tempfile.TemporaryDirectory(prefix="sciver-bench-release-") as tmp:
             out, copy = Path(tmp) / "export" / "SciVer", Path(tmp) / "copy" / "SciVer"
+            # Each timed write starts with nothing left to flush: otherwise the copy would pay
+            # for the export's pages still going to disk, and the next round's export for both.
+            os.sync()
             export = timed(
                 call_command,
                 "export_release",
@@ -116,6 +121,7 @@ def main() -> None:
                 stdout=quiet,
                 stderr=quiet,
             )
+            os.sync()
             floor = timed(shutil.copytree, out, copy)
             results["export_release"].append(export)
             results["plain copy"].append(floor)

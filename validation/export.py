@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.urls import reverse
 
 from annotation.evidence import evidence_rule_problem
@@ -162,10 +163,9 @@ class ReleasePair:
     claims: tuple[PairClaim, ...]
 
 
-def _read_pairs(pair_ids: Iterable[int]) -> dict[int, ReleasePair]:
-    """The pairs, their papers and current claims as light rows (three queries; model
-    instances cost more than the queries at SciVer's scale)."""
-    pair_ids = list(pair_ids)
+def _read_pairs(pair_ids: QuerySet) -> dict[int, ReleasePair]:
+    """The pairs `pair_ids` (a subquery of ids), their papers and current claims as light
+    rows (three queries; model instances cost more than the queries at SciVer's scale)."""
     claims: dict[int, list[PairClaim]] = defaultdict(list)
     # Superseded claims (a perturbation found true, then rewritten) never ship.
     for pair_id, *values in (
@@ -182,7 +182,9 @@ def _read_pairs(pair_ids: Iterable[int]) -> dict[int, ReleasePair]:
     )  # fmt: skip
     papers = {
         values[0]: ReleasePaperRow(*values)
-        for values in Paper.objects.filter(pk__in={row[1] for row in rows})
+        for values in Paper.objects.filter(
+            pk__in=ClaimPair.objects.filter(pk__in=pair_ids).values("paper_id")
+        )
         .order_by()
         .values_list(*PAPER_FIELDS)
     }
@@ -244,11 +246,14 @@ def build_release(
     as a record names it, so that the copying overlaps the building."""
     members = list(split.members.order_by("part", "pair_id").values_list("pair_id", "part"))
     part_of = dict(members)
-    pairs = _read_pairs(part_of)
+    # The split's pairs as a subquery, not a list of ids: thousands of parameters cost more
+    # to bind and parse than the queries take to run.
+    in_split = split.members.order_by().values("pair_id")
+    pairs = _read_pairs(in_split)
     # Final evidence as ids (one query on the link table; the elements are read once, below).
     final_evidence: dict[int, list[int]] = defaultdict(list)
     for claim_id, element_id in ClaimReview.final_evidence.through.objects.filter(
-        claimreview__claim__pair_id__in=part_of
+        claimreview__claim__pair_id__in=in_split
     ).values_list("claimreview__claim_id", "element_id"):
         final_evidence[claim_id].append(element_id)
     missing = set(part_of) - set(pairs)
@@ -258,7 +263,7 @@ def build_release(
             "(python manage.py make_split …) and export that one"
         )
     dropped = set(
-        PairReview.objects.filter(pair_id__in=part_of, dropped=True).values_list(
+        PairReview.objects.filter(pair_id__in=in_split, dropped=True).values_list(
             "pair_id", flat=True
         )
     )
@@ -267,18 +272,18 @@ def build_release(
         raise ReleaseError(_stale_message(split, stale))
     codes = _codes(pairs.values())
     seconds = dict(
-        EvidenceAnnotation.objects.filter(claim__pair__in=pairs).values_list(
+        EvidenceAnnotation.objects.filter(claim__pair_id__in=in_split).values_list(
             "claim_id", "annotator_id"
         )
     )
     adjudicators: dict[int, int] = {}
     for claim_id, expert_id in (
-        Adjudication.objects.filter(claim__pair__in=pairs, decision="decided")
+        Adjudication.objects.filter(claim__pair_id__in=in_split, decision="decided")
         .order_by("created_at", "id")
         .values_list("claim_id", "adjudicator_id")
     ):
         adjudicators[claim_id] = expert_id
-    guideline_versions = _guideline_versions(pairs)
+    guideline_versions = _guideline_versions(in_split)
     # The latest context of each paper among the split's pairs is the paper file's context.
     contexts: dict[int, int] = {}
     for pair in pairs.values():
@@ -706,16 +711,16 @@ GUIDELINE_STAGES = {
 }  # fmt: skip
 
 
-def _guideline_versions(pairs: Mapping[int, ReleasePair]) -> Callable[[int, PairClaim], dict]:
-    """One query: the guideline version each stage of each claim was submitted under (the
-    latest submission of a stage; writing is the pair's, or the new perturbation's for a
-    refuted claim that replaced another)."""
+def _guideline_versions(pairs: QuerySet) -> Callable[[int, PairClaim], dict]:
+    """One query: the guideline version each stage of each claim of `pairs` (a subquery of
+    pair ids) was submitted under (the latest submission of a stage; writing is the pair's, or
+    the new perturbation's for a refuted claim that replaced another)."""
     per_pair: dict[int, dict[str, int | None]] = defaultdict(dict)
     per_claim: dict[int, dict[str, int | None]] = defaultdict(dict)
     rewritten: dict[int, int | None] = {}
     for kind, pair_id, claim_id, number in (
         GuidelineUse.objects.filter(
-            item__pair_id__in=list(pairs), item__kind__in=list(GUIDELINE_STAGES)
+            item__pair_id__in=pairs, item__kind__in=list(GUIDELINE_STAGES)
         )
         .order_by("item__done_at", "item_id")
         .values_list("item__kind", "item__pair_id", "item__claim_id", "version__number")
