@@ -3,7 +3,8 @@
 An archived paper is hidden from the lists, the statistics, agreement, the split pool and
 exports, and its work items leave every queue; an archived account is hidden from People and
 Assignment and gets no new work. Nothing is deleted: the rows, their work and their history
-(`WorkEvent`, `AssignmentEvent`) stay, and each archiving writes an `ArchiveEvent`."""
+(`WorkEvent`, `AssignmentEvent`) stay, and each archiving writes an `ArchiveEvent` (its note
+whole: a note longer than MAX_NOTE is refused, nothing archived, never cut)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from django.utils import timezone
 
 from annotation import services
 from annotation.demo import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
-from annotation.errors import AnnotationError
+from annotation.errors import AnnotationError, too_long
 from annotation.models import (
     ArchiveAction,
     ArchiveEvent,
@@ -32,8 +33,17 @@ from papers.models import Paper
 User = get_user_model()
 
 
+MAX_NOTE = ArchiveEvent._meta.get_field("note").max_length  # 500
+
+
 class ArchiveError(AnnotationError):
     pass
+
+
+def _check_note(note: str, *, undo: bool = False) -> None:
+    """Refuse a note longer than an ArchiveEvent holds, before anything is (un-)archived."""
+    if problem := too_long("note", note, MAX_NOTE):
+        raise ArchiveError(f"Nothing was {'un-archived' if undo else 'archived'}: {problem}")
 
 
 def live_papers(queryset: QuerySet[Paper] | None = None) -> QuerySet[Paper]:
@@ -65,11 +75,12 @@ def archive_papers(*, papers: Iterable[Paper], by: AbstractBaseUser | None, note
     """Archive the papers not archived yet; returns how many. Their work stays where it is (a
     held lease, an open item, an assignment): it is only out of every queue and list until
     the paper is un-archived."""
+    _check_note(note)
     now = timezone.now()
     todo = [p for p in _papers(papers) if p.archived_at is None]
     Paper.objects.filter(pk__in=[p.pk for p in todo]).update(archived_at=now)
     ArchiveEvent.objects.bulk_create(
-        ArchiveEvent(action=ArchiveAction.ARCHIVED, paper_id=p.pk, actor=by, note=note[:500])
+        ArchiveEvent(action=ArchiveAction.ARCHIVED, paper_id=p.pk, actor=by, note=note)
         for p in todo
     )
     return len(todo)
@@ -80,10 +91,11 @@ def unarchive_papers(
     *, papers: Iterable[Paper], by: AbstractBaseUser | None, note: str = ""
 ) -> int:
     """Bring archived papers back, with their work where it was; returns how many."""
+    _check_note(note, undo=True)
     todo = [p for p in _papers(papers) if p.archived_at is not None]
     Paper.objects.filter(pk__in=[p.pk for p in todo]).update(archived_at=None)
     ArchiveEvent.objects.bulk_create(
-        ArchiveEvent(action=ArchiveAction.UNARCHIVED, paper_id=p.pk, actor=by, note=note[:500])
+        ArchiveEvent(action=ArchiveAction.UNARCHIVED, paper_id=p.pk, actor=by, note=note)
         for p in todo
     )
     return len(todo)
@@ -117,6 +129,7 @@ def archive_account(
     assignments). Refused for the admin doing it and for someone with work still open on
     papers that are not archived (unassign or reassign it first). Signing in is not changed:
     disable the account in the Django admin for that."""
+    _check_note(note)
     if by is not None and user.pk == by.pk:
         raise ArchiveError("You cannot archive your own account.")
     profile = services.ensure_expert_profile(user=user)
@@ -132,9 +145,7 @@ def archive_account(
     profile.archived_at = timezone.now()
     profile.active = False
     profile.save(update_fields=["archived_at", "active", "updated_at"])
-    ArchiveEvent.objects.create(
-        action=ArchiveAction.ARCHIVED, account=user, actor=by, note=note[:500]
-    )
+    ArchiveEvent.objects.create(action=ArchiveAction.ARCHIVED, account=user, actor=by, note=note)
     return profile
 
 
@@ -143,14 +154,13 @@ def unarchive_account(
     *, user: AbstractBaseUser, by: AbstractBaseUser | None, note: str = ""
 ) -> ExpertProfile:
     """Show the account again. It stays inactive: tick *Active* on its page to give it work."""
+    _check_note(note, undo=True)
     profile = ExpertProfile.objects.select_for_update().get(user=user)
     if profile.archived_at is None:
         return profile
     profile.archived_at = None
     profile.save(update_fields=["archived_at", "updated_at"])
-    ArchiveEvent.objects.create(
-        action=ArchiveAction.UNARCHIVED, account=user, actor=by, note=note[:500]
-    )
+    ArchiveEvent.objects.create(action=ArchiveAction.UNARCHIVED, account=user, actor=by, note=note)
     return profile
 
 
@@ -188,6 +198,7 @@ def synthetic_experts() -> list[AbstractBaseUser]:
 def archive_demo(*, by: AbstractBaseUser | None, note: str = "demo data") -> DemoArchive:
     """Archive the demo: every synthetic paper (with its work), then every synthetic expert
     (who then has no open work left on papers that are not archived)."""
+    _check_note(note)  # refused as a whole, not account by account below
     result = DemoArchive()
     result.papers = archive_papers(papers=Paper.objects.filter(synthetic=True), by=by, note=note)
     for user in synthetic_experts():
@@ -206,6 +217,7 @@ def archive_demo(*, by: AbstractBaseUser | None, note: str = "demo data") -> Dem
 @transaction.atomic
 def unarchive_demo(*, by: AbstractBaseUser | None, note: str = "demo data") -> DemoArchive:
     """Bring the demo back: synthetic papers and synthetic experts (who stay inactive)."""
+    _check_note(note, undo=True)
     result = DemoArchive()
     result.papers = unarchive_papers(papers=Paper.objects.filter(synthetic=True), by=by, note=note)
     for user in synthetic_experts():

@@ -45,3 +45,13 @@ class StaleContext(AnnotationError):
     """Someone saved a newer version since the page was opened."""
 
     reason = "stale"
+
+
+def too_long(field: str, text: str, limit: int) -> str:
+    """Why `text` cannot be stored in a field that holds `limit` characters, naming the field,
+    the limit and the length ("" when it fits). Text is refused, never cut: every layer (a
+    page's form, a service called from a command, the admin or a script) says it the same way
+    and records nothing."""
+    if len(text) <= limit:
+        return ""
+    return f"{field}: longer than {limit:,} characters (it has {len(text):,}); shorten it."

@@ -22,6 +22,8 @@ from typing import Any
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest
 
+from annotation.errors import too_long
+
 # Row ids fit a signed 64-bit integer (BigAutoField); SQLite cannot even compare a larger one.
 MAX_ID = 2**63 - 1
 MAX_ITEMS = 1000  # ids or strings in one list field
@@ -108,8 +110,7 @@ def parse_text(
     if len(value) > max_length:
         if not truncate:
             raise BadInput(
-                f"{field}: longer than {max_length:,} characters (it has {len(value):,}); "
-                "shorten it.",
+                too_long(field, value, max_length),
                 field=field,
                 kept=value if storable(value) else None,
             )

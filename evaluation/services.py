@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from annotation.errors import too_long
 from evaluation.client import ChatClient, ModelSettings, is_loopback
 from evaluation.models import EvaluationRun, RecordOutcome, RunContext, RunSource
 from evaluation.prompting import FULL_CONTEXT, ContextSetting, Template, plan_requests
@@ -35,6 +36,15 @@ __all__ = [
 
 class EvaluationRefused(EvaluationError):
     """A run the asker may not start as asked; nothing was recorded."""
+
+
+MAX_MODEL = EvaluationRun._meta.get_field("model").max_length  # 200
+
+
+def _check_model(model: str) -> None:
+    """A model name longer than a run holds is refused (nothing recorded), never cut."""
+    if problem := too_long("model", model, MAX_MODEL):
+        raise EvaluationRefused(f"Nothing was recorded: {problem}")
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,7 @@ def record_run(
     """Store a scored run and its per-record outcomes (replacing any the run had)."""
     part = evaluation.part
     if run is None:
+        _check_model(model)
         run = EvaluationRun.objects.create(
             release_dir=str(part.root), release_name=part.name, part=part.part, source=source,
             model=model, created_by=by, **fields,
@@ -138,6 +149,7 @@ def start_run(
     model = model.strip()
     if not model:
         raise EvaluationRefused("Name the model to ask (e.g. gpt-4o).")
+    _check_model(model)
     if export.job is None or export.job.status != "finished" or not Path(export.out).is_dir():
         raise EvaluationRefused("That export is not finished (or its folder is gone).")
     endpoint = endpoints[endpoint_name]["url"]
@@ -153,7 +165,7 @@ def start_run(
     with transaction.atomic():
         run = EvaluationRun.objects.create(
             export=export, release_dir=str(release.root), release_name=release.name, part=part,
-            source=RunSource.ENDPOINT, model=model[:200], endpoint_name=endpoint_name,
+            source=RunSource.ENDPOINT, model=model, endpoint_name=endpoint_name,
             endpoint_url=endpoint, prompt_version=template.version,
             settings=options.as_dict(), created_by=by, **context_fields(context),
         )  # fmt: skip

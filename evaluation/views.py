@@ -28,7 +28,7 @@ from validation.models import ReleaseExport
 MAX_K = 50
 RUN_FIELDS: dict[str, parse.Field] = {
     "export": parse.Int(min=1), "part": parse.Text(16), "endpoint": parse.Text(64),
-    "model": parse.Text(200), "confirm_remote": parse.Flag(),
+    "model": parse.Text(services.MAX_MODEL), "confirm_remote": parse.Flag(),
     "context": parse.Text(32), "k": parse.Int(min=1, max=MAX_K, default=5),
 }  # fmt: skip
 MAX_COMPARED = 8

@@ -1,5 +1,7 @@
 """Writes of the guidelines app: publishing a guideline version, recording the version an item
-was done under, flags and the fixes admins make (one transaction each, domain errors)."""
+was done under, flags and the fixes admins make (one transaction each, domain errors). Text
+longer than its limit is refused with the field, the limit and the length, never cut, whoever
+calls (a page, a command, the shell)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Subquery
 from django.utils import timezone
 
-from annotation.errors import AnnotationError
+from annotation.errors import AnnotationError, too_long
 from annotation.models import Assignment, CuratedElement, Role, WorkItem, WorkStatus
 from guidelines.models import (
     FixAction,
@@ -23,8 +25,8 @@ from guidelines.models import (
 )
 from papers.models import Element, Paper
 
-MAX_NOTE = 4000
-MAX_BODY = 20000
+MAX_NOTE = 4000  # a version's note, a flag's, a fix's note or reason
+MAX_KEY, MAX_TITLE, MAX_BODY = 64, 200, 20000  # a guideline section's key, title and text
 
 
 class GuidelineError(AnnotationError):
@@ -34,6 +36,14 @@ class GuidelineError(AnnotationError):
 def _staff(by: AbstractBaseUser) -> None:
     if not by.is_staff:
         raise GuidelineError("Only admins can do this.", reason="forbidden")
+
+
+def _refuse_long(nothing: str, fields: Sequence[tuple[str, str, int]]) -> None:
+    """Refuse (`nothing`: what was not done) when any (name, text, limit) is longer than its
+    limit, naming each such field with its limit and length: text is never cut."""
+    problems = [message for name, text, limit in fields if (message := too_long(name, text, limit))]
+    if problems:
+        raise GuidelineError(f"{nothing}: " + " ".join(problems))
 
 
 # --- Guidelines ------------------------------------------------------------------------------
@@ -62,25 +72,34 @@ def publish_guidelines(
             "nothing was saved. Open the editor again and re-apply your changes.",
             reason="stale",
         )
+    note = note.strip()
+    texts = [{name: str(s.get(name, "")).strip() for name in ("key", "title", "body")}
+             for s in sections]  # fmt: skip
+    _refuse_long("Nothing was published", [
+        (f"Section {i}'s {what}", section[name], limit)
+        for i, section in enumerate(texts, start=1)
+        for name, what, limit in (("key", "key", MAX_KEY), ("title", "title", MAX_TITLE),
+                                  ("body", "text", MAX_BODY))
+    ] + [("note", note, MAX_NOTE)])  # fmt: skip
     cleaned = []
-    for s in sections:
-        title, body = str(s.get("title", "")).strip(), str(s.get("body", "")).strip()
+    for s in texts:
+        title, body = s["title"], s["body"]
         if not title and not body:
             continue  # an emptied section is removed
         if not title or not body:
             raise GuidelineError("Every section needs a title and a text.")
-        key = str(s.get("key", "")).strip() or f"section-{len(cleaned) + 1}"
-        cleaned.append({"key": key[:64], "title": title[:200], "body": body[:MAX_BODY]})
+        key = s["key"] or f"section-{len(cleaned) + 1}"
+        cleaned.append({"key": key, "title": title, "body": body})
     if not cleaned:
         raise GuidelineError("The guidelines cannot be empty.")
     if current is not None and cleaned == current.sections:
         raise GuidelineError("Nothing changed: no new version was made.")
-    if not note.strip():
+    if not note:
         raise GuidelineError("Say in a note what changed (annotators read it).")
     try:
         with transaction.atomic():
             return GuidelineVersion.objects.create(
-                number=number + 1, sections=cleaned, note=note.strip()[:MAX_NOTE], created_by=by
+                number=number + 1, sections=cleaned, note=note, created_by=by
             )
     except IntegrityError as exc:  # the first version, published twice at once
         raise GuidelineError("Another admin published at the same time: open the editor again.",
@@ -136,6 +155,8 @@ def raise_flag(
         errors.append("Choose what is wrong.")
     if not note:
         errors.append("Say in a note what is wrong.")
+    elif problem := too_long("note", note, MAX_NOTE):
+        errors.append(problem)
     if item is not None:
         if not may_flag_item(user, item):
             raise GuidelineError("You can flag only an item you hold or submitted.",
@@ -164,7 +185,7 @@ def raise_flag(
     if errors:
         raise GuidelineError("Nothing was flagged: " + " ".join(errors))
     return Flag.objects.create(
-        paper_id=paper_id, item=item, element=element, kind=kind, note=note[:MAX_NOTE], by=user
+        paper_id=paper_id, item=item, element=element, kind=kind, note=note, by=user
     )
 
 
@@ -173,8 +194,11 @@ def _open_flag(flag: Flag) -> Flag:
 
 
 def _fix(flag: Flag, *, by, action: str, before=None, after=None, note: str = "") -> FlagFix:
+    """A fix's record; its note whole (each service refuses a note over MAX_NOTE first)."""
+    note = note.strip()
+    _refuse_long("Nothing was recorded", [("note", note, MAX_NOTE)])
     return FlagFix.objects.create(flag=flag, action=action, before=before or {},
-                                  after=after or {}, note=note.strip()[:MAX_NOTE], by=by)  # fmt: skip
+                                  after=after or {}, note=note, by=by)  # fmt: skip
 
 
 @transaction.atomic
@@ -184,6 +208,7 @@ def edit_flagged_element(
 ) -> list[FlagFix]:  # fmt: skip
     """Correct the flagged element's caption or text in place; each changed field a fix."""
     _staff(by)
+    _refuse_long("Nothing was recorded", [("note", note.strip(), MAX_NOTE)])
     flag = _open_flag(flag)
     element = flag.element
     if element is None:
@@ -210,10 +235,11 @@ def edit_flagged_element(
 def mark_flagged_element(*, flag: Flag, by: AbstractBaseUser, reason: str) -> FlagFix:
     """Mark the flagged element degraded (the pages and the release check show it), with why."""
     _staff(by)
+    reason = str(reason).strip()
+    _refuse_long("Nothing was recorded", [("reason", reason, MAX_NOTE)])
     flag = _open_flag(flag)
     if flag.element is None:
         raise GuidelineError("This flag is about the item, not an element.")
-    reason = str(reason).strip()
     if not reason:
         raise GuidelineError("Say why the element is marked.")
     element = Element.objects.select_for_update().get(pk=flag.element_id)
@@ -247,6 +273,7 @@ def rerender_flagged_element(*, flag: Flag, by: AbstractBaseUser) -> FlagFix:
 def close_flag(*, flag: Flag, by: AbstractBaseUser, status: str, note: str) -> FlagFix:
     """Close a flag as fixed or dismissed, with a note (kept with the flag's fixes)."""
     _staff(by)
+    _refuse_long("Nothing was recorded", [("note", note.strip(), MAX_NOTE)])
     flag = _open_flag(flag)
     if status not in (FlagStatus.FIXED, FlagStatus.DISMISSED):
         raise GuidelineError("Close a flag as fixed or dismissed.")

@@ -64,7 +64,8 @@ def _posted_sections(data, errors: dict[str, str]) -> list[dict]:
         mine: dict[str, str] = {}
         section = {
             name: _text(data, f"{name}-{i}", mine, limit, f"Section {i + 1}'s {what}")
-            for name, limit, what in (("key", 64, "key"), ("title", 200, "title"),
+            for name, limit, what in (("key", services.MAX_KEY, "key"),
+                                      ("title", services.MAX_TITLE, "title"),
                                       ("body", services.MAX_BODY, "text"))
         }  # fmt: skip
         if mine:

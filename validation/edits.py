@@ -32,7 +32,7 @@ from validation.models import (
     ValidationRevision,
     ValidationStatus,
 )
-from validation.services import MAX_TEXT, InvalidValidation
+from validation.services import InvalidValidation, long_text_errors
 
 TOO_LATE = (
     "This claim is in a frozen split or its human baseline has started: your validation can no "
@@ -92,9 +92,9 @@ def edit_validation(
     if not _open_to_edit(item, validation):
         raise ValidationLocked(TOO_LATE)
     failed = sorted(set(criteria_failed))
-    text, explanation = " ".join(str(text).split())[:MAX_TEXT], str(explanation).strip()[:MAX_TEXT]
+    text, explanation = " ".join(str(text).split()), str(explanation).strip()
     evidence = {int(v) for v in evidence_ids if str(v).isascii() and str(v).isdigit()}
-    errors: dict[str, str] = {}
+    errors: dict[str, str] = long_text_errors(text=text, explanation=explanation)
     if any(c not in CRITERIA for c in failed):
         errors["criteria"] = "Unknown criterion."
     if not text:

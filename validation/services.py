@@ -21,7 +21,7 @@ from django.utils import timezone
 from annotation import lifecycle, work
 from annotation import request_parsing as parse
 from annotation import selectors as annotation_selectors
-from annotation.errors import AnnotationError, InvalidTransition
+from annotation.errors import AnnotationError, InvalidTransition, too_long
 from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.models import (
     Claim,
@@ -62,7 +62,7 @@ from validation.models import (
 )
 from validation.split import SplitError, SplitPair, make_split
 
-MAX_TEXT = 5000
+MAX_TEXT = 5000  # a claim's text, an explanation: longer is refused, never cut
 
 
 class InvalidValidation(AnnotationError):
@@ -76,6 +76,13 @@ class InvalidValidation(AnnotationError):
 def _staff(by: AbstractBaseUser) -> None:
     if not by.is_staff:
         raise AnnotationError("Only admins can do this.")
+
+
+def long_text_errors(**texts: str) -> dict[str, str]:
+    """Field -> refusal for each text longer than MAX_TEXT (with the limit and its length): a
+    validation or an answer refuses it whole, whoever calls, and never cuts it."""
+    return {name: message for name, text in texts.items()
+            if (message := too_long(name, text, MAX_TEXT))}  # fmt: skip
 
 
 # --- Validation ------------------------------------------------------------------------------
@@ -251,9 +258,9 @@ def submit_validation(
     if validation.status != ValidationStatus.PENDING:
         raise InvalidTransition("This claim is already validated.")
     failed = sorted(set(criteria_failed))
-    text, explanation = " ".join(str(text).split())[:MAX_TEXT], str(explanation).strip()[:MAX_TEXT]
+    text, explanation = " ".join(str(text).split()), str(explanation).strip()
     evidence = _ids(evidence_ids)
-    errors: dict[str, str] = {}
+    errors: dict[str, str] = long_text_errors(text=text, explanation=explanation)
     if any(c not in CRITERIA for c in failed):
         errors["criteria"] = "Unknown criterion."
     if not text:
@@ -561,10 +568,11 @@ def submit_baseline_answer(
         return BaselineAnswer.objects.get(work_item=item)
     if item.kind != WorkKind.BASELINE:
         raise AnnotationError("This is not a baseline item.")
-    errors = {}
+    explanation = explanation.strip()
+    errors = long_text_errors(explanation=explanation)
     if label not in LABELS:
         errors["label"] = "Answer entailed or refuted."
-    if not explanation.strip():
+    if not explanation:
         errors["explanation"] = "Explain your answer."
     if errors:
         raise InvalidValidation(errors)
@@ -572,7 +580,7 @@ def submit_baseline_answer(
                                      pk=item.draft.get("baseline_item"))  # fmt: skip
     answer = BaselineAnswer.objects.create(
         item=entry, work_item=item, expert=user, label=label,
-        explanation=explanation.strip()[:MAX_TEXT],
+        explanation=explanation,
     )  # fmt: skip
     work.finish_submission(item, user=user, token=token, pair=None,
                            new={"label": label, "explanation": answer.explanation})  # fmt: skip

@@ -33,7 +33,7 @@ from validation.models import (
     ValidationRevision,
 )
 
-MAX_TEXT = 5000
+MAX_TEXT = services.MAX_TEXT
 
 
 # A claim or explanation longer than MAX_TEXT is refused, never cut: the page's refusal panel

@@ -230,8 +230,16 @@ def people_time_csv(request: HttpRequest) -> HttpResponse:
 def archive(request: HttpRequest) -> HttpResponse:
     """Archive or un-archive the demo data or the selected papers."""
     action = request.POST.get("action", "")
-    note = parse.parse_text(request.POST.get("note", ""), field="note", max_length=500,
-                            truncate=False)  # fmt: skip
+    note = parse.parse_text(request.POST.get("note", ""), field="note",
+                            max_length=archiving.MAX_NOTE)  # fmt: skip
+    try:
+        _archive(request, action, note)
+    except AnnotationError as exc:  # the service's own refusal (the note is checked above)
+        messages.error(request, exc.message)
+    return _back(request, default="papers:list")
+
+
+def _archive(request: HttpRequest, action: str, note: str) -> None:
     if action == "archive_demo":
         result = archiving.archive_demo(by=request.user)
         messages.success(
@@ -262,15 +270,14 @@ def archive(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Un-archived {n} paper(s), with their work as it was.")
     else:
         messages.error(request, "Unknown action.")
-    return _back(request, default="papers:list")
 
 
 @staff_required
 @require_POST
 def archive_account(request: HttpRequest, user_id: int) -> HttpResponse:
     person = get_object_or_404(User, pk=user_id)
-    note = parse.parse_text(request.POST.get("note", ""), field="note", max_length=500,
-                            truncate=False)  # fmt: skip
+    note = parse.parse_text(request.POST.get("note", ""), field="note",
+                            max_length=archiving.MAX_NOTE)  # fmt: skip
     try:
         if request.POST.get("action") == "unarchive":
             archiving.unarchive_account(user=person, by=request.user, note=note)

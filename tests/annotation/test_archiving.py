@@ -206,3 +206,56 @@ def test_archiving_an_account_needs_an_admin(client):
     client.force_login(make_expert("annotator"))
     assert client.post(f"/manage/people/{person.pk}/archive/").status_code == 403
     assert ExpertProfile.objects.get(user=person).archived_at is None
+
+
+def test_an_archiving_note_over_the_limit_is_refused_by_every_service_and_kept_whole_at_it(
+    client,
+):
+    """The services refuse a note longer than an ArchiveEvent holds (whoever calls them: a page,
+    a command, the shell), before anything is put away, and never cut it; the pages refuse it
+    first, as a 400 that names the field, and nothing is archived."""
+    _, fake, _ = demo()
+    admin, person, paper = AdminFactory(), make_expert("retired"), make_paper(title="Put away")
+    long, at_limit = "n" * (archiving.MAX_NOTE + 1), "n" * archiving.MAX_NOTE
+    said = "note: longer than 500 characters (it has 501); shorten it."
+    for archive in (
+        lambda note: archiving.archive_papers(papers=[paper], by=admin, note=note),
+        lambda note: archiving.archive_account(user=person, by=admin, note=note),
+        lambda note: archiving.archive_demo(by=admin, note=note),
+    ):
+        with pytest.raises(archiving.ArchiveError) as refused:
+            archive(long)
+        assert refused.value.message == f"Nothing was archived: {said}"
+    client.force_login(admin)
+    for url, data in (
+        ("/manage/archive/", {"action": "archive_papers", "papers": [paper.pk]}),
+        (f"/manage/people/{person.pk}/archive/", {"action": "archive"}),
+    ):
+        response = client.post(url, data | {"note": long})
+        assert response.status_code == 400 and said in response.content.decode()
+    assert not Paper.objects.filter(archived_at__isnull=False).exists()
+    assert not ExpertProfile.objects.filter(archived_at__isnull=False).exists()
+    assert not ArchiveEvent.objects.exists()
+
+    assert archiving.archive_papers(papers=[paper], by=admin, note=at_limit) == 1
+    archiving.archive_account(user=person, by=admin, note=at_limit)
+    assert archiving.archive_demo(by=admin, note=at_limit).papers == len(fake)
+    assert set(ArchiveEvent.objects.values_list("note", flat=True)) == {at_limit}
+    archived = ArchiveEvent.objects.count()
+    for unarchive in (
+        lambda note: archiving.unarchive_papers(papers=[paper], by=admin, note=note),
+        lambda note: archiving.unarchive_account(user=person, by=admin, note=note),
+        lambda note: archiving.unarchive_demo(by=admin, note=note),
+    ):
+        with pytest.raises(archiving.ArchiveError) as refused:
+            unarchive(long)
+        assert refused.value.message == f"Nothing was un-archived: {said}"
+    assert ArchiveEvent.objects.count() == archived
+    assert not Paper.objects.filter(pk__in=[paper.pk, *(p.pk for p in fake)],
+                                    archived_at__isnull=True).exists()  # fmt: skip
+    assert ExpertProfile.objects.get(user=person).archived_at is not None
+    assert archiving.unarchive_papers(papers=[paper], by=admin, note=at_limit) == 1
+    archiving.unarchive_account(user=person, by=admin, note=at_limit)
+    assert archiving.unarchive_demo(by=admin, note=at_limit).papers == len(fake)
+    back = ArchiveEvent.objects.filter(action="unarchived")
+    assert back.count() == archived and set(back.values_list("note", flat=True)) == {at_limit}

@@ -141,3 +141,27 @@ def test_an_unreadable_line_is_named(release, tmp_path):
     with pytest.raises(CommandError, match=r"r.jsonl:2 is not a JSON object"):
         call_command("evaluate_release", str(release), "--part", "validation", "--responses",
                      str(responses), "--out", str(tmp_path / "o.jsonl"))  # fmt: skip
+
+
+def test_a_recorded_runs_model_name_over_the_limit_is_refused_never_cut(release, tmp_path):
+    """`--save` with a model name longer than a run holds: the command says so before it scores
+    or writes anything; `record_run` itself refuses it (from a script); at the limit, whole."""
+    from evaluation import services
+    from evaluation.models import EvaluationRun
+
+    responses, out = tmp_path / "r.jsonl", tmp_path / "out.jsonl"
+    _jsonl(responses, [{"request_id": k, "response": v} for k, v in RESPONSES.items()])
+    long, at_limit = "m" * (services.MAX_MODEL + 1), "m" * services.MAX_MODEL
+    said = "model: longer than 200 characters (it has 201); shorten it."
+    with pytest.raises(CommandError) as refused:
+        call_command("evaluate_release", str(release), "--part", "validation", "--responses",
+                     str(responses), "--out", str(out), "--model", long, "--save")  # fmt: skip
+    assert said in str(refused.value) and not out.exists()
+    evaluation = services.evaluate(load_part(release, "validation"), dict(RESPONSES))
+    with pytest.raises(services.EvaluationRefused) as refused:
+        services.record_run(evaluation=evaluation, model=long, source="responses")
+    assert str(refused.value) == f"Nothing was recorded: {said}"
+    assert not EvaluationRun.objects.exists()
+    call_command("evaluate_release", str(release), "--part", "validation", "--responses",
+                 str(responses), "--out", str(out), "--model", at_limit, "--save")  # fmt: skip
+    assert EvaluationRun.objects.get().model == at_limit

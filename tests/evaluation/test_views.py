@@ -190,3 +190,25 @@ def test_a_run_that_cannot_reach_its_model_fails_with_what_to_fix(
     second.job.refresh_from_db()
     assert "the key variable STANDIN_KEY of endpoint 'standin' is not set" in second.job.error
     assert len(server.requests()) == 1
+
+
+def test_a_model_name_over_the_limit_is_refused_by_the_page_and_the_service_never_cut(
+    client, export, configured, server
+):
+    from evaluation import services
+
+    admin = AdminFactory()
+    long, at_limit = "m" * (services.MAX_MODEL + 1), "m" * services.MAX_MODEL
+    said = "model: longer than 200 characters (it has 201); shorten it."
+    client.force_login(admin)
+    page = start(client, export, model=long)
+    assert page.status_code == 400 and said in page.content.decode()
+    asked = {"by": admin, "export": export, "part": "validation", "endpoint_name": "standin"}
+    with pytest.raises(services.EvaluationRefused) as refused:
+        services.start_run(model=long, **asked)
+    assert str(refused.value) == f"Nothing was recorded: {said}"
+    assert not EvaluationRun.objects.exists() and not Job.objects.exclude(pk=export.job_id)
+    run = services.start_run(model=at_limit, **asked)
+    assert EvaluationRun.objects.get(pk=run.pk).model == at_limit
+    dispatch.request_cancel(run.job)  # recorded, never run here
+    assert server.log == []

@@ -1,7 +1,8 @@
 """No silent truncation on the guideline pages: the editor (a section's key, title and text, the
 note), a flag's note and an admin's fixes (caption, text, notes) refuse text longer than they
 hold with the limit and its length, the page comes back with the text as typed and nothing is
-recorded or cut; text exactly at the limit is taken whole."""
+recorded or cut; text exactly at the limit is taken whole. The services refuse it too, for
+whoever calls them without a page (a command, a script, the shell)."""
 
 from __future__ import annotations
 
@@ -131,3 +132,85 @@ def test_an_admins_fixes_refuse_long_text_keep_it_and_take_it_at_the_limit(setup
     flag.refresh_from_db()
     assert table.caption == caption and flag.status == FlagStatus.DISMISSED
     assert [x.note for x in FlagFix.objects.order_by("id")] == [note, note]
+
+
+# --- The services themselves (a command, a script, the shell): refused, never cut ------------
+
+
+def _sections_at(key: int, title: int, body: int) -> list[dict[str, str]]:
+    return [{"key": "k" * key, "title": text_of(title), "body": text_of(body)}]
+
+
+@pytest.mark.parametrize(
+    "sections, note, message",
+    [
+        (_sections_at(65, 200, 100), "sharper", too_long("Section 1's key", 65, services.MAX_KEY)),
+        (_sections_at(64, 201, 100), "sharper",
+         too_long("Section 1's title", 201, services.MAX_TITLE)),
+        (_sections_at(64, 200, services.MAX_BODY + 1), "sharper",
+         too_long("Section 1's text", services.MAX_BODY + 1, services.MAX_BODY)),
+        (_sections_at(64, 200, 100), text_of(services.MAX_NOTE + 1),
+         too_long("note", services.MAX_NOTE + 1, services.MAX_NOTE)),
+    ],
+)  # fmt: skip
+def test_publishing_refuses_text_over_its_limit_and_publishes_it_whole_at_the_limit(
+    sections, note, message
+):
+    admin = AdminFactory()
+    with pytest.raises(services.GuidelineError) as refused:
+        services.publish_guidelines(by=admin, sections=sections, note=note, based_on=1)
+    assert refused.value.message == f"Nothing was published: {message}"
+    assert GuidelineVersion.objects.count() == 1
+    whole = _sections_at(64, 200, services.MAX_BODY)
+    at_limit = text_of(services.MAX_NOTE)
+    published = services.publish_guidelines(by=admin, sections=whole, note=at_limit, based_on=1)
+    published.refresh_from_db()
+    assert published.sections == whole and published.note == at_limit
+
+
+def test_a_flag_refuses_a_note_over_the_limit_and_keeps_one_at_it_whole(setup):
+    people, _, item, shown = setup
+    table = next(e for e in shown if e.kind == "table")
+    flag = {"user": people["second"], "kind": "extraction", "item": item, "element_id": table.pk}
+    with pytest.raises(services.GuidelineError) as refused:
+        services.raise_flag(note=text_of(services.MAX_NOTE + 1), **flag)
+    assert refused.value.message == "Nothing was flagged: " + too_long(
+        "note", services.MAX_NOTE + 1, services.MAX_NOTE
+    )
+    assert not Flag.objects.exists()
+    at_limit = text_of(services.MAX_NOTE)
+    assert services.raise_flag(note=at_limit, **flag).note == at_limit
+    assert Flag.objects.get().note == at_limit
+
+
+def test_a_fix_refuses_a_note_or_reason_over_the_limit_and_records_one_at_it_whole(setup):
+    people, _, item, shown = setup
+    table = next(e for e in shown if e.kind == "table")
+    flag = services.raise_flag(user=people["second"], kind="extraction", note="caption cut",
+                               item=item, element_id=table.pk)  # fmt: skip
+    admin, long = people["boss"], text_of(services.MAX_NOTE + 1)
+    old_caption, new_caption = table.caption, "Table 1: BLEU on the test set."
+    for fix, field in (
+        (lambda note: services.edit_flagged_element(flag=flag, by=admin, caption=new_caption,
+                                                    note=note), "note"),
+        (lambda note: services.mark_flagged_element(flag=flag, by=admin, reason=note), "reason"),
+        (lambda note: services.close_flag(flag=flag, by=admin, status=FlagStatus.FIXED,
+                                          note=note), "note"),
+    ):  # fmt: skip
+        with pytest.raises(services.GuidelineError) as refused:
+            fix(long)
+        said = too_long(field, services.MAX_NOTE + 1, services.MAX_NOTE)
+        assert refused.value.message == f"Nothing was recorded: {said}"
+    table.refresh_from_db()
+    flag.refresh_from_db()
+    assert table.caption == old_caption and not table.degraded
+    assert flag.status == FlagStatus.OPEN and not FlagFix.objects.exists()
+    at_limit = text_of(services.MAX_NOTE)
+    services.edit_flagged_element(flag=flag, by=admin, caption=new_caption, note=at_limit)
+    services.mark_flagged_element(flag=flag, by=admin, reason=at_limit)
+    services.close_flag(flag=flag, by=admin, status=FlagStatus.FIXED, note=at_limit)
+    table.refresh_from_db()
+    flag.refresh_from_db()
+    assert table.caption == new_caption and table.degraded_reasons[-1] == f"flagged: {at_limit}"
+    assert flag.status == FlagStatus.FIXED
+    assert [x.note for x in FlagFix.objects.order_by("id")] == [at_limit] * 3

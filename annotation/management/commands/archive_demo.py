@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import archiving
+from annotation.errors import AnnotationError
 
 
 class Command(BaseCommand):
@@ -24,14 +25,19 @@ class Command(BaseCommand):
             by = get_user_model().objects.filter(username=options["by"]).first()
             if by is None:
                 raise CommandError(f"There is no user {options['by']!r}.")
+        try:
+            if options["undo"]:
+                result = archiving.unarchive_demo(by=by)
+            else:
+                result = archiving.archive_demo(by=by)
+        except AnnotationError as exc:  # a refusal, said as one (not a traceback)
+            raise CommandError(exc.message) from None
         if options["undo"]:
-            result = archiving.unarchive_demo(by=by)
             self.stdout.write(
                 f"Un-archived {result.papers} synthetic paper(s) and "
                 f"{len(result.accounts)} synthetic expert(s) (they stay inactive)."
             )
             return
-        result = archiving.archive_demo(by=by)
         self.stdout.write(
             f"Archived {result.papers} synthetic paper(s) and {len(result.accounts)} synthetic "
             "expert(s): hidden from lists, statistics, agreement, splits and exports; nothing "

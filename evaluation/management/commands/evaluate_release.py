@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotation.errors import too_long
 from evaluation import services
 from evaluation.client import ChatClient, ModelSettings
 from evaluation.models import RunSource
@@ -89,6 +90,11 @@ class Command(BaseCommand):
             raise CommandError("--resamples must be at least 1")
         if options["context"] == "retrieved" and not options["endpoint"]:
             raise CommandError("--context retrieved is for --endpoint: it decides what is sent")
+        named = options["model"] or (options["responses"].stem if options["responses"] else "")
+        if options["save"] and (problem := too_long("model", named, services.MAX_MODEL)):
+            # Before anything is asked or written: a recorded run refuses it (never cut).
+            raise CommandError(f"Nothing was run: {problem} (--model names it, else the "
+                               "responses file's name)")  # fmt: skip
         part = load_part(Path(options["dir"]), options["part"], labels=options["labels"])
         extra: dict = {}
         if options["responses"]:
