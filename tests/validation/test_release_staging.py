@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 
 import pytest
 
@@ -114,3 +115,17 @@ def test_json_files_have_a_record_or_a_section_per_line_and_read_back_whole():
     assert json.loads(text) == paper
     assert '    {"section_id": "2", "text": "b"}' in text.splitlines()
     assert json_bytes(paper) == json_bytes(json.loads(text))  # stable bytes
+
+
+def test_a_copier_that_cannot_run_leaves_the_copying_to_threads(tmp_path, monkeypatch, caplog):
+    # A server whose sys.executable is not a Python (an embedding web server, say).
+    files = _image_files(tmp_path, small_release())
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    out = tmp_path / "SciVer"
+    with Staging(out) as staging:
+        staging.copy_files(files)
+        manifest = staging.commit(small_release(images=files))
+    assert "copier process (/bin/false) failed" in caplog.text
+    for path, source in files.items():
+        assert manifest["files"][path]["sha256"] == _sha(source)
+    assert inspect_release(out).problems == []

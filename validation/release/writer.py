@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import random
 import secrets
@@ -57,6 +58,7 @@ SCORING = (
     "empty response is wrong either way. Report accuracy overall and per claim_type."
 )
 WRITERS = 4  # threads writing files into the staging folder
+logger = logging.getLogger(__name__)
 COPIER = Path(__file__).with_name("copier.py")  # the process that copies images (copy_files)
 PROGRESS_STEPS = 100  # at most this many progress reports while the files are written
 WRITING = "writing files"
@@ -398,9 +400,11 @@ class Staging:
         except OSError:
             pass  # it died at once: `_copier_results` says why
 
-    def _copier_results(self, report: Callable[[int], None]) -> dict[str, tuple[str, int]]:
+    def _copier_results(self, report: Callable[[int], None]) -> dict[str, tuple[str, int]] | None:
         """Wait for the copier process, `report`ing each progress line's count of files
-        copied; every file's (sha256, bytes). Refuses (ReleaseError) when any failed."""
+        copied; every file's (sha256, bytes), or None when the process itself failed (it
+        could not run: `sys.executable` is not a Python, say). Refuses (ReleaseError) when a
+        file could not be copied."""
         copier = self._copier
         last = ""
         for raw in copier.stdout:
@@ -416,11 +420,12 @@ class Staging:
         except ValueError:
             result = None
         if copier.returncode != 0 or not isinstance(result, dict):
-            raise ReleaseError(
-                f"copying the images into {self.folder} failed (copier exit status "
-                f"{copier.returncode}): {stderr.strip()[-1000:] or 'no message'}; nothing was "
-                "written"
-            )
+            logger.warning(
+                "release images: the copier process (%s) failed with exit status %s, so the "
+                "images are copied in this process instead: %s",
+                sys.executable, copier.returncode, stderr.strip()[-1000:] or "no message",
+            )  # fmt: skip
+            return None
         errors = result.get("errors") or {}
         if errors:
             shown = "; ".join(f"{path}: {why}" for path, why in sorted(errors.items())[:20])
@@ -476,7 +481,14 @@ class Staging:
             progress(0, total, WRITING)
         written: dict[str, tuple[str, int]] = {}
         if self._copier is not None:
-            written |= self._copier_results(report)
+            copied = self._copier_results(report)
+            if copied is None:  # the process failed as a whole: threads copy its files
+                for relative in sorted(self._copied):
+                    self._futures[relative] = self._pool.submit(
+                        _write, self.folder, relative, self._sources[relative]
+                    )
+            else:
+                written |= copied
         base = len(written)
         for done, future in enumerate(as_completed(self._futures.values()), start=1):
             future.result()
