@@ -1,6 +1,7 @@
 """In a real browser: a second annotator opens the claim they annotated, edits their last
 answer, is told only that it changed, and once the next stage's item is taken finds the form
-closed, with the one message that does not say which stage started."""
+closed, with the one message that does not say which stage started. The evidence's math is
+rendered there as on the task page; the claim is shown as typed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from annotation.models import EvidenceAnnotation, WorkAction, WorkEvent
 from annotation.review import edits
 from tests.annotation.review_factories import FLIP, annotate, crew, written_pair
 from tests.browser.test_curation import sign_in
+from tests.browser.test_keyboard import math_rendered, with_math
 from validation import services as validation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -20,12 +22,15 @@ def test_edit_my_last_answer_until_the_next_stage_starts(new_page) -> None:
     written_pair(people["writer"], people["boss"])
     item = annotate(people["second"])
     claim = item.claim
+    with_math(item.pair.context.paper)
     page = new_page()
     sign_in(page, "second")
     page.goto(f"/review/annotate/{item.key}/")
     with page.expect_navigation():
         page.click("#task-aids #edit-answer-link")
     assert page.locator("#edit-answer").get_attribute("data-editable") == "1"
+    math_rendered(page, "#edit-form .ev-choice")
+    assert page.locator("#claim-text .katex").count() == 0
     page.check(f"input[name=label][value={FLIP[claim.label]}]")
     with page.expect_navigation():
         page.click("#save-edit")

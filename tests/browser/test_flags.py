@@ -1,6 +1,7 @@
 """In a real browser: a blind annotator flags a table from their task page; another annotator
 of the same pair sees none of it; the admin finds it in the flag queue, corrects the caption
-and closes it, and the fix is shown with who and what."""
+and closes it, and the fix is shown with who and what. The flagged caption's math is rendered
+on the admin's page, its source in the correction form."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from guidelines.models import FixAction, Flag, FlagFix
 from papers.models import Element
 from tests.annotation.review_factories import crew, written_pair
 from tests.browser.test_curation import sign_in
+from tests.browser.test_keyboard import with_math
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -22,6 +24,7 @@ def test_flag_from_the_task_page_then_the_admin_fixes_it(new_page) -> None:
     item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
     shown = CuratedElement.objects.filter(context=item.pair.context, in_context=True)
     table = Element.objects.filter(pk__in=shown.values("element_id"), kind="table").first()
+    with_math(table.paper)
 
     second = new_page()
     sign_in(second, "second")
@@ -51,6 +54,9 @@ def test_flag_from_the_task_page_then_the_admin_fixes_it(new_page) -> None:
     assert "mid-sentence" in row.inner_text() and "second" in row.inner_text()
     with admin.expect_navigation():
         row.locator("a", has_text=f"flag {flag.pk}").click()
+    admin.locator("#element-caption .math .katex").first.wait_for()
+    assert r"$\alpha=0.5$" not in admin.locator("#element-caption").inner_text()
+    assert r"$\alpha=0.5$" in admin.locator("#caption").input_value()
     admin.fill("#caption", "Table 1: BLEU and F1 of each model on the WMT test set.")
     admin.fill("#edit-element input[name=note]", "completed from the PDF")
     with admin.expect_navigation():
