@@ -1,4 +1,5 @@
-"""Django admin for subfields (admins add more here), expert profiles, assignments, contexts."""
+"""Django admin for subfields (admins add more here), expert profiles, assignments, contexts,
+and the archiving history (read-only)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from annotation.models import (
+    ArchiveEvent,
     Assignment,
     AssignmentEvent,
     CuratedContext,
@@ -49,6 +51,20 @@ class ExpertProfileAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).select_related("user").prefetch_related("subfields")
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """An audit record: listed and viewed, never added, changed or deleted by hand (the pages
+    that make these records are the only writers)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -112,3 +128,15 @@ class PaperSubfieldAdmin(admin.ModelAdmin):
     list_display = ("paper", "subfield", "changed_by", "changed_at")
     list_select_related = ("paper", "subfield", "changed_by")
     raw_id_fields = ("paper",)
+
+
+@admin.register(ArchiveEvent)
+class ArchiveEventAdmin(ReadOnlyAdmin):
+    """The history of archiving (Manage -> Archive makes it): who put away or brought back
+    which paper or account, when and why."""
+
+    list_display = ("at", "action", "paper", "account", "actor", "note")
+    list_filter = ("action", ("paper", admin.EmptyFieldListFilter))
+    search_fields = ("paper__arxiv_id", "account__username", "actor__username", "note")
+    list_select_related = ("paper", "account", "actor")
+    date_hierarchy = "at"
