@@ -251,19 +251,68 @@ def mark_flagged_element(*, flag: Flag, by: AbstractBaseUser, reason: str) -> Fl
     return _fix(flag, by=by, action=FixAction.MARKED, before=before, after=after, note=reason)
 
 
-def rerender_flagged_element(*, flag: Flag, by: AbstractBaseUser) -> FlagFix:
-    """Render the flagged table or SVG chart again (now; one element is quick) and record it."""
+RERENDER_KIND = "rerender_flagged_element"  # the Job kind; its params hold the flag's id
+
+
+def _rerenderable(element: Element | None) -> Element:
+    """The flagged element, if a render can draw it again (else why not, refused)."""
+    if element is None or element.kind == Element.Kind.PARAGRAPH:
+        raise GuidelineError("Only a table or a chart can be re-rendered.")
+    if element.kind == Element.Kind.TABLE and element.is_image_table:
+        raise GuidelineError("This table is an image in the paper: there are no cells to "
+                             "render again. Correct its caption or mark it degraded.")  # fmt: skip
+    if element.kind == Element.Kind.CHART and not element.panels.filter(svg__gt="").exists():
+        raise GuidelineError("This chart is an image in the paper, not an SVG: there is nothing "
+                             "to render again. Correct its caption or mark it degraded.")  # fmt: skip
+    return element
+
+
+def rerender_jobs(flag: Flag):
+    """The re-render jobs started from this flag's page, newest first."""
+    from jobs.models import Job
+
+    return Job.objects.filter(kind=RERENDER_KIND, params__flag_id=flag.pk).order_by("-created_at",
+                                                                                    "-id")  # fmt: skip
+
+
+@transaction.atomic
+def start_rerender(*, flag: Flag, by: AbstractBaseUser):
+    """Start re-rendering the flagged table or SVG chart in the background (RQ's render queue
+    with Redis, else a thread), as the paper renders are; the job records the fix when it is
+    done. Refused while an earlier re-render of this flag is still queued or running."""
+    from jobs.dispatch import start_job
+    from jobs.models import Job
+
+    _staff(by)
+    flag = _open_flag(flag)  # one start at a time per flag
+    _rerenderable(flag.element)
+    running = rerender_jobs(flag).filter(status__in=Job.ACTIVE).first()
+    if running is not None:
+        raise GuidelineError(f"A re-render of this element is already {running.status} "
+                             f"(job {running.pk}): wait for it to end.", reason="stale")  # fmt: skip
+    return start_job(
+        kind=RERENDER_KIND, function="guidelines.jobs.rerender_flagged_element",
+        params={"flag_id": flag.pk, "by_id": by.pk}, queue="render", timeout=900, mode="thread",
+    )  # fmt: skip
+
+
+def rerender_flagged_element(
+    *, flag: Flag, by: AbstractBaseUser, progress=None, job_id: int | None = None
+) -> FlagFix:
+    """Render the flagged table or SVG chart again and record it (what the job of
+    `start_rerender` runs; `progress(done, total, message)` as the paper renders take)."""
     from papers.services import render_paper_images
 
     _staff(by)
-    element = flag.element
-    if element is None or element.kind == Element.Kind.PARAGRAPH:
-        raise GuidelineError("Only a table or a chart can be re-rendered.")
+    element = _rerenderable(flag.element)
     before = {"image": element.image.name, "renderer": element.image_renderer}
-    result = render_paper_images(paper_id=element.paper_id, element_ids=[element.pk])
+    result = render_paper_images(paper_id=element.paper_id, element_ids=[element.pk],
+                                 progress=progress)  # fmt: skip
     element.refresh_from_db()
     after = {"image": element.image.name, "renderer": element.image_renderer,
              "problems": list(result["problems"])}  # fmt: skip
+    if job_id is not None:
+        after["job"] = job_id
     with transaction.atomic():
         return _fix(_open_flag(flag), by=by, action=FixAction.RERENDERED, before=before,
                     after=after)  # fmt: skip

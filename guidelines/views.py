@@ -218,16 +218,28 @@ def flag_detail(request: HttpRequest, pk: int) -> HttpResponse:
             elif action == "mark":
                 services.mark_flagged_element(flag=flag, by=request.user, reason=posted["note"])
             elif action == "rerender":
-                services.rerender_flagged_element(flag=flag, by=request.user)
+                job = services.start_rerender(flag=flag, by=request.user)
             else:
                 services.close_flag(flag=flag, by=request.user, status=action,
                                     note=posted["note"])  # fmt: skip
         except AnnotationError as exc:
             error = exc.message
         else:
-            messages.success(request, "Recorded.")
+            if action == "rerender":
+                messages.success(request, f"Re-render started in the background (job {job.pk}): "
+                                          "its progress is shown on this page.")  # fmt: skip
+            else:
+                messages.success(request, "Recorded.")
             return redirect("guidelines:flag", pk=flag.pk)
+    # The latest re-render's job: htmx asks this page for its status until it ends.
+    rerender = services.rerender_jobs(flag).first()
+    if request.method == "GET" and request.headers.get("HX-Request"):
+        response = render(request, "guidelines/_rerender_status.html",
+                          {"flag": flag, "rerender": rerender})  # fmt: skip
+        if rerender is None or not rerender.is_active:
+            response["HX-Refresh"] = "true"  # it ended: the whole page, with the image and fix
+        return response
     fixes = flag.fixes.select_related("by")
     return render(request, "guidelines/flag_detail.html",
                   {"flag": flag, "fixes": fixes, "error": error, "errors": errors,
-                   "posted": posted}, status=400 if error else 200)  # fmt: skip
+                   "posted": posted, "rerender": rerender}, status=400 if error else 200)  # fmt: skip

@@ -1,7 +1,8 @@
 """In a real browser: a blind annotator flags a table from their task page; another annotator
 of the same pair sees none of it; the admin finds it in the flag queue, corrects the caption
 and closes it, and the fix is shown with who and what. The flagged caption's math is rendered
-on the admin's page, its source in the correction form."""
+on the admin's page, its source in the correction form; a re-render runs as a background job
+whose end the page shows."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from annotation.models import CuratedElement, WorkKind
 from annotation.review import services as review
 from guidelines.models import FixAction, Flag, FlagFix
-from papers.models import Element
+from papers.models import Element, Paper
 from tests.annotation.review_factories import crew, written_pair
 from tests.browser.test_curation import sign_in
 from tests.browser.test_keyboard import with_math
@@ -71,3 +72,14 @@ def test_flag_from_the_task_page_then_the_admin_fixes_it(new_page) -> None:
     assert [f.action for f in FlagFix.objects.order_by("id")] == [FixAction.CAPTION,
                                                                   FixAction.FIXED]  # fmt: skip
     assert "fixed" in second.goto(f"/flags/item/{item.key}/").text()
+
+    # Re-rendering the table runs in the background: the page follows the job to its end.
+    Paper.objects.filter(pk=table.paper_id).update(media_dir="papers/flagged-v1")
+    with admin.expect_navigation():
+        admin.click("#rerender")
+    assert "Re-render started in the background" in admin.locator(".messages").inner_text()
+    ended = admin.locator("#rerender-done, #rerender-error")
+    ended.wait_for(timeout=60_000)  # htmx reloads the page at the end
+    assert ended.get_attribute("id") == "rerender-done", ended.inner_text()
+    assert "re-rendered the element" in admin.locator("#fixes").inner_text()
+    assert FlagFix.objects.filter(action=FixAction.RERENDERED).count() == 1
