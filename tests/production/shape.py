@@ -60,11 +60,79 @@ def with_path(url: str, path: str) -> str:
     return urlunsplit(urlsplit(url)._replace(path=path))
 
 
+DATABASE_PREFIX = "sciver_production_shape_"
+_DATABASE_NAME = re.compile(rf"{DATABASE_PREFIX}(\d+)_[0-9a-f]{{8}}")
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def leftover_keep_reason(
+    name: str, connections: int, process_alive: Callable[[int], bool] = _process_alive
+) -> str | None:
+    """Why the shape's database `name` must be kept, or None when it is a killed run's leftover
+    to drop: anything connected to it is in use; a run whose process (its pid is in the name)
+    still lives on this machine may be between creating its database and connecting to it."""
+    if connections:
+        return f"{connections} connection(s) to it"
+    match = _DATABASE_NAME.fullmatch(name)
+    if match is None:
+        return "not named as this test names its databases"
+    if process_alive(int(match[1])):
+        return f"the run's process {match[1]} is alive"
+    return None
+
+
+def drop_leftover_databases(base_url: str) -> tuple[list[str], list[str]]:
+    """Drop what earlier runs left: a run killed outright (SIGKILL) never reaches `close()`, and
+    its database stays. Only the shape's own names that nothing is connected to (by
+    pg_stat_activity) and whose run's process is gone; DROP without FORCE, so a connection made
+    meanwhile keeps the database. Returns (dropped, kept with why)."""
+    import psycopg
+    from psycopg import sql
+
+    like = DATABASE_PREFIX.replace("_", "\\_") + "%"
+    dropped, kept = [], []
+    with psycopg.connect(with_path(base_url, "/postgres"), autocommit=True, connect_timeout=5) as c:
+        rows = c.execute(
+            "SELECT d.datname, count(a.pid) FROM pg_database d"
+            " LEFT JOIN pg_stat_activity a ON a.datname = d.datname"
+            " WHERE d.datname LIKE %s GROUP BY d.datname ORDER BY d.datname",
+            [like],
+        ).fetchall()
+        for name, connections in rows:
+            reason = leftover_keep_reason(name, connections)
+            if reason is None:
+                try:
+                    c.execute(sql.SQL("DROP DATABASE {}").format(sql.Identifier(name)))
+                except psycopg.errors.ObjectInUse:
+                    reason = "connected to while it was being dropped"
+                else:
+                    dropped.append(name)
+                    continue
+            kept.append(f"{name} ({reason})")
+    return dropped, kept
+
+
 def create_database(base_url: str) -> str:
-    """A new, empty database beside the one `base_url` names; its URL."""
+    """A new, empty database beside the one `base_url` names; its URL. Killed runs' leftover
+    databases are dropped first, and the output says which (and which were kept, and why)."""
     import psycopg
 
-    name = f"sciver_production_shape_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    dropped, kept = drop_leftover_databases(base_url)
+    if dropped:
+        print(f"production shape: dropped {len(dropped)} database(s) left by killed runs: "
+              + ", ".join(dropped))  # fmt: skip
+    if kept:
+        print("production shape: kept these databases of other runs: " + "; ".join(kept))
+    name = f"{DATABASE_PREFIX}{os.getpid()}_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(with_path(base_url, "/postgres"), autocommit=True, connect_timeout=5) as c:
         c.execute(f'CREATE DATABASE "{name}"')
     return with_path(base_url, f"/{name}")
