@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jobs.dispatch import JobContext
 from validation import services
-from validation.release.build import BUILDING
+from validation.export.build import BUILDING
 
 # Share of the progress bar for building the records; writing the files takes the rest.
 BUILDING_SHARE = 30

@@ -706,7 +706,7 @@ def export_release(
     progress: Callable[[int, int, str], None] | None = None,
 ) -> dict:
     """Write the release of a frozen split to `out` (atomically) and return its manifest."""
-    from validation.release.build import build_release
+    from validation.export.build import build_release
     from validation.release import Staging
 
     # The folder is staged first, so that each image is copied while the records are built.

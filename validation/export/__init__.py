@@ -1,6 +1,7 @@
-"""Where exports go, and the release pipeline's entry points (`validation.release.build`
-builds the records, `validation.release.card` the dataset card, `validation.release.writer`
-writes the folder)."""
+"""A frozen split → a release folder: `build` reads the database and builds the records (a
+pipeline of small steps; `rows` is what it reads, `refusals` what a refused export says, `card`
+the dataset card), then `validation.release` (pure: records, formats, the atomic writer)
+writes them. Here: the entry points, and where exports started from the pages go."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from validation.release.build import BUILDING, build_release
-from validation.release.card import dataset_card
+from validation.export.build import BUILDING, build_release
+from validation.export.card import dataset_card
 from validation.release.formats import SCIVER_FOLDER
 from validation.release.writer import ReleaseError
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from django.urls import reverse
 
 from papers.models import Element, ElementPanel
+from validation.export.rows import ReleaseElement, item_number
 from validation.models import SplitVersion
 from validation.release.records import image_name
-from validation.release.rows import ReleaseElement, item_number
 
 SHOWN = 50  # claims named in a refusal; the rest are counted
 

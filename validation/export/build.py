@@ -3,8 +3,8 @@
     pairs → evidence → elements → paper files → records → checked records → dataset card
 
 each reading the database at most a fixed number of times (`rows` holds what is read), each
-refusal said by `refusals`. The formatters (`formats`) and the atomic writer (`writer`) do
-the rest; with a `writer.Staging`, the images are copied while the records are built."""
+refusal said by `refusals`. `validation.release`'s formatters and atomic writer do the rest;
+with a `validation.release.Staging`, the images are copied while the records are built."""
 
 from __future__ import annotations
 
@@ -30,8 +30,26 @@ from annotation.models.review import FINAL_STATES, ReviewState
 from guidelines.models import GuidelineUse
 from papers.models import Element
 from validation import stats
+from validation.export.card import dataset_card
+from validation.export.refusals import (
+    EVIDENCE_FIX,
+    StaleClaim,
+    no_image,
+    rule_message,
+    same_number,
+    stale_message,
+    unfaithful_message,
+)
+from validation.export.rows import (
+    ELEMENT_FIELDS,
+    PairClaim,
+    ReleaseElement,
+    ReleasePair,
+    ReleasePaperRow,
+    item_number,
+    read_pairs,
+)
 from validation.models import SplitVersion, ValidationStatus
-from validation.release.card import dataset_card
 from validation.release.formats import jsonl_record, sciver_paper, sciver_record
 from validation.release.reading import model_input
 from validation.release.records import (
@@ -42,24 +60,6 @@ from validation.release.records import (
     image_name,
     pseudonymise,
     release_paperids,
-)
-from validation.release.refusals import (
-    EVIDENCE_FIX,
-    StaleClaim,
-    no_image,
-    rule_message,
-    same_number,
-    stale_message,
-    unfaithful_message,
-)
-from validation.release.rows import (
-    ELEMENT_FIELDS,
-    PairClaim,
-    ReleaseElement,
-    ReleasePair,
-    ReleasePaperRow,
-    item_number,
-    read_pairs,
 )
 from validation.release.sections import paper_sections, record_sections
 from validation.release.writer import Release, ReleaseError, Staging
