@@ -38,7 +38,7 @@ bench: venv
 	SCIVER_TESTING=1 $(BIN)/python bench/parse.py
 	SCIVER_TESTING=1 $(BIN)/python bench/render.py
 	SCIVER_TESTING=1 $(BIN)/python bench/crawl.py
-	@echo "bench/pages.py and bench/release.py need PostgreSQL: run them by hand (README)"
+	@echo "bench/pages.py and bench/release.py need PostgreSQL: run them by hand (docs/benchmarks.md)"
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,8 +1,8 @@
 """Demo expert profiles for `setup_demo`: eligible annotators, and one who is not yet.
 
 alice, bob and carol are all eligible for cs.CL, the subfield of the sample paper 2409.13817v1,
-so the README's walkthrough takes it from claim pairs to final items with three experts (a
-writer, a second annotator and an adjudicator, who must be different people)."""
+so the walkthrough of docs/annotating.md takes it from claim pairs to final items with three
+experts (a writer, a second annotator and an adjudicator, who must be different people)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Search, fetch, parse and store with the politeness delay set to 0 (table screenshots off:
 they run as their own jobs), so the wall time is all ours (and the loopback stand-in's).
-Run by hand: `python bench/crawl.py [--copies 8] [--with-delay]`. Figures go in the README.
+Run by hand: `python bench/crawl.py [--copies 8] [--with-delay]`. Figures go in docs/benchmarks.md.
 """
 
 from __future__ import annotations

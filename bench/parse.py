@@ -8,7 +8,7 @@ how long the renderer takes to refuse the 6 KB table of rowspan=1000 colspan=100
 `--check R` exits 1 when the median ratio of a corpus page or of the synthetic page exceeds
 R (the issue asks for 4); fault pages are timed to show what each fault costs, not held to R
 (1,500 nested divs cost the walk what 1,500 elements cost, and lxml reads them for little).
-Figures go in the README.
+Figures go in docs/benchmarks.md.
 """
 
 from __future__ import annotations

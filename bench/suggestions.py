@@ -14,7 +14,7 @@ keeps the top three of the suggester as it was before tuning (22afd96, which rea
 tables only), labelled by hand: the benchmark reports that rate first, and checks that the rules
 give each of those labels. The held-out claims were written with their rules after tuning.
 `--check R` exits 1 when the share of valid suggestions is below R (the issue asks for 0.9).
-Figures go in the README.
+Figures go in docs/benchmarks.md.
 """
 
 from __future__ import annotations

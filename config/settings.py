@@ -151,7 +151,7 @@ LOGIN_REDIRECT_URL = "/"
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
 CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 
-# --- Transport security (README: Deploying) --------------------------------------------------
+# --- Transport security (docs/deploying.md) --------------------------------------------------
 # In production (DEBUG off) cookies are Secure, plain HTTP is redirected to HTTPS and HSTS is
 # sent; behind a TLS-terminating proxy, SECURE_PROXY_SSL_HEADER says which header marks a
 # request that arrived over HTTPS. config/checks.py names the combinations that cannot work.

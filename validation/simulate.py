@@ -11,7 +11,8 @@ The simulation works on synthetic copies of the fixture papers only (`papers.syn
 papers and the demo people's work are never touched. A copy that already has a writer
 assignment was simulated before, so running again with the same arguments adds nothing.
 
-The last papers of a run are left part-way, for people to pick up (the README's walkthroughs):
+The last papers of a run are left part-way, for people to pick up (the walkthroughs of
+docs/admin.md and docs/annotating.md):
 papers assigned and waiting for curation, a curated paper waiting for claims, claims waiting
 for second annotation and for adjudication, final claims waiting for validation. They go to
 people (experts who are not synthetic) where someone eligible exists.
