@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from annotation.admin import ReadOnlyAdmin
 from validation import services
 from validation.models import (
     BaselineAnswer,
@@ -21,19 +22,6 @@ from validation.models import (
 )
 
 
-class ReadOnly(admin.ModelAdmin):
-    """History and frozen records are never edited by hand."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
 class RevisionInline(admin.TabularInline):
     model = ValidationRevision
     extra = 0
@@ -45,14 +33,14 @@ class RevisionInline(admin.TabularInline):
 
 
 @admin.register(Validation)
-class ValidationAdmin(ReadOnly):
+class ValidationAdmin(ReadOnlyAdmin):
     list_display = ["claim", "status", "validator", "validated_at", "revisions"]
     list_filter = ["status"]
     inlines = [RevisionInline]
 
 
 @admin.register(ValidationRevision)
-class ValidationRevisionAdmin(ReadOnly):
+class ValidationRevisionAdmin(ReadOnlyAdmin):
     list_display = ["validation", "field", "by", "at"]
     list_filter = ["field"]
 
@@ -68,7 +56,7 @@ class MemberInline(admin.TabularInline):
 
 
 @admin.register(SplitVersion)
-class SplitVersionAdmin(ReadOnly):
+class SplitVersionAdmin(ReadOnlyAdmin):
     list_display = ["name", "seed", "validation_size", "test_size", "created_at"]
     inlines = [MemberInline]
     actions = ["export_in_background"]
@@ -88,7 +76,7 @@ class SplitVersionAdmin(ReadOnly):
 
 
 @admin.register(ReleaseExport)
-class ReleaseExportAdmin(ReadOnly):
+class ReleaseExportAdmin(ReadOnlyAdmin):
     list_display = ["split", "out", "hide_test_labels", "job", "progress", "created_at"]
 
     @admin.display(description="progress")
@@ -104,11 +92,11 @@ class AnswerInline(admin.TabularInline):
 
 
 @admin.register(BaselineStudy)
-class BaselineStudyAdmin(ReadOnly):
+class BaselineStudyAdmin(ReadOnlyAdmin):
     list_display = ["pk", "per_subset", "seed", "created_at"]
 
 
 @admin.register(BaselineItem)
-class BaselineItemAdmin(ReadOnly):
+class BaselineItemAdmin(ReadOnlyAdmin):
     list_display = ["study", "claim", "subset", "gold_label"]
     inlines = [AnswerInline]
