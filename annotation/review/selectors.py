@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 
 from annotation import request_parsing as parse
 from annotation import selectors, work
@@ -178,11 +178,15 @@ def review_overview() -> ReviewOverview:
     """For admins: claims by state, review items nobody eligible can take (with the reason),
     unresolved claims, pairs whose two claims went to one person, dropped pairs."""
     states = dict.fromkeys(ReviewState.values, 0)
-    # Current claims only: a refuted claim replaced by a new perturbation is history.
-    for state in ClaimReview.objects.filter(claim__superseded_at__isnull=True).values_list(
-        "state", flat=True
+    # Current claims only: a refuted claim replaced by a new perturbation is history. Counted
+    # by the database, a row per state (order_by(): no ordering column in the GROUP BY).
+    for row in (
+        ClaimReview.objects.filter(claim__superseded_at__isnull=True)
+        .order_by()
+        .values("state")
+        .annotate(n=Count("pk"))
     ):
-        states[state] += 1
+        states[row["state"]] += row["n"]
     waiting: list[work.WaitingItem] = []
     total = 0
     for kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE):

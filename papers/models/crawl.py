@@ -44,6 +44,17 @@ class CrawlEventLevel(models.TextChoices):
     ERROR = "error"
 
 
+class CrawlRunQuerySet(models.QuerySet["CrawlRun"]):
+    def with_item_counts(self) -> CrawlRunQuerySet:
+        """Each run with items_found, items_fetched and items_kept: counts()'s found, fetched
+        and kept, counted in this query (for lists of runs, which must not query per row)."""
+        return self.annotate(
+            items_found=Count("items"),
+            items_fetched=Count("items", filter=Q(items__outcome__in=CrawlItem.PROCESSED)),
+            items_kept=Count("items", filter=Q(items__outcome=CrawlItem.Outcome.KEPT)),
+        )
+
+
 class CrawlRun(models.Model):
     Status = CrawlStatus
     Phase = CrawlPhase
@@ -100,6 +111,8 @@ class CrawlRun(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     active_seconds = models.FloatField(default=0.0)
     stats = models.JSONField(default=dict, blank=True)
+
+    objects = CrawlRunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
