@@ -35,6 +35,8 @@ class RevisionInline(admin.TabularInline):
 @admin.register(Validation)
 class ValidationAdmin(ReadOnlyAdmin):
     list_display = ["claim", "status", "validator", "validated_at", "revisions"]
+    # The validator may be empty: Django's own join skips a nullable link (a query per row).
+    list_select_related = ["claim", "validator"]
     list_filter = ["status"]
     inlines = [RevisionInline]
 

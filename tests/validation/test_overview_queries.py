@@ -43,3 +43,34 @@ def test_the_overviews_run_the_same_queries_at_two_data_sizes(settings):
     large = _counts(admin)
     assert large == small
     assert max(large.values()) <= 30, large
+
+
+def _admin_lists(client: Client) -> dict[str, int]:
+    """Queries of every Django admin changelist of a database table (django-rq's dashboard
+    has none)."""
+    from django.contrib import admin as django_admin
+    from django.urls import reverse
+
+    counts = {}
+    for model in django_admin.site._registry:
+        if not model._meta.managed or model._meta.app_label == "django_rq":
+            continue
+        url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        assert response.status_code == 200, url
+        counts[url] = len(queries.captured_queries)
+    return counts
+
+
+def test_every_admin_list_runs_the_same_queries_at_two_data_sizes(settings):
+    settings.USE_CHROMIUM = False
+    people()
+    admin = Client()
+    admin.force_login(AdminFactory(username="overseer"))
+    call_command("simulate_annotation", "--papers", "3", "--seed", "5", stdout=io.StringIO())
+    small = _admin_lists(admin)
+    call_command("simulate_annotation", "--papers", "9", "--seed", "6", stdout=io.StringIO())
+    large = _admin_lists(admin)
+    grown = {url: (small[url], n) for url, n in large.items() if n != small[url]}
+    assert not grown, grown
