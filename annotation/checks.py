@@ -82,9 +82,7 @@ def _squash(text: str) -> str:
 # "70.0 %" and "70%" read alike.
 # Every match holds a digit: an all-optional pattern matched (and called back) an empty
 # string at most positions of a text, for nothing.
-_WRITTEN_NUMBER = re.compile(
-    r"(?<![\w.])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?![\w])"
-)
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?![\w])")
 
 
 def _by_value(match: re.Match[str]) -> str:

@@ -9,13 +9,19 @@ JSON), and is never cut: text longer than its field holds is refused with the li
 length, and a refused form keeps it, whole, to show again (`kept_text`, `parse_fields`). A
 schema (`{"name": Text(5000), "evidence": Ids()}`) reads a form's QueryDict and a JSON object
 alike, so a page's POST and its autosave draft are parsed by the same rules.
+
+What every work-item page reads the same way is here once: `MAX_TEXT` (a note, an explanation,
+a claim as validated), `VERSION` (the item's version the page was opened at), `parse_token`
+(the submission token, refused when missing, never invented) and `id_set` (the ids a service
+is handed).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +34,10 @@ from annotation.errors import too_long
 MAX_ID = 2**63 - 1
 MAX_ITEMS = 1000  # ids or strings in one list field
 MAX_JSON_BYTES = 256 * 1024  # an autosaved draft is a few KB
+# A note, an explanation, a claim as validated: longer is refused with the limit, never cut.
+MAX_TEXT = 5000
+# What a work page's form lost when its submission token is missing or unreadable.
+TOKEN_LOST = "The form lost its submission token; submit again."
 
 _DIGITS = re.compile(r"-?[0-9]{1,19}")  # ASCII only: [0-9] is not \d
 _BAD_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
@@ -89,6 +99,36 @@ def parse_id_list(values: object, *, field: str, max_items: int = MAX_ITEMS) -> 
         except BadInput as exc:
             raise BadInput(f"{field}: invalid item id {_shown(value)}.", field=field) from exc
     return list(dict.fromkeys(i for i in ids if i is not None))
+
+
+def id_set(values: object) -> set[int]:
+    """The ids among `values` (whole numbers, or strings of ASCII digits) as a set: what a
+    service was handed, or what a kept draft lists, anything else left out (a view has parsed
+    them already); not a collection at all: none."""
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        return set()
+    found = set()
+    for value in values:
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            if value >= 0:
+                found.add(value)
+        elif isinstance(value, str) and _DIGITS.fullmatch(value) and not value.startswith("-"):
+            found.add(int(value))
+    return found
+
+
+def parse_token(value: object) -> uuid.UUID:
+    """A work page's submission token (its hidden field; the same token sent twice records
+    once). Missing or unreadable is refused (`TOKEN_LOST`), never invented: a fresh one would
+    let a form sent twice record twice."""
+    if isinstance(value, str) and value:
+        try:
+            return uuid.UUID(value)
+        except ValueError:
+            pass
+    raise BadInput(TOKEN_LOST, field="token")
 
 
 def storable(text: str) -> bool:
@@ -233,6 +273,10 @@ class Object:
 
 
 Field = Text | Int | Ids | Flag | Strings | Object
+
+# The item's version a work page was opened at (a submission or a draft from an older page is
+# refused as stale); every work page's form and autosave reads it so.
+VERSION: dict[str, Field] = {"version": Int()}
 
 
 def parse_fields(

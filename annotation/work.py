@@ -339,7 +339,7 @@ def next_item(
     item = statements.instance(WorkItem, columns, rows[0]) if rows else None
     if item is None:
         raise NothingToDo("Nothing to do for you right now: no free items you may take.")
-    if item.status == WorkStatus.LEASED and item.holder_id == user.pk:
+    if item.held_by(user):
         if item.lease_expires_at <= now:  # nobody took it meanwhile: the lease is renewed
             item.lease_expires_at = now + lease_duration()
             item.save(update_fields=["lease_expires_at"])
@@ -399,7 +399,7 @@ def check_holder(item: WorkItem, user: AbstractBaseUser, version: int | None) ->
             "This item changed since you opened the page (it was handed out again). Nothing was "
             "overwritten; reload to continue — your text stays in this browser's draft."
         )
-    if item.status != WorkStatus.LEASED or item.holder_id != user.pk:
+    if not item.held_by(user):
         raise NotHolder("You do not hold this item; press Next to take one.")
 
 

@@ -14,7 +14,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import request_parsing as parse
-from annotation.views.common import staff_required
 from evaluation import plots, services
 from evaluation.models import PARTS, EvaluationRun
 from evaluation.prompting import ContextSetting
@@ -23,6 +22,7 @@ from evaluation.report import GROUP_TITLES, percent
 from evaluation.retrieval import RETRIEVERS
 from evaluation.scoring import CHANCE
 from evaluation.selectors import human_baseline
+from papers.access import staff_required
 from validation.models import ReleaseExport
 
 MAX_K = 50

@@ -126,7 +126,7 @@ def item_context_id(item: WorkItem) -> int | None:
 
 def may_flag_item(user: AbstractBaseUser, item: WorkItem) -> bool:
     """The item's holder while they hold it, and whoever submitted it."""
-    if item.status == WorkStatus.LEASED and item.holder_id == user.pk:
+    if item.held_by(user):
         return True
     return item.status == WorkStatus.DONE and item.done_by_id == user.pk
 

@@ -14,9 +14,10 @@ from django.views.decorators.http import require_http_methods
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.models import CuratedElement, WorkItem
-from annotation.views.common import forbidden, not_yours, staff_required
+from annotation.views.common import forbidden, not_yours
 from guidelines import services
 from guidelines.models import Flag, FlagKind, FlagStatus, GuidelineVersion
+from papers.access import staff_required
 from papers.models import Element, Paper
 
 MAX_SECTIONS = 60

@@ -28,17 +28,27 @@ KNOWN_LICENCES = frozenset(code for _, code in LICENCE_CODES)
 # their papers unless whoever makes it names other licences.
 REDISTRIBUTABLE = ("cc-by", "cc-by-sa", "cc0")
 
+# The one table of licence names, by code: each as its issuer writes it ("license" in arXiv's
+# own name), without a version (a paper's licence URL names that: `licence_name_at`). What the
+# name leaves unsaid follows it in brackets where a code's name is shown (`licence_name`).
 LICENCE_NAMES = {
     "cc-by": "CC BY",
     "cc-by-sa": "CC BY-SA",
-    "cc0": "CC0 (public domain)",
+    "cc0": "CC0",
     "cc-by-nc": "CC BY-NC",
     "cc-by-nc-sa": "CC BY-NC-SA",
     "cc-by-nc-nd": "CC BY-NC-ND",
     "cc-by-nd": "CC BY-ND",
-    "arxiv": "arXiv's non-exclusive licence to distribute",
+    "arxiv": "arXiv.org perpetual, non-exclusive license",
     "unknown": "unknown",
 }
+_GLOSS = {"cc0": "public domain"}
+
+# Licences arXiv offers that no code stands for (a split's filter cannot name them), by URL.
+_UNCODED_NAMES = {
+    "arxiv.org/licenses/assumed-1991-2003": "arXiv assumed license (1991-2003)",
+}
+_URL_VERSION = re.compile(r"/(\d+\.\d+)/?$")
 
 
 def allows_redistribution(code: str) -> bool:
@@ -47,7 +57,24 @@ def allows_redistribution(code: str) -> bool:
 
 
 def licence_name(code: str) -> str:
-    return LICENCE_NAMES.get(code, code)
+    """A code's licence as the release pages and the dataset card name it ("CC BY",
+    "CC0 (public domain)")."""
+    name = LICENCE_NAMES.get(code, code)
+    return f"{name} ({_GLOSS[code]})" if code in _GLOSS else name
+
+
+def licence_name_at(url: str) -> str:
+    """The name of the licence at `url`, with the version the URL names, as a paper stores it
+    ("CC BY 4.0", "CC0 1.0", "arXiv.org perpetual, non-exclusive license 1.0"); "" for a URL
+    of no licence this project knows."""
+    key = re.sub(r"^https?://(www\.)?", "", url.strip()).rstrip("/")
+    if key in _UNCODED_NAMES:
+        return _UNCODED_NAMES[key]
+    code = licence_code(key)
+    if code == "unknown":
+        return ""
+    version = _URL_VERSION.search(key + "/")
+    return f"{LICENCE_NAMES[code]} {version.group(1)}" if version else LICENCE_NAMES[code]
 
 
 def licence_code(url: str, name: str = "") -> str:

@@ -10,10 +10,11 @@ from django.views.decorators.http import require_http_methods
 
 from annotation import request_parsing as parse
 from annotation.models import ClaimReview, CuratedElement, WorkItem, WorkKind, WorkStatus
+from annotation.request_parsing import MAX_TEXT
 from annotation.views.common import forbidden, not_yours
 from validation import edits
 from validation.models import CRITERIA, Validation
-from validation.services import MAX_TEXT, InvalidValidation
+from validation.services import InvalidValidation
 
 
 def _text(data, name: str, errors: dict[str, str]) -> str:

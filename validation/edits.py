@@ -23,6 +23,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.request_parsing import id_set
 from annotation.writing import selectors as writing_selectors
 from papers.models import Element
 from validation.models import (
@@ -93,7 +94,7 @@ def edit_validation(
         raise ValidationLocked(TOO_LATE)
     failed = sorted(set(criteria_failed))
     text, explanation = " ".join(str(text).split()), str(explanation).strip()
-    evidence = {int(v) for v in evidence_ids if str(v).isascii() and str(v).isdigit()}
+    evidence = id_set(evidence_ids)
     errors: dict[str, str] = long_text_errors(text=text, explanation=explanation)
     if any(c not in CRITERIA for c in failed):
         errors["criteria"] = "Unknown criterion."

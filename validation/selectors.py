@@ -19,26 +19,16 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
-from annotation.models.review import FINAL_STATES, LABELS
 from papers.models import Element, Paper, Section
 from validation import stats
 from validation.models import SplitMember, SplitVersion, Validation, ValidationStatus
 from validation.release.reading import model_input
 from validation.release.sections import SectionNode, paper_sections, record_sections, section_ids
 
-FINAL = [s.value for s in FINAL_STATES]
-
 
 def final_claims() -> QuerySet[Claim]:
-    """Claims with a final outcome (unanimous or adjudicated) and a final label, whose pair was
-    not dropped, and that no new perturbation replaced. Unresolved claims are never final."""
-    return (
-        Claim.objects.current()
-        .filter(review__state__in=FINAL, review__final_label__in=LABELS)
-        .exclude(pair__review__dropped=True)
-        .filter(pair__paper__archived_at__isnull=True)  # archived papers' claims never count
-        .order_by("pair_id", "label")
-    )
+    """The final claims (`Claim.objects.final()`), by pair and label."""
+    return Claim.objects.final().order_by("pair_id", "label")
 
 
 def perturbations_found_true() -> QuerySet[Claim]:

@@ -37,6 +37,7 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.models.review import LABELS
+from annotation.request_parsing import MAX_TEXT, id_set
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
 from papers.licences import (
@@ -61,8 +62,6 @@ from validation.models import (
     ValidationStatus,
 )
 from validation.split import SplitError, SplitPair, make_split
-
-MAX_TEXT = 5000  # a claim's text, an explanation: longer is refused, never cut
 
 
 class InvalidValidation(AnnotationError):
@@ -220,10 +219,6 @@ class ValidationDraft:
         return isinstance(data, dict) and "text" in data and "evidence" in data
 
 
-def _ids(values: Iterable[object]) -> set[int]:
-    return {int(v) for v in values if str(v).isdigit()}
-
-
 @transaction.atomic
 def submit_validation(
     *,
@@ -259,7 +254,7 @@ def submit_validation(
         raise InvalidTransition("This claim is already validated.")
     failed = sorted(set(criteria_failed))
     text, explanation = " ".join(str(text).split()), str(explanation).strip()
-    evidence = _ids(evidence_ids)
+    evidence = id_set(evidence_ids)
     errors: dict[str, str] = long_text_errors(text=text, explanation=explanation)
     if any(c not in CRITERIA for c in failed):
         errors["criteria"] = "Unknown criterion."

@@ -18,9 +18,17 @@ from annotation import checks, lists, work
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
-from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind, WorkStatus
+from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind
+from annotation.request_parsing import MAX_TEXT
 from annotation.views import refusals
-from annotation.views.common import item_image, not_yours, refused_text, staff_required
+from annotation.views.common import (
+    NextStage,
+    item_image,
+    next_view,
+    not_yours,
+    refused_text,
+)
+from papers.access import staff_required
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
 from papers.models import Paper
 from validation import selectors, services, stats
@@ -33,19 +41,16 @@ from validation.models import (
     ValidationRevision,
 )
 
-MAX_TEXT = services.MAX_TEXT
-
-
 # A claim or explanation longer than MAX_TEXT is refused, never cut: the page's refusal panel
 # keeps the text on the page and names the field (issue 19, no silent truncation).
 VALIDATION_FIELDS: dict[str, parse.Field] = {
-    "version": parse.Int(), "criteria_failed": parse.Strings(),
+    **parse.VERSION, "criteria_failed": parse.Strings(),
     "text": parse.Text(MAX_TEXT),
     "subset": parse.Text(16), "label": parse.Text(16), "evidence": parse.Ids(),
     "explanation": parse.Text(MAX_TEXT),
 }  # fmt: skip
 BASELINE_ANSWER_FIELDS: dict[str, parse.Field] = {
-    "version": parse.Int(),
+    **parse.VERSION,
     "label": parse.Text(16),
     "explanation": parse.Text(MAX_TEXT),
 }
@@ -74,22 +79,13 @@ VALIDATION_SHOWN = (
 BASELINE_SHOWN = (refusals.Shown("label", "Label"), refusals.Shown("explanation", "Explanation"))
 
 
-def _token(value: object) -> uuid.UUID:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return uuid.uuid4()
-
-
-@login_required
-@require_POST
-def next_validation(request: HttpRequest) -> HttpResponse:
-    try:
-        item = services.take_next(user=request.user)
-    except work.NothingToDo:
-        messages.info(request, "No claim is waiting for your validation right now.")
-        return redirect("annotation:home")
-    return redirect("validation:validate", item_key=item.key)
+next_validation = next_view(
+    NextStage(
+        take=lambda user: services.take_next(user=user),
+        page="validation:validate",
+        nothing="No claim is waiting for your validation right now.",
+    )
+)
 
 
 @login_required
@@ -104,7 +100,7 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
         from annotation.views.common import autosave_draft
 
         return autosave_draft(request, item, services.ValidationDraft, VALIDATION_SHOWN)
-    holder = item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
+    holder = item.held_by(request.user)
     if not (holder or request.user.is_staff or item.done_by_id == request.user.pk):
         if request.method != "POST" or work.lost(item, request.user) is None:
             return not_yours(request, item)
@@ -116,12 +112,14 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
         version = form.pop("version")
         form["evidence_ids"] = form.pop("evidence")
         try:
+            # A lost token is refused, never invented: a form sent twice records once.
+            token = parse.parse_token(request.POST.get("token"))
             if errors:  # unreadable values: nothing is recorded, the page keeps the rest
                 raise services.InvalidValidation(errors)
-            services.submit_validation(
-                item=item, user=request.user, version=version,
-                token=_token(request.POST.get("token")), **form,
-            )  # fmt: skip
+            services.submit_validation(item=item, user=request.user, version=version,
+                                       token=token, **form)  # fmt: skip
+        except parse.BadInput as exc:
+            refusal = refusals.invalid(exc.message)
         except services.InvalidValidation as exc:
             errors = exc.errors
             refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
@@ -357,15 +355,13 @@ def baseline_study(request: HttpRequest, study_id: int) -> HttpResponse:
     return render(request, "validation/study.html", {"study": study, "report": study_report(study)})
 
 
-@login_required
-@require_POST
-def baseline_next(request: HttpRequest) -> HttpResponse:
-    try:
-        item = services.take_next_baseline(user=request.user)
-    except work.NothingToDo:
-        messages.info(request, "No baseline claim is waiting for you.")
-        return redirect("annotation:home")
-    return redirect("validation:baseline_answer", item_key=item.key)
+baseline_next = next_view(
+    NextStage(
+        take=lambda user: services.take_next_baseline(user=user),
+        page="validation:baseline_answer",
+        nothing="No baseline claim is waiting for you.",
+    )
+)
 
 
 @login_required
@@ -374,7 +370,7 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
         WorkItem.objects.select_related("claim__pair__context", "claim__pair__task", "paper"),
         key=item_key, kind=WorkKind.BASELINE,
     )  # fmt: skip
-    holder = item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
+    holder = item.held_by(request.user)
     if not holder and (request.method != "POST" or work.lost(item, request.user) is None):
         return not_yours(request, item)
     errors: dict[str, str] = {}
@@ -382,13 +378,18 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
     if request.method == "POST":
         form = parse.parse_fields(request.POST, BASELINE_ANSWER_FIELDS, errors=errors)
         try:
+            # A lost token is refused, never invented: a form sent twice records once.
+            token = parse.parse_token(request.POST.get("token"))
             if errors:  # unreadable values: nothing is recorded
                 raise services.InvalidValidation(errors)
             services.submit_baseline_answer(
-                item=item, user=request.user, version=form["version"],
-                token=_token(request.POST.get("token")), label=form["label"],
-                explanation=form["explanation"],
+                item=item, user=request.user, version=form["version"], token=token,
+                label=form["label"], explanation=form["explanation"],
             )  # fmt: skip
+        except parse.BadInput as exc:
+            refusal = refusals.invalid(exc.message)
+            if refusals.is_script(request):
+                return refusals.answer(request, refusal)
         except services.InvalidValidation as exc:
             errors = exc.errors
             refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
@@ -527,7 +528,5 @@ def element_image(request: HttpRequest, item_key: str, element_id: int) -> HttpR
                               "done_by_id", "assignee_id"),
         key=item_key, kind__in=[WorkKind.VALIDATE, WorkKind.BASELINE],
     )  # fmt: skip
-    mine = (item.status == WorkStatus.LEASED and item.holder_id == request.user.pk) or (
-        item.done_by_id == request.user.pk
-    )
+    mine = item.held_by(request.user) or item.done_by_id == request.user.pk
     return item_image(request, item, element_id, may_see=mine or request.user.is_staff)

@@ -24,6 +24,23 @@ class ClaimLabel(models.TextChoices):
     REFUTED = "refuted", "refuted"
 
 
+LABELS = ("entailed", "refuted")
+
+
+class ReviewState(models.TextChoices):
+    """Where a claim stands after writing (transitions declared on ClaimReview)."""
+
+    SECOND = "second", "awaiting second annotation"
+    ADJUDICATION = "adjudication", "awaiting adjudication"
+    UNANIMOUS = "unanimous", "unanimous"
+    ADJUDICATED = "adjudicated", "adjudicated"
+    UNRESOLVED = "unresolved", "unresolved"
+    DROPPED = "dropped", "dropped"
+
+
+FINAL_STATES = (ReviewState.UNANIMOUS, ReviewState.ADJUDICATED)
+
+
 class PerturbationKind(models.TextChoices):
     """How a refuted claim was made from the entailed one (the suggester's kinds, or by hand)."""
 
@@ -124,6 +141,19 @@ class ClaimQuerySet(models.QuerySet):
     def current(self) -> ClaimQuerySet:
         """The claims a pair is made of now: without those a new perturbation replaced."""
         return self.filter(superseded_at__isnull=True)
+
+    def final(self) -> ClaimQuerySet:
+        """The final claims: current, with a final outcome (unanimous or adjudicated) and a final
+        label, in a pair not dropped, of a paper not archived (its claims never count).
+        Unresolved claims are never final."""
+        return (
+            self.current()
+            .filter(
+                review__state__in=[s.value for s in FINAL_STATES], review__final_label__in=LABELS
+            )
+            .exclude(pair__review__dropped=True)
+            .filter(pair__paper__archived_at__isnull=True)
+        )
 
 
 class Claim(models.Model):
@@ -342,6 +372,12 @@ class WorkItem(models.Model):
 
     def lease_live(self, now) -> bool:
         return self.status == WorkStatus.LEASED and self.lease_expires_at > now
+
+    def held_by(self, user) -> bool:
+        """Whether `user` holds the item now: it is leased to them. A lease that ran out is
+        still theirs until someone else takes the item (Next reclaims it, `work.next_item`);
+        an anonymous user holds nothing."""
+        return self.status == WorkStatus.LEASED and self.holder_id == user.pk
 
     def audit_subjects(self) -> dict[str, int | None]:
         return {"item_id": self.pk, "claim_id": self.claim_id, "pair_id": self.pair_id}

@@ -6,23 +6,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotation.models.claims import Claim
-
-LABELS = ("entailed", "refuted")
-
-
-class ReviewState(models.TextChoices):
-    """Where a claim stands after writing (transitions declared on ClaimReview)."""
-
-    SECOND = "second", "awaiting second annotation"
-    ADJUDICATION = "adjudication", "awaiting adjudication"
-    UNANIMOUS = "unanimous", "unanimous"
-    ADJUDICATED = "adjudicated", "adjudicated"
-    UNRESOLVED = "unresolved", "unresolved"
-    DROPPED = "dropped", "dropped"
-
-
-FINAL_STATES = (ReviewState.UNANIMOUS, ReviewState.ADJUDICATED)
+# A claim's outcome (`ReviewState`, the final ones, the labels) is declared beside the claim,
+# whose `final()` queryset reads it.
+from annotation.models.claims import FINAL_STATES, LABELS, Claim, ReviewState
 
 
 class Disagreement(models.TextChoices):

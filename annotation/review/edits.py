@@ -31,12 +31,12 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.request_parsing import id_set
 from annotation.review.services import (
     LABELS,
     InvalidAnnotation,
     _adjudication_evidence_problem,
     _compare,
-    _ids,
     check_second_annotation,
 )
 
@@ -107,7 +107,7 @@ def edit_second_annotation(
         later
     ):
         raise AnswerLocked(TOO_LATE)
-    evidence = _ids(evidence_ids)
+    evidence = id_set(evidence_ids)
     kinds, written = check_second_annotation(item, label, evidence)
     annotation = EvidenceAnnotation.objects.select_for_update().get(item=item)
     before = {"label": annotation.label,
@@ -159,7 +159,7 @@ def edit_adjudication(
     ):
         raise AnswerLocked(TOO_LATE)
     claim = Claim.objects.get(pk=item.claim_id)
-    evidence, notes = _ids(evidence_ids), str(notes).strip()
+    evidence, notes = id_set(evidence_ids), str(notes).strip()
     errors: dict[str, str] = {}
     if label not in LABELS:
         errors["label"] = "Choose the final label."

@@ -19,7 +19,6 @@ from annotation.models import (
     WorkItem,
     WorkKind,
 )
-from annotation.models.review import FINAL_STATES
 from annotation.writing.selectors import ELEMENT_FIELDS
 from papers.models import Element, Section
 
@@ -212,7 +211,6 @@ def review_overview() -> ReviewOverview:
 
 def releasable_claims() -> QuerySet[Claim]:
     """Claims whose label and evidence are final (unanimous or adjudicated) in a pair that was
-    not dropped: unresolved, pending and dropped claims never reach a release."""
-    return Claim.objects.current().filter(
-        review__state__in=[s.value for s in FINAL_STATES], pair__review__dropped=False
-    )
+    not dropped: unresolved, pending and dropped claims never reach a release (the one rule,
+    `Claim.objects.final()`)."""
+    return Claim.objects.final()

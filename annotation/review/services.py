@@ -51,6 +51,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.request_parsing import id_set
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
 from papers.models import Element
@@ -215,10 +216,6 @@ def _adjudication_evidence_problem(item: WorkItem, evidence: set[int]) -> str:
     return ""
 
 
-def _ids(values: Iterable[object]) -> set[int]:
-    return {int(v) for v in values if str(v).isdigit()}
-
-
 def check_second_annotation(
     item: WorkItem, label: str, evidence: list[int]
 ) -> tuple[dict[int, str], set[int]]:
@@ -262,7 +259,7 @@ def submit_second_annotation(
         return EvidenceAnnotation.objects.get(item=item)
     if item.kind != WorkKind.EVIDENCE:
         raise AnnotationError("This is not a second-annotation item.")
-    evidence = _ids(evidence_ids)
+    evidence = id_set(evidence_ids)
     kinds, written = check_second_annotation(item, label, evidence)
     with lifecycle.batched():
         annotation = EvidenceAnnotation.objects.create(
@@ -353,7 +350,7 @@ def submit_adjudication(
     item = WorkItem.objects.select_related("pair__context", "pair__task").get(pk=item.pk)
     claim = Claim.objects.only("id", "label").get(pk=item.claim_id)
     second = EvidenceAnnotation.objects.get(claim=claim)
-    evidence, notes = _ids(evidence_ids), notes.strip()
+    evidence, notes = id_set(evidence_ids), notes.strip()
     errors: dict[str, str] = {}
     if decision not in AdjudicationDecision.values:
         errors["decision"] = "Decide, or leave the claim unresolved."

@@ -20,10 +20,10 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.request_parsing import MAX_TEXT
 from annotation.review import edits
 from annotation.review.services import InvalidAnnotation
 from annotation.views.common import forbidden, not_yours
-from annotation.views.review import MAX_TEXT
 
 PAGES = {WorkKind.EVIDENCE: "annotation:annotate", WorkKind.ADJUDICATE: "annotation:adjudicate"}
 # The adjudication page's bound: notes it took are taken here too, whole (never cut).

@@ -32,21 +32,23 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.request_parsing import MAX_TEXT
 from annotation.views import refusals
 from annotation.views.common import (
+    NextStage,
     autosave_draft,
     forbidden,
     item_image,
+    next_view,
     not_yours,
     refused_text,
-    staff_required,
 )
 from annotation.writing import selectors as writing
 from annotation.writing import services
 from annotation.writing.rules import SUBSET_GUIDE, word_count
+from papers.access import staff_required
 from papers.models import Paper
 
-MAX_TEXT = 5000
 # A claim is read whole, up to this bound, so the word rule counts what was typed, as the page's
 # counter does (a claim cut at MAX_TEXT was refused with the words of the cut); past it the
 # claim is refused as unreadable, with its length.
@@ -168,10 +170,6 @@ def _claim_words() -> tuple[int, int]:
     return settings.CLAIM_MIN_WORDS, settings.CLAIM_MAX_WORDS
 
 
-def _version(data) -> int | None:
-    return parse.parse_int(data.get("version"), field="version")
-
-
 def _note(data, errors: dict[str, str]) -> str:
     """An admin's note, whole: longer than MAX_TEXT is recorded in `errors`, never cut."""
     return parse.kept_text(data, "note", max_length=MAX_TEXT, errors=errors)
@@ -184,19 +182,13 @@ def _item(item_key: str) -> WorkItem:
                              key=item_key, kind=WorkKind.WRITE)  # fmt: skip
 
 
-def _may_write(request: HttpRequest, item: WorkItem) -> bool:
-    return item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
-
-
-@login_required
-@require_POST
-def next_task(request: HttpRequest) -> HttpResponse:
-    try:
-        item = work.next_item(user=request.user, kind=WorkKind.WRITE)
-    except work.NothingToDo:
-        messages.info(request, "No claim task is waiting for you right now.")
-        return redirect("annotation:home")
-    return redirect("annotation:write", item_key=item.key)
+next_task = next_view(
+    NextStage(
+        take=lambda user: work.next_item(user=user, kind=WorkKind.WRITE),
+        page="annotation:write",
+        nothing="No claim task is waiting for you right now.",
+    )
+)
 
 
 @login_required
@@ -237,7 +229,7 @@ def _render_form(
             "errors": errors or {},
             "error": error,
             "token": token or uuid.uuid4(),
-            "editable": _may_write(request, page.item),
+            "editable": page.item.held_by(request.user),
             "kinds": PerturbationKind.choices,
             "draft_saved_at": page.item.draft_saved_at,
             "claim_words": _claim_words(),
@@ -263,7 +255,7 @@ def _submission(
     was typed kept (`refusals`: 400 a rule broken, 409 stale or submitted elsewhere — beside what
     was recorded when it was the writer's own —, 403 no longer theirs), as JSON to the page's
     script; a POST from someone who never held the item is 404."""
-    mine = _may_write(request, item) or request.user.is_staff
+    mine = item.held_by(request.user) or request.user.is_staff
     if request.method != "POST":
         if item.status == WorkStatus.DONE and (
             request.user.is_staff or item.done_by_id == request.user.pk
@@ -280,10 +272,7 @@ def _submission(
         raise Http404  # the answer to a key that names no item
     problems: dict[str, str] = {}
     form = form_class.from_data(request.POST, errors=problems)
-    try:
-        version = _version(request.POST)
-    except parse.BadInput as exc:
-        problems["version"] = exc.message
+    version = parse.parse_fields(request.POST, parse.VERSION, errors=problems)["version"]
     token_text = request.POST.get("token", "")
 
     def refused(refusal: refusals.Refusal, **kept) -> HttpResponse:
@@ -292,9 +281,9 @@ def _submission(
             error=refusal.message, refusal=refusal, **kept))  # fmt: skip
 
     try:
-        token = uuid.UUID(token_text)
-    except ValueError:
-        return refused(refusals.invalid("The form lost its submission token; submit again."))
+        token = parse.parse_token(token_text)
+    except parse.BadInput as exc:
+        return refused(refusals.invalid(exc.message))
     if problems:
         return refused(refusals.invalid("Nothing was recorded: " + " ".join(problems.values()),
                                         problems), token=token_text)  # fmt: skip
@@ -365,10 +354,11 @@ def save_draft(request: HttpRequest, item_key: str) -> HttpResponse:
 def release(request: HttpRequest, item_key: str) -> HttpResponse:
     """Hand the task back: open again for the next expert who presses Next (the draft stays)."""
     item = _item(item_key)
-    if not (_may_write(request, item) or request.user.is_staff):
+    if not (item.held_by(request.user) or request.user.is_staff):
         return not_yours(request, item)
+    version = parse.parse_fields(request.POST, parse.VERSION)["version"]
     try:
-        work.release_item(item=item, user=request.user, version=_version(request.POST))
+        work.release_item(item=item, user=request.user, version=version)
     except work.StaleWork as exc:
         messages.error(request, exc.message)
         return redirect("annotation:write", item_key=item.key)
@@ -382,7 +372,7 @@ def release(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_POST
 def suggest(request: HttpRequest, item_key: str) -> HttpResponse:
     item = _item(item_key)
-    if not (_may_write(request, item) or request.user.is_staff):
+    if not (item.held_by(request.user) or request.user.is_staff):
         return not_yours(request, item)
     form = PairForm.from_data(request.POST)
     task = item.task
@@ -401,7 +391,7 @@ def suggest(request: HttpRequest, item_key: str) -> HttpResponse:
 def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
     """The automatic warnings on what the writer is typing (htmx, as they type)."""
     item = _item(item_key)
-    if not (_may_write(request, item) or request.user.is_staff):
+    if not (item.held_by(request.user) or request.user.is_staff):
         return not_yours(request, item)
     form = PairForm.from_data(request.POST)
     found = writing.warnings_for(item.task, entailed=form.entailed, refuted=form.refuted)
@@ -413,7 +403,7 @@ def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_GET
 def context(request: HttpRequest, item_key: str) -> HttpResponse:
     item = _item(item_key)
-    if not (_may_write(request, item) or request.user.is_staff):
+    if not (item.held_by(request.user) or request.user.is_staff):
         return not_yours(request, item)
     task = item.task
     draft = PairForm.from_draft(item.draft)
@@ -432,7 +422,7 @@ def _render_context(request: HttpRequest, item: WorkItem, *, task, shown: set[in
         request,
         "annotation/claims/_context.html",
         {"sections": writing.full_context(task), "shown": shown,
-         "editable": _may_write(request, item), "item": item, "ctx_form": form, **extra},
+         "editable": item.held_by(request.user), "item": item, "ctx_form": form, **extra},
     )  # fmt: skip
 
 
@@ -511,18 +501,16 @@ def _reperturb_item(item_key: str) -> WorkItem:
 
 
 def _may_see_reperturb(request: HttpRequest, item: WorkItem) -> bool:
-    return _may_write(request, item) or request.user.is_staff
+    return item.held_by(request.user) or request.user.is_staff
 
 
-@login_required
-@require_POST
-def next_reperturbation(request: HttpRequest) -> HttpResponse:
-    try:
-        item = work.next_item(user=request.user, kind=WorkKind.REPERTURB)
-    except work.NothingToDo:
-        messages.info(request, "No new perturbation is asked of you right now.")
-        return redirect("annotation:home")
-    return redirect("annotation:reperturb", item_key=item.key)
+next_reperturbation = next_view(
+    NextStage(
+        take=lambda user: work.next_item(user=user, kind=WorkKind.REPERTURB),
+        page="annotation:reperturb",
+        nothing="No new perturbation is asked of you right now.",
+    )
+)
 
 
 def _render_reperturb(

@@ -1,17 +1,21 @@
-"""What the annotation views share: the staff-only guard, the 403 page, the 400 page of a bad
-request, the answer to someone who may not open a work item, the autosave endpoint and the one
-rule for the images of an item's context."""
+"""What the annotation views share: the 403 answer (its page and the staff-only guard are
+`papers.access`'s), the 400 page of a bad request, the answer to someone who may not open a work
+item, the one Next view of every stage, the autosave endpoint and the one rule for the images of
+an item's context."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from annotation import request_parsing as parse
+from papers import access
 
 
 def forbidden(request: HttpRequest, message: str, reason: str = "forbidden") -> HttpResponse:
@@ -21,7 +25,7 @@ def forbidden(request: HttpRequest, message: str, reason: str = "forbidden") -> 
     if refusals.is_script(request):
         return refusals.as_json(request, refusals.Refusal(reason, message, http_status=403,
                                                           own_page=False))  # fmt: skip
-    return render(request, "annotation/forbidden.html", {"message": message}, status=403)
+    return access.forbidden_page(request, message)
 
 
 def not_yours(request: HttpRequest, item) -> HttpResponse:
@@ -56,20 +60,40 @@ def item_image(request: HttpRequest, item, element_id: int, *, may_see: bool) ->
     return element_image(paper_id=item.paper_id, element_id=element_id)
 
 
-def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Sign-in first (anonymous: to the login page), then staff only (others: 403)."""
+@dataclass(frozen=True)
+class NextStage:
+    """What Next does at one stage: lease the expert's next item (`take(user)`, which raises
+    `work.NothingToDo` when none waits for them) and open its page (`page`, a URL name taking
+    the item's key); with nothing to take, the workspace says `nothing`."""
+
+    take: Callable[..., object]
+    page: str
+    nothing: str
+
+
+def next_view(stages: NextStage | Mapping[str, NextStage]) -> Callable[..., HttpResponse]:
+    """The Next button's view (a POST), the same at every stage. A route that serves several
+    stages (`review/<page>/next/`) passes them by its `page`; a page it does not name is 404."""
 
     @login_required
-    @wraps(view)
-    def guarded(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not request.user.is_staff:
-            return forbidden(request, "Only admins can open this page.")
-        return view(request, *args, **kwargs)
+    @require_POST
+    def next_item(request: HttpRequest, page: str | None = None) -> HttpResponse:
+        from annotation import work
 
-    return guarded
+        stage = stages if isinstance(stages, NextStage) else stages.get(page or "")
+        if stage is None:
+            raise Http404
+        try:
+            item = stage.take(request.user)
+        except work.NothingToDo:
+            messages.info(request, stage.nothing)
+            return redirect("annotation:home")
+        return redirect(stage.page, item_key=item.key)
+
+    return next_item
 
 
-AUTOSAVE = {"version": parse.Int(), "draft": parse.Object()}
+AUTOSAVE = {**parse.VERSION, "draft": parse.Object()}
 
 
 def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=None) -> HttpResponse:

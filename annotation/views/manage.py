@@ -26,7 +26,7 @@ from annotation.forms import (
     TrainingForm,
 )
 from annotation.models import Assignment, ExpertProfile, Publication, Subfield
-from annotation.views.common import staff_required
+from papers.access import staff_required
 from papers.models import Paper
 
 User = get_user_model()

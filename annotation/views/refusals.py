@@ -20,7 +20,9 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.errors import AnnotationError
-from annotation.models import WorkItem, WorkStatus
+from annotation.models import WorkItem
+from annotation.request_parsing import id_set
+from papers.access import is_script
 
 KEPT = "Nothing on this page was recorded: your text stays here and in this browser."
 
@@ -59,16 +61,6 @@ class Refusal:
         return bool(self.won_title)
 
 
-def is_script(request: HttpRequest) -> bool:
-    """A page's script (fetch, htmx) rather than a form post: it reads JSON."""
-    return (
-        request.content_type == "application/json"
-        or "application/json" in request.headers.get("Accept", "")
-        or "HX-Request" in request.headers
-        or "X-Requested-With" in request.headers
-    )
-
-
 def _labels(ids: set[int]) -> dict[int, str]:
     from papers.models import Element
 
@@ -77,23 +69,17 @@ def _labels(ids: set[int]) -> dict[int, str]:
             for pk, kind, label, anchor in rows}  # fmt: skip
 
 
-def _ids(value: object) -> list[int]:
-    if not isinstance(value, list | tuple | set):
-        return []
-    return sorted(v for v in value if isinstance(v, int) and not isinstance(v, bool))
-
-
 def compare(spec: Spec, kept: Mapping, won: Mapping | None) -> list[tuple[str, str, str]]:
     """The lines of the comparison: each of `spec` that either side holds."""
     won = won or {}
     ids = {pk for line in spec if line.kind == "ids" for side in (kept, won)
-           for pk in _ids(side.get(line.key))}  # fmt: skip
+           for pk in id_set(side.get(line.key))}  # fmt: skip
     labels = _labels(ids) if ids else {}
 
     def shown(line: Shown, side: Mapping) -> str:
         value = side.get(line.key)
         if line.kind == "ids":
-            return ", ".join(labels.get(pk, str(pk)) for pk in _ids(value)) or "none"
+            return ", ".join(labels.get(pk, str(pk)) for pk in sorted(id_set(value))) or "none"
         if line.kind == "list":
             return ", ".join(str(v) for v in value) if isinstance(value, list) and value else "none"
         return "" if value is None else str(value)
@@ -145,7 +131,7 @@ def _refusal(
     if not isinstance(exc, work.StaleWork | work.NotHolder):
         return Refusal(exc.reason, f"{exc.message} {KEPT}", compared=compare(spec, kept, None),
                        links=links + [("Workspace", "/")])  # fmt: skip
-    if now.status == WorkStatus.LEASED and now.holder_id == user.pk:
+    if now.held_by(user):
         # Still theirs, changed since the page was opened (handed back and taken again, perhaps
         # in another tab): their own draft saved since is what won.
         return Refusal(

@@ -26,21 +26,19 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.request_parsing import MAX_TEXT
 from annotation.review import selectors, services
 from annotation.views import refusals
 from annotation.views.common import (
+    NextStage,
     autosave_draft,
     item_image,
+    next_view,
     not_yours,
     refused_text,
-    staff_required,
 )
 from annotation.writing import selectors as writing
-
-MAX_TEXT = 5000
-KIND_OF_PAGE = {"annotate": WorkKind.EVIDENCE, "adjudicate": WorkKind.ADJUDICATE}
-VERSION: dict[str, parse.Field] = {"version": parse.Int()}
-
+from papers.access import staff_required
 
 REVIEW_FIELDS: dict[str, parse.Field] = {
     "label": parse.Text(16), "evidence": parse.Ids(), "decision": parse.Text(16, default="decided"),
@@ -107,32 +105,30 @@ def _item(item_key: str, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> Work
     )  # fmt: skip
 
 
-def _holds(request: HttpRequest, item: WorkItem) -> bool:
-    return item.status == WorkStatus.LEASED and item.holder_id == request.user.pk
-
-
 def _may_see(request: HttpRequest, item: WorkItem) -> bool:
     """Its holder, whoever submitted it, and admins."""
     return (
         request.user.is_staff
-        or _holds(request, item)
+        or item.held_by(request.user)
         or (item.status == WorkStatus.DONE and item.done_by_id == request.user.pk)
     )
 
 
-@login_required
-@require_POST
-def next_item(request: HttpRequest, page: str) -> HttpResponse:
-    kind = KIND_OF_PAGE.get(page)
-    if kind is None:
-        raise Http404
-    try:
-        item = services.take_next(user=request.user, kind=kind)
-    except work.NothingToDo:
-        what = "claim to annotate" if kind == WorkKind.EVIDENCE else "adjudication"
-        messages.info(request, f"No {what} is waiting for you right now.")
-        return redirect("annotation:home")
-    return redirect(f"annotation:{page}", item_key=item.key)
+# review/<page>/next/: the page names the stage.
+next_item = next_view(
+    {
+        "annotate": NextStage(
+            take=lambda user: services.take_next(user=user, kind=WorkKind.EVIDENCE),
+            page="annotation:annotate",
+            nothing="No claim to annotate is waiting for you right now.",
+        ),
+        "adjudicate": NextStage(
+            take=lambda user: services.take_next(user=user, kind=WorkKind.ADJUDICATE),
+            page="annotation:adjudicate",
+            nothing="No adjudication is waiting for you right now.",
+        ),
+    }
+)
 
 
 def _render(
@@ -142,7 +138,7 @@ def _render(
 ) -> HttpResponse:  # fmt: skip
     adjudicating = item.kind == WorkKind.ADJUDICATE
     page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
-    editable = _holds(request, page.item)
+    editable = page.item.held_by(request.user)
     if form is None:
         form = ReviewForm.from_draft(page.item.draft)
         if page.item.status == WorkStatus.DONE and not adjudicating:
@@ -195,7 +191,7 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
         return _render(request, item)
     problems: dict[str, str] = {}
     form = ReviewForm.from_data(request.POST, errors=problems)
-    version = parse.parse_fields(request.POST, VERSION, errors=problems)["version"]
+    version = parse.parse_fields(request.POST, parse.VERSION, errors=problems)["version"]
     token_text = request.POST.get("token", "")
 
     def refused(refusal: refusals.Refusal, **kept) -> HttpResponse:
@@ -204,9 +200,9 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
             error=refusal.message, refusal=refusal, **kept))  # fmt: skip
 
     try:
-        token = uuid.UUID(token_text)
-    except ValueError:
-        return refused(refusals.invalid("The form lost its submission token; submit again."))
+        token = parse.parse_token(token_text)
+    except parse.BadInput as exc:
+        return refused(refusals.invalid(exc.message))
     if problems:
         return refused(refusals.invalid("Nothing was recorded: " + " ".join(problems.values()),
                                         problems), token=token_text)  # fmt: skip
@@ -263,7 +259,7 @@ def context(request: HttpRequest, item_key: str) -> HttpResponse:
         request,
         "annotation/review/_context.html",
         {"sections": writing.full_context(page.item.pair.task), "shown": shown, "item": item,
-         "editable": _holds(request, item), "form": ReviewForm.from_draft(item.draft)},
+         "editable": item.held_by(request.user), "form": ReviewForm.from_draft(item.draft)},
     )  # fmt: skip
 
 

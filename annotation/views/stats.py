@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
 from annotation.review import plots, stats
-from annotation.views.common import staff_required
+from papers.access import staff_required
 
 # The annotator-pair plot shows the pairs with the most items; the table and CSV hold all.
 MAX_PLOTTED_PAIRS = 12

@@ -35,6 +35,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.request_parsing import id_set
 from annotation.review import services as review_services
 from annotation.sampling import choose_subset, sample_elements
 from annotation.writing import selectors as writing_selectors
@@ -105,10 +106,6 @@ def create_claim_tasks(
     return tasks
 
 
-def _ids(values: Iterable[int]) -> frozenset[int]:
-    return frozenset(int(v) for v in values)
-
-
 def _labels(kinds: dict[int, str], *evidence: Iterable[int]) -> dict[int, str]:
     """The labels ("Table 2") of the tables/charts among the evidence, to name them in a
     refusal (one query)."""
@@ -138,8 +135,10 @@ def submit_claim_pair(
     if replay:
         return ClaimPair.objects.get(pk=item.pair_id)
     task = ClaimTask.objects.select_related("context").get(pk=item.task_id)
-    evidence = _ids(evidence_ids)
-    refuted_evidence = evidence if refuted_evidence_ids is None else _ids(refuted_evidence_ids)
+    evidence = frozenset(id_set(evidence_ids))
+    refuted_evidence = (
+        evidence if refuted_evidence_ids is None else frozenset(id_set(refuted_evidence_ids))
+    )
     draft = PairDraft(
         subset=task.subset, entailed=entailed.strip(), evidence=evidence, refuted=refuted.strip(),
         refuted_evidence=refuted_evidence, explanation=explanation.strip(),
@@ -237,7 +236,9 @@ def submit_reperturbation(
     entailed = writing_selectors.current_claim(pair, ClaimLabel.ENTAILED)
     entailed_evidence = frozenset(writing_selectors.final_or_written_evidence(entailed))
     refuted_evidence = (
-        entailed_evidence if refuted_evidence_ids is None else _ids(refuted_evidence_ids)
+        entailed_evidence
+        if refuted_evidence_ids is None
+        else frozenset(id_set(refuted_evidence_ids))
     )
     draft = PairDraft(
         subset=pair.subset, entailed=entailed.text, evidence=entailed_evidence,

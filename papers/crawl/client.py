@@ -21,6 +21,7 @@ import requests
 from django.conf import settings
 
 from papers.crawl.gate import Gate, gate_from_settings
+from papers.licences import licence_name_at
 
 log = logging.getLogger(__name__)
 # The arxiv package logs every page at INFO; our own log and the run's figures cover it.
@@ -305,19 +306,6 @@ class SearchOutcome:
     problems: list[str] = field(default_factory=list)
 
 
-# Names of the licences arXiv offers, by URL (the link text on the page says "view license").
-LICENSE_NAMES = {
-    "creativecommons.org/licenses/by/4.0": "CC BY 4.0",
-    "creativecommons.org/licenses/by-sa/4.0": "CC BY-SA 4.0",
-    "creativecommons.org/licenses/by-nc-sa/4.0": "CC BY-NC-SA 4.0",
-    "creativecommons.org/licenses/by-nc-nd/4.0": "CC BY-NC-ND 4.0",
-    "creativecommons.org/licenses/by-nc/4.0": "CC BY-NC 4.0",
-    "creativecommons.org/licenses/by-nd/4.0": "CC BY-ND 4.0",
-    "creativecommons.org/publicdomain/zero/1.0": "CC0 1.0",
-    "arxiv.org/licenses/nonexclusive-distrib/1.0": "arXiv non-exclusive license 1.0",
-    "arxiv.org/licenses/assumed-1991-2003": "arXiv assumed license (1991-2003)",
-}
-
 _ARTICLE = re.compile(rb"<article\b[^>]*\bltx_document\b", re.IGNORECASE)
 
 
@@ -331,9 +319,10 @@ def is_conversion_failure(body: bytes) -> bool:
 
 
 def license_name(url: str, link_text: str = "") -> str:
-    key = re.sub(r"^https?://(www\.)?", "", url.strip()).rstrip("/")
-    if key in LICENSE_NAMES:
-        return LICENSE_NAMES[key]
+    """The licence's name from the one table (`papers.licences`), else the link's own text
+    (arXiv's says only "view license": no name)."""
+    if name := licence_name_at(url):
+        return name
     text = " ".join(link_text.split())
     return "" if text.lower() in ("", "view license") else text[:200]
 

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from papers.access import staff_required
 from papers.crawl.explain import explain
 from papers.crawl.forms import CrawlForm
 from papers.crawl.services import (
@@ -25,22 +22,6 @@ from papers.crawl.services import (
     worker_alive,
 )
 from papers.models import CrawlEvent, CrawlRun
-
-View = Callable[..., HttpResponse]
-
-
-def staff_required(view: View) -> View:
-    """Anonymous: to the login page; signed in without staff rights: 403."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not request.user.is_staff:
-            raise PermissionDenied("Only admins can run crawls.")
-        return view(request, *args, **kwargs)
-
-    return wrapped
 
 
 @staff_required

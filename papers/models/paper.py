@@ -254,6 +254,14 @@ class Element(models.Model):
     def __str__(self) -> str:
         return self.label or self.anchor
 
+    @property
+    def display_name(self) -> str:
+        """How every page names the element: "paragraph <anchor>" for a paragraph, else its
+        label ("Table 3", "Figure 2"), else its anchor."""
+        if self.kind == ElementKind.PARAGRAPH:
+            return f"paragraph {self.anchor}"
+        return self.label or self.anchor
+
     def cell_grids(self) -> list[list[list[Cell]]]:
         """The stored cell grids as the parser's Cell objects (one grid per tabular)."""
         return [
