@@ -18,20 +18,17 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from papers.access import is_script
+
 SIGNED_OUT = (
     "You are signed out (your session ended). Nothing you saved is lost: sign in again to go "
     "on where you were."
 )
 
 
-def wants_json(request: HttpRequest) -> bool:
-    """A script's request (fetch with a JSON body or asking for JSON, htmx), not a page load."""
-    return (
-        request.content_type == "application/json"
-        or "application/json" in request.headers.get("Accept", "")
-        or "HX-Request" in request.headers
-        or "X-Requested-With" in request.headers
-    )
+# A script's request (fetch with a JSON body or asking for JSON, htmx), not a page load: the
+# one rule, `papers.access.is_script`.
+wants_json = is_script
 
 
 def page_of(request: HttpRequest) -> str | None:
