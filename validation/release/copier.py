@@ -19,19 +19,18 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-THREADS = 1  # one: more copy no faster here, and slow the builder on the other core (measured)
 CHUNK = 1 << 20
 PROGRESS_LINES = 100
 
 
-def copy(root: Path, relative: str, source: str) -> tuple[str, int]:
-    """Copy `source` to `root/relative`; its SHA-256 and size."""
+def copy(target: Path, source: str | Path) -> tuple[str, int]:
+    """Copy `source` to `target`, streamed (images can be large); its SHA-256 and size. The
+    writer copies with this too when it copies in-process."""
     digest = hashlib.sha256()
     size = 0
-    with open(source, "rb") as reader, open(root / relative, "wb") as writer:
+    with open(source, "rb") as reader, open(target, "wb") as writer:
         while chunk := reader.read(CHUNK):
             writer.write(chunk)
             digest.update(chunk)
@@ -47,22 +46,16 @@ def main() -> int:
     done: dict[str, list] = {}
     errors: dict[str, str] = {}
 
-    def one(item: tuple[str, str]) -> tuple[str, tuple[str, int] | str]:
-        relative, source = item
+    # One file at a time: copying threads here were no faster and slowed the builder on the
+    # other core (four: by 0.5 s at 3,000 claims).
+    for count, (relative, source) in enumerate(files, start=1):
         try:
-            return relative, copy(root, relative, source)
+            done[relative] = list(copy(root / relative, source))
         except OSError as exc:
-            return relative, f"{type(exc).__name__}: {exc.strerror or exc} ({source})"
-
-    with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for count, (relative, result) in enumerate(pool.map(one, files), start=1):
-            if isinstance(result, str):
-                errors[relative] = result
-            else:
-                done[relative] = list(result)
-            if count % every == 0 or count == len(files):
-                sys.stdout.write(f"P {count} {len(files)}\n")
-                sys.stdout.flush()
+            errors[relative] = f"{type(exc).__name__}: {exc.strerror or exc} ({source})"
+        if count % every == 0 or count == len(files):
+            sys.stdout.write(f"P {count} {len(files)}\n")
+            sys.stdout.flush()
     sys.stdout.write(json.dumps({"files": done, "errors": errors}) + "\n")
     sys.stdout.flush()
     return 0

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from validation.release.copier import copy
 from validation.release.formats import (
     csv_text,
     hidden_label_record,
@@ -289,20 +290,10 @@ def _encoded(release: Release, papers: Mapping[str, ReleasePaper]) -> Iterable[t
 
 def _write(root: Path, relative: str, source: bytes | Path) -> tuple[str, int]:
     target = root / relative
-    digest = hashlib.sha256()
-    size = 0
-    if isinstance(source, bytes):
-        target.write_bytes(source)
-        digest.update(source)
-        size = len(source)
-    else:
-        # Streamed: table screenshots and charts can be large, no need to hold them whole.
-        with open(source, "rb") as reader, open(target, "wb") as writer:
-            while chunk := reader.read(1 << 20):
-                writer.write(chunk)
-                digest.update(chunk)
-                size += len(chunk)
-    return digest.hexdigest(), size
+    if not isinstance(source, bytes):
+        return copy(target, source)
+    target.write_bytes(source)
+    return hashlib.sha256(source).hexdigest(), len(source)
 
 
 def _new_folder(out: Path, suffix: str) -> Path:
