@@ -106,9 +106,15 @@ class CuratedContextAdmin(admin.ModelAdmin):
     """Read-only: versions are made by saving on the curation page, and never change."""
 
     list_display = (
-        "paper", "number", "created_by", "created_at", "table_count", "chart_count",
-        "not_chart_count", "ready",
-    )  # fmt: skip
+        "paper",
+        "number",
+        "created_by",
+        "created_at",
+        "table_count",
+        "chart_count",
+        "not_chart_count",
+        "ready",
+    )
     list_select_related = ("paper", "created_by")
     search_fields = ("paper__arxiv_id",)
 

@@ -15,18 +15,43 @@ NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*%?")
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 # A short list of frequent English misspellings (wrong → right).
 MISSPELLINGS: dict[str, str] = {
-    "acheive": "achieve", "acheives": "achieves", "acheived": "achieved", "accross": "across",
-    "accuray": "accuracy", "accuarcy": "accuracy", "begining": "beginning",
-    "beleive": "believe", "comparision": "comparison", "compatable": "compatible",
-    "definately": "definitely", "dependant": "dependent", "existance": "existence",
-    "goverment": "government", "higer": "higher", "independant": "independent",
-    "lenght": "length", "occured": "occurred", "occurence": "occurrence",
-    "outperfoms": "outperforms", "outpeforms": "outperforms", "perfomance": "performance",
-    "performace": "performance", "preformance": "performance", "recieve": "receive",
-    "relevent": "relevant", "seperate": "separate", "signficant": "significant",
-    "significantely": "significantly", "similiar": "similar", "succesful": "successful",
-    "teh": "the", "thier": "their", "untill": "until", "wich": "which", "wiht": "with",
-}  # fmt: skip
+    "acheive": "achieve",
+    "acheives": "achieves",
+    "acheived": "achieved",
+    "accross": "across",
+    "accuray": "accuracy",
+    "accuarcy": "accuracy",
+    "begining": "beginning",
+    "beleive": "believe",
+    "comparision": "comparison",
+    "compatable": "compatible",
+    "definately": "definitely",
+    "dependant": "dependent",
+    "existance": "existence",
+    "goverment": "government",
+    "higer": "higher",
+    "independant": "independent",
+    "lenght": "length",
+    "occured": "occurred",
+    "occurence": "occurrence",
+    "outperfoms": "outperforms",
+    "outpeforms": "outperforms",
+    "perfomance": "performance",
+    "performace": "performance",
+    "preformance": "performance",
+    "recieve": "receive",
+    "relevent": "relevant",
+    "seperate": "separate",
+    "signficant": "significant",
+    "significantely": "significantly",
+    "similiar": "similar",
+    "succesful": "successful",
+    "teh": "the",
+    "thier": "their",
+    "untill": "until",
+    "wich": "which",
+    "wiht": "with",
+}
 
 
 @dataclass(frozen=True)
@@ -109,8 +134,13 @@ def _reference_kind(word: str) -> str:
     if kind is not None:
         return kind
     word = word.casefold()
-    for prefix, name in (("sec", "section"), ("§", "section"), ("eq", "equation"),
-                         ("alg", "algorithm"), ("listing", "listing")):  # fmt: skip
+    for prefix, name in (
+        ("sec", "section"),
+        ("§", "section"),
+        ("eq", "equation"),
+        ("alg", "algorithm"),
+        ("listing", "listing"),
+    ):
         if word.startswith(prefix):
             return name
     return word

@@ -23,9 +23,10 @@ class ModelIdsField(forms.ModelMultipleChoiceField):
                 parse_id(pk, field=self.label or "id")
             except BadInput as exc:
                 raise forms.ValidationError(
-                    self.error_messages["invalid_pk_value"], code="invalid_pk_value",
+                    self.error_messages["invalid_pk_value"],
+                    code="invalid_pk_value",
                     params={"pk": str(pk)[:20]},
-                ) from exc  # fmt: skip
+                ) from exc
         return super().clean(value)
 
 

@@ -22,8 +22,13 @@ def new_key() -> str:
 
 def key_field() -> models.CharField:
     """The `key` of a work item, claim or pair."""
-    return models.CharField(max_length=KEY_LENGTH, unique=True, default=new_key, editable=False,
-                            help_text="Opaque identifier used in URLs and pages")  # fmt: skip
+    return models.CharField(
+        max_length=KEY_LENGTH,
+        unique=True,
+        default=new_key,
+        editable=False,
+        help_text="Opaque identifier used in URLs and pages",
+    )
 
 
 class KeyConverter:

@@ -165,8 +165,17 @@ def move(
     for name, value in changes.items():
         setattr(obj, name, value)
     _save(obj, [field, "version", *changes])
-    _event(obj, action=action, actor=actor, from_status=current, to_status=to, old=old, new=new,
-           note=note, item=item)  # fmt: skip
+    _event(
+        obj,
+        action=action,
+        actor=actor,
+        from_status=current,
+        to_status=to,
+        old=old,
+        new=new,
+        note=note,
+        item=item,
+    )
     for handler in _on_enter.get((model, str(to)), ()):
         handler(obj, actor=actor)
     return obj
@@ -196,8 +205,16 @@ def change(
     for name, value in changes.items():
         setattr(obj, name, value)
     _save(obj, ["version", *changes])
-    _event(obj, action=action, actor=actor, from_status=current, to_status=current, old=old,
-           new=new, note=note)  # fmt: skip
+    _event(
+        obj,
+        action=action,
+        actor=actor,
+        from_status=current,
+        to_status=current,
+        old=old,
+        new=new,
+        note=note,
+    )
     return obj
 
 
@@ -228,5 +245,14 @@ def record(
     """An event that changes no state (a lease renewed, a pair flagged): from and to the
     current state (call in the transaction of what it records)."""
     state = getattr(obj, type(obj).STATE_FIELD)
-    return _event(obj, action=action, actor=actor, from_status=state, to_status=state, old=old,
-                  new=new, note=note, item=item)  # fmt: skip
+    return _event(
+        obj,
+        action=action,
+        actor=actor,
+        from_status=state,
+        to_status=state,
+        old=old,
+        new=new,
+        note=note,
+        item=item,
+    )

@@ -274,8 +274,13 @@ class _Grid:
             del values[key]
         headers = " ".join(" ".join(rows[r]) for r in range(header_rows))
         percent = "%" in headers or "(%)" in table.caption
-        grid = cls(EvidenceTable(table.label, rows, table.caption, table.paragraphs),
-                   header_rows, label_cols, values, percent)  # fmt: skip
+        grid = cls(
+            EvidenceTable(table.label, rows, table.caption, table.paragraphs),
+            header_rows,
+            label_cols,
+            values,
+            percent,
+        )
         return grid
 
     @property
@@ -660,23 +665,52 @@ def _unique_candidates(candidates: Iterable[_Candidate]) -> list[_Candidate]:
 # Directions and comparatives: each pair swaps both ways. Words whose flip reads as nonsense
 # in many claims ("up to" → "down to", "gains" the verb → "losses", "top-5") are left out.
 _DIRECTION_PAIRS = [
-    ("higher", "lower"), ("more", "less"), ("better", "worse"), ("larger", "smaller"),
-    ("greater", "smaller"), ("faster", "slower"), ("longer", "shorter"), ("stronger", "weaker"),
-    ("outperforms", "underperforms"), ("outperform", "underperform"),
-    ("outperformed", "underperformed"), ("outperforming", "underperforming"),
-    ("increases", "decreases"), ("increase", "decrease"), ("increased", "decreased"),
-    ("increasing", "decreasing"), ("raises", "lowers"), ("raise", "lower"),
-    ("improves", "degrades"), ("improve", "degrade"), ("improved", "degraded"),
-    ("above", "below"), ("exceeds", "falls short of"), ("rises", "falls"), ("rising", "falling"),
-    ("ahead of", "behind"), ("harder", "easier"), ("maximises", "minimises"),
-    ("maximizes", "minimizes"), ("surpasses", "trails"), ("more than", "less than"),
-    ("at least", "at most"), ("fewer", "more"), ("with", "without"),
-]  # fmt: skip
+    ("higher", "lower"),
+    ("more", "less"),
+    ("better", "worse"),
+    ("larger", "smaller"),
+    ("greater", "smaller"),
+    ("faster", "slower"),
+    ("longer", "shorter"),
+    ("stronger", "weaker"),
+    ("outperforms", "underperforms"),
+    ("outperform", "underperform"),
+    ("outperformed", "underperformed"),
+    ("outperforming", "underperforming"),
+    ("increases", "decreases"),
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("increasing", "decreasing"),
+    ("raises", "lowers"),
+    ("raise", "lower"),
+    ("improves", "degrades"),
+    ("improve", "degrade"),
+    ("improved", "degraded"),
+    ("above", "below"),
+    ("exceeds", "falls short of"),
+    ("rises", "falls"),
+    ("rising", "falling"),
+    ("ahead of", "behind"),
+    ("harder", "easier"),
+    ("maximises", "minimises"),
+    ("maximizes", "minimizes"),
+    ("surpasses", "trails"),
+    ("more than", "less than"),
+    ("at least", "at most"),
+    ("fewer", "more"),
+    ("with", "without"),
+]
 _SUPERLATIVE_PAIRS = [
-    ("best", "worst"), ("highest", "lowest"), ("largest", "smallest"), ("most", "least"),
-    ("fastest", "slowest"), ("maximum", "minimum"), ("strongest", "weakest"),
-    ("greatest", "smallest"), ("longest", "shortest"),
-]  # fmt: skip
+    ("best", "worst"),
+    ("highest", "lowest"),
+    ("largest", "smallest"),
+    ("most", "least"),
+    ("fastest", "slowest"),
+    ("maximum", "minimum"),
+    ("strongest", "weakest"),
+    ("greatest", "smallest"),
+    ("longest", "shortest"),
+]
 # "improves over", "more than twice": the flip reads as nonsense or keeps the claim true.
 _NOT_BEFORE = re.compile(r"^\s+(?:than\s+(?:twice|double|half))\b", re.I)
 _IMPROVE = re.compile(r"^(?:improve|degrade)[sd]?$", re.I)
@@ -926,13 +960,18 @@ def _comparisons(
                 if m1.end() > m2.start() or _article_clash(claim, m1, m2):
                     continue
                 text = (
-                    claim[: m1.start()] + m2.group(0) + claim[m1.end() : m2.start()]
-                    + m1.group(0) + claim[m2.end() :]
-                )  # fmt: skip
+                    claim[: m1.start()]
+                    + m2.group(0)
+                    + claim[m1.end() : m2.start()]
+                    + m1.group(0)
+                    + claim[m2.end() :]
+                )
                 yield (
-                    text, "direction", f"{m1.group(0)} ⇄ {m2.group(0)}",
+                    text,
+                    "direction",
+                    f"{m1.group(0)} ⇄ {m2.group(0)}",
                     Source("change", change=f"comparison flipped ({grid.table.label})"),
-                )  # fmt: skip
+                )
 
 
 def _article_clash(claim: str, a: re.Match[str], b: re.Match[str]) -> bool:
@@ -961,9 +1000,10 @@ def _entity_swaps(
             named = _named_entities(claim, group)
             for match, entity in named:
                 mine = [
-                    (r, c, n) for r, c, n in cells
+                    (r, c, n)
+                    for r, c, n in cells
                     if (r if entity.group == "row header" else c) == entity.index
-                ]  # fmt: skip
+                ]
                 if not mine:
                     continue
                 for other in group:
@@ -975,9 +1015,11 @@ def _entity_swaps(
                         continue
                     text = claim[: match.start()] + other.name + claim[match.end() :]
                     yield (
-                        text, "entity", f"{match.group(0)} → {other.name}",
+                        text,
+                        "entity",
+                        f"{match.group(0)} → {other.name}",
                         Source("header", grid.table.label, row=other.name, column=entity.group),
-                    )  # fmt: skip
+                    )
 
 
 __all__ = [

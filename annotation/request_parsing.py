@@ -156,8 +156,10 @@ def parse_text(
             )
         value = value[:max_length]
     if not storable(value):
-        raise BadInput(f"{field}: contains a character text cannot hold (NUL, or half of a"
-                       " surrogate pair).", field=field)  # fmt: skip
+        raise BadInput(
+            f"{field}: contains a character text cannot hold (NUL, or half of a surrogate pair).",
+            field=field,
+        )
     return value
 
 
@@ -213,8 +215,9 @@ class Text:
     default: str = ""
 
     def read(self, data: Mapping, name: str) -> str:
-        return parse_text(_one(data, name), field=name, max_length=self.max_length,
-                          default=self.default)  # fmt: skip
+        return parse_text(
+            _one(data, name), field=name, max_length=self.max_length, default=self.default
+        )
 
 
 @dataclass(frozen=True)
@@ -224,8 +227,9 @@ class Int:
     default: int | None = None
 
     def read(self, data: Mapping, name: str) -> int | None:
-        return parse_int(_one(data, name), field=name, min=self.min, max=self.max,
-                         default=self.default)  # fmt: skip
+        return parse_int(
+            _one(data, name), field=name, min=self.min, max=self.max, default=self.default
+        )
 
 
 @dataclass(frozen=True)
@@ -254,8 +258,9 @@ class Strings:
         if values is None:
             return []
         if not isinstance(values, list | tuple) or len(values) > self.max_items:
-            raise BadInput(f"{name}: expected a list of at most {self.max_items} strings.",
-                           field=name)  # fmt: skip
+            raise BadInput(
+                f"{name}: expected a list of at most {self.max_items} strings.", field=name
+            )
         return [parse_text(v, field=name, max_length=self.max_length) for v in values]
 
 

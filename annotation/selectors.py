@@ -335,13 +335,24 @@ def workspace(user: AbstractBaseUser) -> Workspace:
         .filter(paper__archived_at__isnull=True)
         .select_related("paper")
         .only(
-            "id", "status", "created_at", "role", "paper__id", "paper__arxiv_id",
-            "paper__version", "paper__title", "paper__primary_category", "paper__table_count",
-            "paper__chart_count", "paper__paragraph_count", "paper__acceptance", "paper__venue",
+            "id",
+            "status",
+            "created_at",
+            "role",
+            "paper__id",
+            "paper__arxiv_id",
+            "paper__version",
+            "paper__title",
+            "paper__primary_category",
+            "paper__table_count",
+            "paper__chart_count",
+            "paper__paragraph_count",
+            "paper__acceptance",
+            "paper__venue",
         )
         .annotate(subfield_code=subfield_code_of("paper", "paper__primary_category"))
         .order_by("created_at", "id")
-    )  # fmt: skip
+    )
     latest: dict[int, CuratedContext] = {}
     for context in CuratedContext.objects.filter(
         paper_id__in=[a.paper_id for a in assignments]
@@ -559,16 +570,25 @@ def curation_page(paper: Paper, version: int | None = None) -> CurationPage:
         Element.objects.filter(paper=paper)
         .order_by("order")
         .only(
-            "id", "section_id", "kind", "anchor", "order", "label", "number", "caption", "text",
-            "is_image_table", "degraded", "image", "image_error",
+            "id",
+            "section_id",
+            "kind",
+            "anchor",
+            "order",
+            "label",
+            "number",
+            "caption",
+            "text",
+            "is_image_table",
+            "degraded",
+            "image",
+            "image_error",
         )
-        .annotate(
-            has_table_html=ExpressionWrapper(~Q(table_html=""), output_field=BooleanField())
-        )
+        .annotate(has_table_html=ExpressionWrapper(~Q(table_html=""), output_field=BooleanField()))
         .prefetch_related(
             Prefetch("references", queryset=references().only("id", "anchor", "label"))
         )
-    )  # fmt: skip
+    )
     section_kept: dict[int, bool] = {}
     element_state: dict[int, tuple[bool, bool]] = {}
     if shown is not None:

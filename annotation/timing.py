@@ -210,9 +210,18 @@ def item_rows() -> Iterable[list]:
         i.pk: i
         for i in WorkItem.objects.filter(status=WorkItem.Status.DONE)
         .select_related("paper", "done_by")
-        .only("id", "key", "kind", "done_by_id", "done_by__username", "done_at",
-              "paper__arxiv_id", "paper__version", "paper__archived_at")
-    }  # fmt: skip
+        .only(
+            "id",
+            "key",
+            "kind",
+            "done_by_id",
+            "done_by__username",
+            "done_at",
+            "paper__arxiv_id",
+            "paper__version",
+            "paper__archived_at",
+        )
+    }
     cap = gap_cap_minutes()
     for item_id, item in sorted(items.items()):
         mine = by_item.get((item_id, item.done_by_id), [])

@@ -87,9 +87,11 @@ def _excluded_by_roles(user: AbstractBaseUser, kind: str) -> Q:
         | Q(status__in=[WorkStatus.OPEN, WorkStatus.LEASED], assignee_id=user.pk)
     )
     untaken = WorkItem.objects.filter(
-        pair=OuterRef("pair"), kind=blindness.BLIND_KIND, status=WorkStatus.OPEN,
+        pair=OuterRef("pair"),
+        kind=blindness.BLIND_KIND,
+        status=WorkStatus.OPEN,
         holder__isnull=True,
-    )  # fmt: skip
+    )
     return (
         Q(Exists(on_pair.filter(role=blindness.WRITER)))
         | Q(Exists(PairRole.objects.filter(claim=OuterRef("claim"), expert_id=user.pk)))
@@ -202,10 +204,19 @@ def queue(user: AbstractBaseUser, now: dt.datetime | None = None) -> Queue:
             status=WorkStatus.LEASED, holder_id=user.pk, paper__archived_at__isnull=True
         )
         .select_related("task", "paper")
-        .only("id", "key", "kind", "version", "pair_id", "task__subset", "paper__arxiv_id",
-              "paper__version", "paper__title")
+        .only(
+            "id",
+            "key",
+            "kind",
+            "version",
+            "pair_id",
+            "task__subset",
+            "paper__arxiv_id",
+            "paper__version",
+            "paper__title",
+        )
         .order_by("leased_at", "id")
-    ):  # fmt: skip
+    ):
         held.setdefault(item.kind, item)
     done: dict[str, int] = defaultdict(int)
     for kind, n in (
@@ -217,8 +228,9 @@ def queue(user: AbstractBaseUser, now: dt.datetime | None = None) -> Queue:
     ):
         done[kind] = n
     available = dict.fromkeys(WorkKind.values, 0)
-    sql, params = statements.statement(f"workspace counts, cap {AVAILABLE_CAP}", _counts,
-                                       user.pk, now)  # fmt: skip
+    sql, params = statements.statement(
+        f"workspace counts, cap {AVAILABLE_CAP}", _counts, user.pk, now
+    )
     for label, n, seen in statements.execute(sql, params)[1]:
         if seen >= _read_at_most():
             n = AVAILABLE_CAP + 1
@@ -238,9 +250,10 @@ def pair_roles(pair_ids) -> tuple[dict[int, list[blindness.RoleRow]], dict[int, 
         roles[pair_id].append(blindness.RoleRow(expert_id, role, claim_id))
     pending: dict[int, set[int]] = defaultdict(set)
     for pair_id, holder, assignee, status in WorkItem.objects.filter(
-        pair_id__in=pair_ids, kind=blindness.BLIND_KIND,
+        pair_id__in=pair_ids,
+        kind=blindness.BLIND_KIND,
         status__in=[WorkStatus.OPEN, WorkStatus.LEASED],
-    ).values_list("pair_id", "holder_id", "assignee_id", "status"):  # fmt: skip
+    ).values_list("pair_id", "holder_id", "assignee_id", "status"):
         if status == WorkStatus.LEASED and holder:
             pending[pair_id].add(holder)
         if assignee:
@@ -254,8 +267,15 @@ UNTAKEN = -1  # in pair_roles' pending set: the pair has a blind item nobody has
 
 
 def _refusal(item: WorkItem, expert_id: int, roles, pending: set[int], shared: bool) -> str:
-    return blindness.refusal(item.kind, expert_id, item.claim_id, roles, pending - {UNTAKEN},
-                             shared=shared, blind_untaken=UNTAKEN in pending)  # fmt: skip
+    return blindness.refusal(
+        item.kind,
+        expert_id,
+        item.claim_id,
+        roles,
+        pending - {UNTAKEN},
+        shared=shared,
+        blind_untaken=UNTAKEN in pending,
+    )
 
 
 def refusal_for(item: WorkItem, expert_id: int) -> str:
@@ -332,8 +352,9 @@ def next_item(
     sql, params = statements.statement(
         f"lease {kind} by {_order_key(order)}",
         lambda user_id, at: _lease_candidate(user_id, at, kind, order),
-        user.pk, now,
-    )  # fmt: skip
+        user.pk,
+        now,
+    )
     # Read under lock, so `move` need not read the row again.
     columns, rows = statements.execute(sql, params)
     item = statements.instance(WorkItem, columns, rows[0]) if rows else None
@@ -343,26 +364,44 @@ def next_item(
         if item.lease_expires_at <= now:  # nobody took it meanwhile: the lease is renewed
             item.lease_expires_at = now + lease_duration()
             item.save(update_fields=["lease_expires_at"])
-            record(item, WorkAction.LEASE_RENEWED, actor=user,
-                   new={"lease_expires_at": item.lease_expires_at.isoformat()})  # fmt: skip
+            record(
+                item,
+                WorkAction.LEASE_RENEWED,
+                actor=user,
+                new={"lease_expires_at": item.lease_expires_at.isoformat()},
+            )
         if on_lease is not None:
             on_lease(item)
         return item
     previous_holder = item.holder_id
     state = (item.status, item.version)
     if item.status == WorkStatus.LEASED:
-        lifecycle.move(item, WorkStatus.OPEN, actor=None, action=WorkAction.LEASE_EXPIRED,
-                       changes={"holder": None, "lease_expires_at": None},
-                       old={"holder": previous_holder,
-                            "lease_expires_at": item.lease_expires_at.isoformat()},
-                       note="the draft is kept", locked=state)  # fmt: skip
+        lifecycle.move(
+            item,
+            WorkStatus.OPEN,
+            actor=None,
+            action=WorkAction.LEASE_EXPIRED,
+            changes={"holder": None, "lease_expires_at": None},
+            old={"holder": previous_holder, "lease_expires_at": item.lease_expires_at.isoformat()},
+            note="the draft is kept",
+            locked=state,
+        )
         state = (item.status, item.version)
     lease = _lease_fields(now)
-    lifecycle.move(item, WorkStatus.LEASED, actor=user, action=WorkAction.CLAIMED,
-                   changes={"holder": user, **lease}, old={"holder": previous_holder},
-                   new={"holder": user.pk, "version": item.version + 1,
-                        "lease_expires_at": lease["lease_expires_at"].isoformat()},
-                   locked=state)  # fmt: skip
+    lifecycle.move(
+        item,
+        WorkStatus.LEASED,
+        actor=user,
+        action=WorkAction.CLAIMED,
+        changes={"holder": user, **lease},
+        old={"holder": previous_holder},
+        new={
+            "holder": user.pk,
+            "version": item.version + 1,
+            "lease_expires_at": lease["lease_expires_at"].isoformat(),
+        },
+        locked=state,
+    )
     if on_lease is not None:
         on_lease(item)
     return item
@@ -426,17 +465,28 @@ def release_item(*, item: WorkItem, user: AbstractBaseUser, version: int | None)
     item = _lock(item.pk)
     check_holder(item, user, version)
     old = {"holder": item.holder_id, "lease_expires_at": item.lease_expires_at.isoformat()}
-    lifecycle.move(item, WorkStatus.OPEN, actor=user, action=WorkAction.RELEASED,
-                   changes={"holder": None, "lease_expires_at": None}, old=old,
-                   new={"holder": None, "version": item.version + 1},
-                   note="handed back; the draft is kept")  # fmt: skip
+    lifecycle.move(
+        item,
+        WorkStatus.OPEN,
+        actor=user,
+        action=WorkAction.RELEASED,
+        changes={"holder": None, "lease_expires_at": None},
+        old=old,
+        new={"holder": None, "version": item.version + 1},
+        note="handed back; the draft is kept",
+    )
     return item
 
 
 def begin_submission(
-    *, item: WorkItem, user: AbstractBaseUser, version: int | None, token: uuid.UUID,
-    related: Sequence[str] = (), lock: Sequence[str] = ("self",),
-) -> tuple[WorkItem, bool]:  # fmt: skip
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    version: int | None,
+    token: uuid.UUID,
+    related: Sequence[str] = (),
+    lock: Sequence[str] = ("self",),
+) -> tuple[WorkItem, bool]:
     """Lock the item for a submission (call inside a transaction), with the `related` rows the
     submission reads (joined; locked too where named in `lock`, e.g. "claim__review"). Returns
     (item, replay): replay is true when this very submission (same token) was already
@@ -459,13 +509,24 @@ def finish_submission(
 ) -> WorkItem:
     """Mark an item locked by `begin_submission` done with what was submitted, and write its
     history row."""
-    changes: dict[str, Any] = {"done_by": user, "done_at": timezone.now(), "submit_token": token,
-                               "lease_expires_at": None}  # fmt: skip
+    changes: dict[str, Any] = {
+        "done_by": user,
+        "done_at": timezone.now(),
+        "submit_token": token,
+        "lease_expires_at": None,
+    }
     if pair is not None:
         changes["pair"] = pair
-    return lifecycle.move(item, WorkStatus.DONE, actor=user, action=WorkAction.SUBMITTED,
-                          changes=changes, old=old, new=new,
-                          locked=(item.status, item.version))  # fmt: skip
+    return lifecycle.move(
+        item,
+        WorkStatus.DONE,
+        actor=user,
+        action=WorkAction.SUBMITTED,
+        changes=changes,
+        old=old,
+        new=new,
+        locked=(item.status, item.version),
+    )
 
 
 def cancel_items(items: QuerySet[WorkItem], *, actor: AbstractBaseUser | None, note: str) -> int:
@@ -473,8 +534,14 @@ def cancel_items(items: QuerySet[WorkItem], *, actor: AbstractBaseUser | None, n
     its history row; a page opened on one is then refused. Returns how many."""
     cancelled = 0
     for item in items.select_for_update().filter(status__in=[WorkStatus.OPEN, WorkStatus.LEASED]):
-        lifecycle.move(item, WorkStatus.CANCELLED, actor=actor, action=WorkAction.CANCELLED,
-                       changes={"lease_expires_at": None}, note=note)  # fmt: skip
+        lifecycle.move(
+            item,
+            WorkStatus.CANCELLED,
+            actor=actor,
+            action=WorkAction.CANCELLED,
+            changes={"lease_expires_at": None},
+            note=note,
+        )
         cancelled += 1
     return cancelled
 
@@ -486,8 +553,12 @@ def create_item(
     item = WorkItem.objects.create(
         kind=kind, paper_id=paper_id, subfield_code=subfield_code, **links
     )
-    lifecycle.opened(item, actor=actor, action=WorkAction.CREATED,
-                     new={"kind": kind, "assignee": item.assignee_id, "subfield": subfield_code})  # fmt: skip
+    lifecycle.opened(
+        item,
+        actor=actor,
+        action=WorkAction.CREATED,
+        new={"kind": kind, "assignee": item.assignee_id, "subfield": subfield_code},
+    )
     return item
 
 
@@ -501,9 +572,15 @@ def assign(
     new: dict[str, Any] | None = None,
 ) -> WorkItem:
     """Name the only expert who may take an item (a page opened on it before is refused)."""
-    return lifecycle.change(item, actor=actor, action=action, changes={"assignee_id": expert_id},
-                            old={"assignee": item.assignee_id},
-                            new=new or {"assignee": expert_id}, note=note)  # fmt: skip
+    return lifecycle.change(
+        item,
+        actor=actor,
+        action=action,
+        changes={"assignee_id": expert_id},
+        old={"assignee": item.assignee_id},
+        new=new or {"assignee": expert_id},
+        note=note,
+    )
 
 
 # --- Who may open an item ------------------------------------------------------------------
@@ -529,14 +606,19 @@ def lost(item: WorkItem, user: AbstractBaseUser) -> tuple[str, str] | None:
         .order_by("at", "id")
         .values_list("action", "actor_id")
     )
-    claimed = [i for i, (action, actor) in enumerate(events)
-               if action == WorkAction.CLAIMED and actor == user.pk]  # fmt: skip
+    claimed = [
+        i
+        for i, (action, actor) in enumerate(events)
+        if action == WorkAction.CLAIMED and actor == user.pk
+    ]
     if not claimed and item.done_by_id != user.pk:
         return None
     after = [action for action, _ in events[claimed[-1] + 1 :]] if claimed else []
     if item.status == WorkStatus.CANCELLED:
-        return ("cancelled",
-                "You no longer hold this item: it was withdrawn. Press Next to take other work.")  # fmt: skip
+        return (
+            "cancelled",
+            "You no longer hold this item: it was withdrawn. Press Next to take other work.",
+        )
     if item.status == WorkStatus.DONE and item.done_by_id == user.pk:
         return "submitted", "You submitted this item already, in another tab or browser."
     if WorkAction.OVERRIDE in after or WorkAction.ASSIGNED in after:
@@ -545,11 +627,14 @@ def lost(item: WorkItem, user: AbstractBaseUser) -> tuple[str, str] | None:
         return "released", "You handed this item back. Press Next to take work."
     if WorkAction.LEASE_EXPIRED in after or item.status == WorkStatus.OPEN:
         if item.status == WorkStatus.DONE:
-            return ("submitted",
-                    "You no longer hold this item: your lease ran out and someone else submitted "
-                    "it.")  # fmt: skip
-        return ("lease_expired",
-                "You no longer hold this item: your lease ran out. Press Next to take work.")  # fmt: skip
+            return (
+                "submitted",
+                "You no longer hold this item: your lease ran out and someone else submitted it.",
+            )
+        return (
+            "lease_expired",
+            "You no longer hold this item: your lease ran out. Press Next to take work.",
+        )
     return "not_holder", "You no longer hold this item. Press Next to take work."
 
 
@@ -575,13 +660,26 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
     ).select_related("paper", "assignee")
     if kind:
         free = free.filter(kind=kind)
-    items = list(free.only("id", "key", "kind", "status", "subfield_code", "pair_id", "claim_id",
-                          "created_at",
-                          "paper__arxiv_id", "paper__version", "assignee__username",
-                          "assignee__is_active").order_by("created_at", "id"))  # fmt: skip
+    items = list(
+        free.only(
+            "id",
+            "key",
+            "kind",
+            "status",
+            "subfield_code",
+            "pair_id",
+            "claim_id",
+            "created_at",
+            "paper__arxiv_id",
+            "paper__version",
+            "assignee__username",
+            "assignee__is_active",
+        ).order_by("created_at", "id")
+    )
     codes = sorted({i.subfield_code for i in items})
-    eligible = {code: {u.pk: u.get_username() for u in selectors.eligible_experts(code)}
-                for code in codes}  # fmt: skip
+    eligible = {
+        code: {u.pk: u.get_username() for u in selectors.eligible_experts(code)} for code in codes
+    }
     roles, pending = pair_roles(i.pair_id for i in items)
     shared = set(
         Subfield.objects.filter(shared_second_annotator=True).values_list("code", flat=True)
@@ -598,20 +696,30 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
             continue  # an admin allowed this expert of another subfield for it
         if item.assignee_id is not None:
             if item.assignee_id not in people:
-                waiting.append(WaitingItem(item, f"assigned to {item.assignee.get_username()}, "
-                               f"who is not (or no longer) eligible for {item.subfield_code}"))  # fmt: skip
+                waiting.append(
+                    WaitingItem(
+                        item,
+                        f"assigned to {item.assignee.get_username()}, "
+                        f"who is not (or no longer) eligible for {item.subfield_code}",
+                    )
+                )
             continue
         if not people:
             waiting.append(WaitingItem(item, f"nobody is eligible for {item.subfield_code}"))
             continue
         if not item.pair_id:
             continue
-        why = {e: _refusal(item, e, roles[item.pair_id], pending[item.pair_id],
-                           item.subfield_code in shared) for e in people}  # fmt: skip
+        why = {
+            e: _refusal(
+                item, e, roles[item.pair_id], pending[item.pair_id], item.subfield_code in shared
+            )
+            for e in people
+        }
         if all(why.values()):
             names = "; ".join(f"{people[e]} {why[e]}" for e in sorted(people, key=people.get))
-            waiting.append(WaitingItem(item, f"nobody eligible for {item.subfield_code} may "
-                                       f"take it ({names})"))  # fmt: skip
+            waiting.append(
+                WaitingItem(item, f"nobody eligible for {item.subfield_code} may take it ({names})")
+            )
     return len(waiting), waiting[:limit]
 
 

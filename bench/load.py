@@ -62,18 +62,42 @@ KIND_NAMES = {
     "landing": "after submit",
     "trivial": "trivial /healthz",
 }
-EXPECTED = {"signin": (200, 302), "next": (302,), "item": (200,), "submit": (302,),
-            "landing": (200,), "trivial": (200,)}  # fmt: skip
+EXPECTED = {
+    "signin": (200, 302),
+    "next": (302,),
+    "item": (200,),
+    "submit": (302,),
+    "landing": (200,),
+    "trivial": (200,),
+}
 NEXT_BUTTON = {"blind": "next-annotation", "writing": "next", "validation": "next-validation"}
-STAGE_NAMES = {"blind": "blind second annotation", "writing": "claim writing",
-               "validation": "validation"}  # fmt: skip
+STAGE_NAMES = {
+    "blind": "blind second annotation",
+    "writing": "claim writing",
+    "validation": "validation",
+}
 # Environment variables of the app that the shapes set themselves, never inherited.
 APP_VARIABLES = (
-    "DATABASE_URL", "REDIS_URL", "SCIVER_DEV", "SCIVER_TESTING", "DEBUG", "SECRET_KEY",
-    "ALLOWED_HOSTS", "MEDIA_ROOT", "STATIC_ROOT", "SECURE_COOKIES", "SECURE_SSL_REDIRECT",
-    "SECURE_PROXY_SSL_HEADER", "SECURE_HSTS_SECONDS", "LOG_LEVEL", "WORK_LEASE_MINUTES",
-    "DJANGO_SETTINGS_MODULE", "REQUIRE_SERVICES", "USE_CHROMIUM", "SQLITE_BUSY_TIMEOUT_SECONDS",
-)  # fmt: skip
+    "DATABASE_URL",
+    "REDIS_URL",
+    "SCIVER_DEV",
+    "SCIVER_TESTING",
+    "DEBUG",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+    "MEDIA_ROOT",
+    "STATIC_ROOT",
+    "SECURE_COOKIES",
+    "SECURE_SSL_REDIRECT",
+    "SECURE_PROXY_SSL_HEADER",
+    "SECURE_HSTS_SECONDS",
+    "LOG_LEVEL",
+    "WORK_LEASE_MINUTES",
+    "DJANGO_SETTINGS_MODULE",
+    "REQUIRE_SERVICES",
+    "USE_CHROMIUM",
+    "SQLITE_BUSY_TIMEOUT_SECONDS",
+)
 
 
 def server_log(text: str) -> dict[str, int]:
@@ -184,9 +208,13 @@ class Page:
                 if kind in ("submit", "button", "reset", "image", "file"):
                     continue
                 fields.append(
-                    Field(name, kind, c.get("value", "on" if kind == "checkbox" else ""),
-                          checked=c.get("checked") is not None)
-                )  # fmt: skip
+                    Field(
+                        name,
+                        kind,
+                        c.get("value", "on" if kind == "checkbox" else ""),
+                        checked=c.get("checked") is not None,
+                    )
+                )
         action = element.get("action")
         return Form(urljoin(self.url, action) if action else self.url.split("#")[0], fields)
 
@@ -445,20 +473,28 @@ def identity(checkout: Path) -> dict:
 def shape_env(shape: str, database_url: str, run_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in APP_VARIABLES}
     env |= {
-        "DATABASE_URL": database_url, "MEDIA_ROOT": str(run_dir / "media"),
-        "STATIC_ROOT": str(run_dir / "static"), "USE_CHROMIUM": "0",
-        "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONDONTWRITEBYTECODE": "1",
-    }  # fmt: skip
+        "DATABASE_URL": database_url,
+        "MEDIA_ROOT": str(run_dir / "media"),
+        "STATIC_ROOT": str(run_dir / "static"),
+        "USE_CHROMIUM": "0",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     if shape == "default":
         env["SCIVER_DEV"] = "1"  # what `make run` sets; nothing else
     else:
         env |= {
-            "SCIVER_DEV": "0", "DEBUG": "0", "SECRET_KEY": "bench-load-only-" + "k" * 40,
-            "ALLOWED_HOSTS": LOOPBACK, "LOG_LEVEL": "WARNING",
+            "SCIVER_DEV": "0",
+            "DEBUG": "0",
+            "SECRET_KEY": "bench-load-only-" + "k" * 40,
+            "ALLOWED_HOSTS": LOOPBACK,
+            "LOG_LEVEL": "WARNING",
             # Plain HTTP on loopback: Secure cookies would never come back, and an HTTPS
             # redirect would leave the loopback server.
-            "SECURE_COOKIES": "0", "SECURE_SSL_REDIRECT": "0", "SECURE_HSTS_SECONDS": "0",
-        }  # fmt: skip
+            "SECURE_COOKIES": "0",
+            "SECURE_SSL_REDIRECT": "0",
+            "SECURE_HSTS_SECONDS": "0",
+        }
     return env
 
 
@@ -495,10 +531,14 @@ def world_for(checkout: Path, args, postgres_base: str) -> World:
     accounts = max(MIN_ACCOUNTS, args.clients)
     who = identity(checkout)
     recipe = {
-        "commit": who["commit"], "migrations": who["migrations"],
+        "commit": who["commit"],
+        "migrations": who["migrations"],
         "builder": hashlib.sha256(WORLD_SCRIPT.read_bytes()).hexdigest()[:16],
-        "shape": args.shape, "stage": args.stage, "claims": args.claims, "accounts": accounts,
-    }  # fmt: skip
+        "shape": args.shape,
+        "stage": args.stage,
+        "claims": args.claims,
+        "accounts": accounts,
+    }
     key = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
     CACHE.mkdir(parents=True, exist_ok=True)
     manifest_path = CACHE / f"{key}.json"
@@ -507,8 +547,11 @@ def world_for(checkout: Path, args, postgres_base: str) -> World:
         Path(source).exists() if args.shape == "default" else database_exists(postgres_base, source)
     )
     if args.rebuild or not built:
-        print(f"building the world for {checkout} @ {who['commit'][:7] or '?'}: {args.claims} "
-              f"claims at {args.stage}, {args.shape} shape (cached as {key}) …", flush=True)  # fmt: skip
+        print(
+            f"building the world for {checkout} @ {who['commit'][:7] or '?'}: {args.claims} "
+            f"claims at {args.stage}, {args.shape} shape (cached as {key}) …",
+            flush=True,
+        )
         with tempfile.TemporaryDirectory(prefix="sciver-load-build-") as tmp:
             if args.shape == "default":
                 target = Path(tmp) / "world.sqlite3"
@@ -521,11 +564,24 @@ def world_for(checkout: Path, args, postgres_base: str) -> World:
             env = shape_env(args.shape, url, Path(tmp))
             env["DEBUG"] = "0"  # building only: no query log in memory
             run_child(
-                [sys.executable, str(WORLD_SCRIPT), "build", "--checkout", str(checkout),
-                 "--stage", args.stage, "--claims", str(args.claims), "--accounts", str(accounts),
-                 "--manifest", str(Path(tmp) / "manifest.json")],
-                cwd=checkout, env=env,
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    str(WORLD_SCRIPT),
+                    "build",
+                    "--checkout",
+                    str(checkout),
+                    "--stage",
+                    args.stage,
+                    "--claims",
+                    str(args.claims),
+                    "--accounts",
+                    str(accounts),
+                    "--manifest",
+                    str(Path(tmp) / "manifest.json"),
+                ],
+                cwd=checkout,
+                env=env,
+            )
             manifest = json.loads((Path(tmp) / "manifest.json").read_text())
             if args.shape == "default":
                 copy_sqlite(target, Path(source))
@@ -607,14 +663,29 @@ def serving(world: World, env: dict, workers: int, log_path: Path):
     if world.shape == "default":
         cmd = [sys.executable, "manage.py", "runserver", "--noreload", f"{LOOPBACK}:{port}"]
     else:
-        cmd = [str(Path(sys.executable).parent / "gunicorn"), "config.wsgi",
-               "-b", f"{LOOPBACK}:{port}", "-w", str(workers), "--chdir", str(world.checkout),
-               "--access-logfile", "/dev/null", "--error-logfile", "-"]  # fmt: skip
+        cmd = [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "config.wsgi",
+            "-b",
+            f"{LOOPBACK}:{port}",
+            "-w",
+            str(workers),
+            "--chdir",
+            str(world.checkout),
+            "--access-logfile",
+            "/dev/null",
+            "--error-logfile",
+            "-",
+        ]
     with open(log_path, "wb") as log:
         server = subprocess.Popen(
-            cmd, cwd=world.checkout, env=env, stdout=log, stderr=subprocess.STDOUT,
+            cmd,
+            cwd=world.checkout,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
-        )  # fmt: skip
+        )
     CHILDREN.add(server)
     base = f"http://{LOOPBACK}:{port}"
     try:
@@ -644,11 +715,19 @@ def drive(base: str, world: World, args, *, verify: bool | str = True) -> dict:
     one over HTTPS, `verify` naming its CA bundle)."""
     names = world.manifest["accounts"][: args.clients]
     clients = [
-        Annotator(name, world.manifest["password"], base, args.stage,
-                  world.manifest.get("answers", {}), args.disagree, args.timeout,
-                  args.fresh_connections, verify)
+        Annotator(
+            name,
+            world.manifest["password"],
+            base,
+            args.stage,
+            world.manifest.get("answers", {}),
+            args.disagree,
+            args.timeout,
+            args.fresh_connections,
+            verify,
+        )
         for name in names
-    ]  # fmt: skip
+    ]
     clock: dict[str, float] = {}
 
     def start() -> None:
@@ -713,14 +792,19 @@ def summarize(outcome: dict, check: dict, log_path: Path, args) -> dict:
     cycle_seconds = [s for c in clients for t, s in c.cycle_times if start <= t < end]
     recorded = check["recorded"]
     lost = {n: acked[n] - recorded.get(n, 0) for n in acked if acked[n] > recorded.get(n, 0)}
-    unacked = {n: recorded.get(n, 0) - acked.get(n, 0) for n in recorded
-               if recorded[n] > acked.get(n, 0)}  # fmt: skip
+    unacked = {
+        n: recorded.get(n, 0) - acked.get(n, 0) for n in recorded if recorded[n] > acked.get(n, 0)
+    }
     log = log_path.read_text(errors="replace") if log_path.exists() else ""
     requests = {
-        kind: {"n": len(v), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95),
-               "max_ms": round(max(v) * 1000, 1) if v else None}
+        kind: {
+            "n": len(v),
+            "p50_ms": pct(v, 50),
+            "p95_ms": pct(v, 95),
+            "max_ms": round(max(v) * 1000, 1) if v else None,
+        }
         for kind, v in latencies.items()
-    }  # fmt: skip
+    }
     trivial, lease = requests["trivial"]["p95_ms"], requests["next"]["p95_ms"]
     status_totals: Counter = Counter()
     for counts in errors.values():
@@ -772,10 +856,22 @@ def one_run(world: World, args, postgres_base: str, number: int) -> dict:
             outcome = drive(base, world, args)
         check_path = run_dir / "check.json"
         run_child(
-            [sys.executable, str(WORLD_SCRIPT), "check", "--checkout", str(world.checkout),
-             "--stage", args.stage, "--since", since.isoformat(), "--out", str(check_path)],
-            cwd=world.checkout, env=env | {"DEBUG": "0"},
-        )  # fmt: skip
+            [
+                sys.executable,
+                str(WORLD_SCRIPT),
+                "check",
+                "--checkout",
+                str(world.checkout),
+                "--stage",
+                args.stage,
+                "--since",
+                since.isoformat(),
+                "--out",
+                str(check_path),
+            ],
+            cwd=world.checkout,
+            env=env | {"DEBUG": "0"},
+        )
         figures = summarize(outcome, json.loads(check_path.read_text()), log_path, args)
         if args.keep:
             figures["kept"] = {"directory": str(run_dir), "database": url}
@@ -838,8 +934,9 @@ def describe(world: World, args) -> str:
         if world.shape == "default"
         else f"gunicorn {args.workers} workers + PostgreSQL"
     )
-    return (f"{who['path']} @ {who['commit'][:7] or '?'}{' (dirty)' if who['dirty'] else ''}, "
-            f"{server}")  # fmt: skip
+    return (
+        f"{who['path']} @ {who['commit'][:7] or '?'}{' (dirty)' if who['dirty'] else ''}, {server}"
+    )
 
 
 def print_run(label: str, number: int, r: dict) -> None:
@@ -847,14 +944,18 @@ def print_run(label: str, number: int, r: dict) -> None:
         f"{KIND_NAMES.get(kind, kind)} " + ", ".join(f"{s} × {n}" for s, n in sorted(c.items()))
         for kind, c in r["errors"].items()
     )
-    print(f"  run {number} {label}: {r['cycles_per_s']:.2f} cycles/s ({r['cycles']} cycles), "
-          f"next p95 {ms(r['requests']['next']['p95_ms'])} ms, trivial p95 "
-          f"{ms(r['requests']['trivial']['p95_ms'])} ms; errors: {errors or 'none'}; handed to "
-          f"two {r['items_held_by_two']}, lost {r['lost']}, inconsistent {r['inconsistencies']}",
-          flush=True)  # fmt: skip
+    print(
+        f"  run {number} {label}: {r['cycles_per_s']:.2f} cycles/s ({r['cycles']} cycles), "
+        f"next p95 {ms(r['requests']['next']['p95_ms'])} ms, trivial p95 "
+        f"{ms(r['requests']['trivial']['p95_ms'])} ms; errors: {errors or 'none'}; handed to "
+        f"two {r['items_held_by_two']}, lost {r['lost']}, inconsistent {r['inconsistencies']}",
+        flush=True,
+    )
     if r["nothing_to_do"]:
-        print(f"    WARNING: clients found nothing to do {r['nothing_to_do']} times: the stage ran "
-              "dry, the figures are not the server's (give more --claims)")  # fmt: skip
+        print(
+            f"    WARNING: clients found nothing to do {r['nothing_to_do']} times: the stage ran "
+            "dry, the figures are not the server's (give more --claims)"
+        )
     if r["signed_in"] < r["clients"]:
         print(f"    WARNING: only {r['signed_in']} of {r['clients']} clients signed in")
     if r["unreadable_pages"]:
@@ -880,13 +981,17 @@ def print_table(columns: dict[str, dict]) -> None:
             )
     row("sign-in p95 ms", lambda m: ms(m["requests"]["signin"]["p95_ms"]))
     row("next p95 / trivial p95", lambda m: ms(m["next_p95_over_trivial_p95"]))
-    row("errors (all runs)", lambda m: ", ".join(
-        f"{s}×{n}" for s, n in sorted(m["errors_by_status"].items())) or "0")  # fmt: skip
-    for name, title in (("items_held_by_two", "handed to two at once"),
-                        ("lost", "acked, not recorded"),
-                        ("recorded_not_acknowledged", "recorded, not acked"),
-                        ("inconsistencies", "inconsistencies"),
-                        ("client_side_overlaps", "overlaps seen by clients")):  # fmt: skip
+    row(
+        "errors (all runs)",
+        lambda m: ", ".join(f"{s}×{n}" for s, n in sorted(m["errors_by_status"].items())) or "0",
+    )
+    for name, title in (
+        ("items_held_by_two", "handed to two at once"),
+        ("lost", "acked, not recorded"),
+        ("recorded_not_acknowledged", "recorded, not acked"),
+        ("inconsistencies", "inconsistencies"),
+        ("client_side_overlaps", "overlaps seen by clients"),
+    ):
         row(title, lambda m, n=name: str(m[n]))
     row("500s in the log", lambda m: str(m["server_log"].get("http_500_logged", 0)))
     row("… 'database is locked'", lambda m: str(m["server_log"].get("database_is_locked", 0)))
@@ -894,8 +999,10 @@ def print_table(columns: dict[str, dict]) -> None:
     if pair:
         a, b = (columns[label] for label in labels)
         if a["cycles_per_s"] and b["cycles_per_s"]:
-            print(f"\nthroughput A / B: {a['cycles_per_s'] / b['cycles_per_s']:.2f} (medians of "
-                  f"{a['runs']} and {b['runs']} runs)")  # fmt: skip
+            print(
+                f"\nthroughput A / B: {a['cycles_per_s'] / b['cycles_per_s']:.2f} (medians of "
+                f"{a['runs']} and {b['runs']} runs)"
+            )
 
 
 def clean(postgres_base: str) -> None:
@@ -903,8 +1010,12 @@ def clean(postgres_base: str) -> None:
     import psycopg
 
     with psycopg.connect(postgres_url(postgres_base, "postgres"), autocommit=True) as conn:
-        names = [row[0] for row in conn.execute(
-            "SELECT datname FROM pg_database WHERE datname LIKE 'sciver\\_load\\_%'")]  # fmt: skip
+        names = [
+            row[0]
+            for row in conn.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE 'sciver\\_load\\_%'"
+            )
+        ]
         for name in names:
             conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
     shutil.rmtree(CACHE, ignore_errors=True)
@@ -928,19 +1039,36 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each checkout")
     parser.add_argument("--json", type=Path, help="save every figure here")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per request")
-    parser.add_argument("--disagree", type=float, default=0.06,
-                        help="blind: share of claims labelled against the writer")  # fmt: skip
-    parser.add_argument("--fresh-connections", action="store_true",
-                        help="a new TCP connection per request instead of keep-alive")  # fmt: skip
-    parser.add_argument("--postgres", default=DEFAULT_POSTGRES,
-                        help="PostgreSQL on loopback (its 'postgres' database)")  # fmt: skip
-    parser.add_argument("--pg-set", action="append", default=[], metavar="NAME=VALUE",
-                        help="production: a PostgreSQL setting of each run's database "
-                        "(e.g. jit=off); repeatable")  # fmt: skip
+    parser.add_argument(
+        "--disagree",
+        type=float,
+        default=0.06,
+        help="blind: share of claims labelled against the writer",
+    )
+    parser.add_argument(
+        "--fresh-connections",
+        action="store_true",
+        help="a new TCP connection per request instead of keep-alive",
+    )
+    parser.add_argument(
+        "--postgres",
+        default=DEFAULT_POSTGRES,
+        help="PostgreSQL on loopback (its 'postgres' database)",
+    )
+    parser.add_argument(
+        "--pg-set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="production: a PostgreSQL setting of each run's database (e.g. jit=off); repeatable",
+    )
     parser.add_argument("--rebuild", action="store_true", help="build the worlds again")
     parser.add_argument("--keep", action="store_true", help="keep each run's database and log")
-    parser.add_argument("--clean", action="store_true",
-                        help="drop every cached world and left-over run database, and stop")  # fmt: skip
+    parser.add_argument(
+        "--clean",
+        action="store_true",
+        help="drop every cached world and left-over run database, and stop",
+    )
     args = parser.parse_args()
     if urlsplit(args.postgres).hostname not in (LOOPBACK, "localhost"):
         sys.exit("--postgres must be on 127.0.0.1: the benchmark talks to loopback only.")
@@ -964,10 +1092,14 @@ def main() -> None:
     try:
         worlds = {label: world_for(path, args, args.postgres) for label, path in checkouts.items()}
         for label, world in worlds.items():
-            print(f"{label}: {describe(world, args)}; world {world.key}: "
-                  f"{world.manifest['counts']}")  # fmt: skip
-        print(f"{STAGE_NAMES[args.stage]}, {args.clients} clients, {args.seconds:g} s measured "
-              f"after {args.warmup:g} s, {os.cpu_count()} cores", flush=True)  # fmt: skip
+            print(
+                f"{label}: {describe(world, args)}; world {world.key}: {world.manifest['counts']}"
+            )
+        print(
+            f"{STAGE_NAMES[args.stage]}, {args.clients} clients, {args.seconds:g} s measured "
+            f"after {args.warmup:g} s, {os.cpu_count()} cores",
+            flush=True,
+        )
         runs: dict[str, list[dict]] = {label: [] for label in worlds}
         number = 0
         for _ in range(args.repeat):

@@ -146,9 +146,13 @@ def _annotate_all(checkers: list) -> int:
                 break
             claim = item.claim
             review.submit_second_annotation(
-                item=item, user=checker, version=item.version, token=uuid.uuid4(),
-                label=claim.label, evidence_ids=list(claim.evidence.values_list("pk", flat=True)),
-            )  # fmt: skip
+                item=item,
+                user=checker,
+                version=item.version,
+                token=uuid.uuid4(),
+                label=claim.label,
+                evidence_ids=list(claim.evidence.values_list("pk", flat=True)),
+            )
             annotated += 1
     return annotated
 

@@ -67,23 +67,30 @@ def build_data() -> None:
         if Paper.objects.filter(arxiv_id=page.arxiv_id, version=page.version).exists():
             continue
         import_paper(
-            html=page.html_path.read_bytes(), page_url=page.html_path.resolve().as_uri(),
-            assets=FolderAssets(page.folder), arxiv_id=page.arxiv_id, version=page.version,
+            html=page.html_path.read_bytes(),
+            page_url=page.html_path.resolve().as_uri(),
+            assets=FolderAssets(page.folder),
+            arxiv_id=page.arxiv_id,
+            version=page.version,
             metadata=page.metadata,
-        )  # fmt: skip
+        )
     writer = people["bench-writer"]
     papers = list(Paper.objects.order_by("arxiv_id"))
     services.assign_papers(papers=papers, experts=[writer], assigned_by=admin)
     for paper in papers:
         kept = {
-            s.pk for s in Section.objects.filter(paper=paper)
+            s.pk
+            for s in Section.objects.filter(paper=paper)
             if not context_rules.proposed_for_removal(s.kind)
-        }  # fmt: skip
+        }
         services.save_curated_context(
-            paper=paper, user=writer, kept_section_ids=kept,
+            paper=paper,
+            user=writer,
+            kept_section_ids=kept,
             kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
-            not_chart_ids=(), latest_seen=None,
-        )  # fmt: skip
+            not_chart_ids=(),
+            latest_seen=None,
+        )
         writing.create_claim_tasks(paper=paper, by=writer, count=4, seed=7)
     written = 0
     while WorkItem.objects.filter(kind="write", status="open").count() > len(papers):
@@ -101,14 +108,19 @@ def build_data() -> None:
             claim = item.claim
             annotated += 1
             review.submit_second_annotation(
-                item=item, user=user, version=item.version, token=uuid.uuid4(),
+                item=item,
+                user=user,
+                version=item.version,
+                token=uuid.uuid4(),
                 label=flip[claim.label] if annotated % 3 == 0 else claim.label,
                 evidence_ids=claim.evidence.values_list("pk", flat=True),
-            )  # fmt: skip
+            )
     adjudications = WorkItem.objects.filter(kind="adjudicate").count()
-    print(f"data: {len(papers)} papers curated, {written} pairs written, {annotated} claims "
-          f"annotated blind, {adjudications} adjudication items "
-          f"({time.perf_counter() - started:.1f} s)")  # fmt: skip
+    print(
+        f"data: {len(papers)} papers curated, {written} pairs written, {annotated} claims "
+        f"annotated blind, {adjudications} adjudication items "
+        f"({time.perf_counter() - started:.1f} s)"
+    )
 
 
 def lease_pages() -> dict[str, tuple[str, str]]:
@@ -176,8 +188,10 @@ def profile(pages: dict[str, tuple[str, str]]) -> None:
             profiler.disable()
             elapsed = time.perf_counter() - started
         sql = sum(float(q["time"]) for q in queries.captured_queries)
-        print(f"\n{name} {url}: {response.status_code}, {len(response.content):,} bytes, "
-              f"{elapsed * 1000:.1f} ms, {len(queries)} SQL queries ({sql * 1000:.1f} ms)")  # fmt: skip
+        print(
+            f"\n{name} {url}: {response.status_code}, {len(response.content):,} bytes, "
+            f"{elapsed * 1000:.1f} ms, {len(queries)} SQL queries ({sql * 1000:.1f} ms)"
+        )
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(
             r"annotation/|papers/|template/base|db/models/sql/compiler", 10
@@ -253,12 +267,18 @@ def main() -> None:
     media = tempfile.mkdtemp(prefix="sciver-bench-media-")
     os.makedirs(f"{media}/static")
     env = {
-        "DATABASE_URL": args.database_url, "MEDIA_ROOT": media, "STATIC_ROOT": media + "/static",
-        "DEBUG": "0", "SCIVER_DEV": "0",
-        "SECRET_KEY": "bench-only-" + "x" * 40, "ALLOWED_HOSTS": "127.0.0.1",
-        "USE_CHROMIUM": "0", "LOG_LEVEL": "WARNING", "REDIS_URL": "",
+        "DATABASE_URL": args.database_url,
+        "MEDIA_ROOT": media,
+        "STATIC_ROOT": media + "/static",
+        "DEBUG": "0",
+        "SCIVER_DEV": "0",
+        "SECRET_KEY": "bench-only-" + "x" * 40,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "USE_CHROMIUM": "0",
+        "LOG_LEVEL": "WARNING",
+        "REDIS_URL": "",
         "DJANGO_SETTINGS_MODULE": "config.settings",
-    }  # fmt: skip
+    }
     os.environ.update(env)
     ensure_database(args.database_url)
 
@@ -276,10 +296,23 @@ def main() -> None:
     port = free_port()
     gunicorn = Path(sys.executable).parent / "gunicorn"
     server = subprocess.Popen(
-        [str(gunicorn), "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(args.workers),
-         "--access-logfile", "/dev/null", "--error-logfile", "-", "--log-level", "warning"],
-        cwd=ROOT, env=os.environ.copy(),
-    )  # fmt: skip
+        [
+            str(gunicorn),
+            "config.wsgi",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            str(args.workers),
+            "--access-logfile",
+            "/dev/null",
+            "--error-logfile",
+            "-",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=os.environ.copy(),
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         import requests
@@ -306,8 +339,10 @@ def main() -> None:
 
     lat, errors = run["latencies"], run["errors"]
     base_p95 = percentile(lat["healthz (trivial)"], 95)
-    print(f"\n{args.clients} clients, {args.seconds:.0f} s, gunicorn {args.workers} sync workers, "
-          f"{os.cpu_count()} cores, PostgreSQL")  # fmt: skip
+    print(
+        f"\n{args.clients} clients, {args.seconds:.0f} s, gunicorn {args.workers} sync workers, "
+        f"{os.cpu_count()} cores, PostgreSQL"
+    )
     print(
         f"{'page':<20}{'requests':>9}{'errors':>7}{'p50 ms':>9}{'p95 ms':>9}{'p95 / trivial':>15}"
     )
@@ -316,8 +351,10 @@ def main() -> None:
         verdict = (
             "" if name.startswith("healthz") else (" ok" if p95 <= 3 * base_p95 else " MISSED")
         )
-        print(f"{name:<20}{len(values):>9}{errors[name]:>7}{p50 * 1000:>9.1f}{p95 * 1000:>9.1f}"
-              f"{p95 / base_p95:>14.2f}{verdict}")  # fmt: skip
+        print(
+            f"{name:<20}{len(values):>9}{errors[name]:>7}{p50 * 1000:>9.1f}{p95 * 1000:>9.1f}"
+            f"{p95 / base_p95:>14.2f}{verdict}"
+        )
     print("target: p95 of each page ≤ 3 × the trivial view's p95")
 
 

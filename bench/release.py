@@ -59,11 +59,18 @@ def main() -> None:
     args = parser.parse_args()
     media = ROOT / "var" / "bench-release-media"  # kept with the database it belongs to
     media.mkdir(parents=True, exist_ok=True)
-    os.environ.update({
-        "DATABASE_URL": args.database_url, "MEDIA_ROOT": str(media), "DEBUG": "0",
-        "SCIVER_DEV": "0", "SECRET_KEY": "bench-only-" + "x" * 40,
-        "LOG_LEVEL": "WARNING", "REDIS_URL": "", "DJANGO_SETTINGS_MODULE": "config.settings",
-    })  # fmt: skip
+    os.environ.update(
+        {
+            "DATABASE_URL": args.database_url,
+            "MEDIA_ROOT": str(media),
+            "DEBUG": "0",
+            "SCIVER_DEV": "0",
+            "SECRET_KEY": "bench-only-" + "x" * 40,
+            "LOG_LEVEL": "WARNING",
+            "REDIS_URL": "",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
+    )
     if args.database_url.startswith("postgres"):
         ensure_database(args.database_url)
 
@@ -76,9 +83,15 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     started = time.perf_counter()
     call_command(
-        "simulate_annotation", "--papers", str(args.papers), "--seed", "13",
-        "--pairs-per-paper", str(args.pairs_per_paper), "--no-leftovers",
-    )  # fmt: skip
+        "simulate_annotation",
+        "--papers",
+        str(args.papers),
+        "--seed",
+        "13",
+        "--pairs-per-paper",
+        str(args.pairs_per_paper),
+        "--no-leftovers",
+    )
     print(f"data ready in {time.perf_counter() - started:.1f} s")
     stats = selectors.dataset_statistics(None)
     print(
@@ -88,8 +101,14 @@ def main() -> None:
 
     from validation.release_check import inspect_release
 
-    steps = ("make_split", "dataset_stats (pool)", "dataset_stats (split)", "export_release",
-             "plain copy", "check_release")  # fmt: skip
+    steps = (
+        "make_split",
+        "dataset_stats (pool)",
+        "dataset_stats (split)",
+        "export_release",
+        "plain copy",
+        "check_release",
+    )
     results: dict[str, list[float]] = {step: [] for step in steps}
     ratios: list[float] = []
     problems: list[int] = []
@@ -97,9 +116,18 @@ def main() -> None:
     for n in range(args.repeat):
         name = f"bench-{int(time.time())}-{n}"
         split = ["--validation", str(args.validation), "--test", str(args.test)]
-        results["make_split"].append(timed(
-            call_command, "make_split", *split, "--seed", str(13 + n), "--name", name, stdout=quiet
-        ))  # fmt: skip
+        results["make_split"].append(
+            timed(
+                call_command,
+                "make_split",
+                *split,
+                "--seed",
+                str(13 + n),
+                "--name",
+                name,
+                stdout=quiet,
+            )
+        )
         results["dataset_stats (pool)"].append(
             timed(call_command, "dataset_stats", "--json", stdout=quiet)
         )

@@ -311,19 +311,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     valid, total = today_rate(cases)
     mistakes = Counter(label.mistake for c in cases for label in c.today if not label.valid)
     papers = len({c.paper for c in cases})
-    print(f"{len(cases)} claims over {papers} corpus papers, "
-          f"subsets {dict(Counter(c.subset for c in cases))}")  # fmt: skip
-    print(f"before tuning (22afd96, labelled by hand): {_share(valid, total)} valid in the top "
-          f"three; invalid by class {dict(mistakes.most_common())}")  # fmt: skip
+    print(
+        f"{len(cases)} claims over {papers} corpus papers, "
+        f"subsets {dict(Counter(c.subset for c in cases))}"
+    )
+    print(
+        f"before tuning (22afd96, labelled by hand): {_share(valid, total)} valid in the top "
+        f"three; invalid by class {dict(mistakes.most_common())}"
+    )
     wrong = disagreements(cases)
     print(f"rules reproduce the hand labels: {total - len(wrong)}/{total}")
     for case, label, verdict in wrong:
         print(f"  {case.id}: labelled {label.valid}, rules say {verdict.valid} ({verdict.why})")
     result = run(cases)
     shown = [len(c.suggestions) for c in result.cases]
-    print(f"now: {_share(result.valid, result.judged)} valid in the top three "
-          f"({sum(shown) / len(shown):.2f} shown per claim, {shown.count(0)} claims without "
-          f"any; {result.seconds * 1000:.0f} ms)")  # fmt: skip
+    print(
+        f"now: {_share(result.valid, result.judged)} valid in the top three "
+        f"({sum(shown) / len(shown):.2f} shown per claim, {shown.count(0)} claims without "
+        f"any; {result.seconds * 1000:.0f} ms)"
+    )
     by_subset: dict[str, list[bool]] = {}
     by_kind: dict[str, list[bool]] = {}
     for c in result.cases:
@@ -331,9 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             by_subset.setdefault(c.case.subset, []).append(v.valid)
             by_kind.setdefault(s.kind, []).append(v.valid)
     for name, groups in (("subset", by_subset), ("kind", by_kind)):
-        print(f"  by {name}: " + ", ".join(
-            f"{k} {_share(sum(v), len(v))}" for k, v in sorted(groups.items())
-        ))  # fmt: skip
+        print(
+            f"  by {name}: "
+            + ", ".join(f"{k} {_share(sum(v), len(v))}" for k, v in sorted(groups.items()))
+        )
     for c in result.cases:
         bad = [(s, v) for s, v in zip(c.suggestions, c.verdicts, strict=True) if not v.valid]
         if args.verbose or bad:
@@ -341,16 +348,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             for s, v in zip(c.suggestions, c.verdicts, strict=True):
                 if args.verbose or not v.valid:
                     mark = "ok " if v.valid else "BAD"
-                    print(f"  {mark} {s.text}\n      {s.kind}: {s.description} · from "
-                          f"{s.source} · {v.why}")  # fmt: skip
+                    print(
+                        f"  {mark} {s.text}\n      {s.kind}: {s.description} · from "
+                        f"{s.source} · {v.why}"
+                    )
     held = run(load_cases(held_out=True))
-    print(f"\nheld out ({len(held.cases)} claims written after tuning): "
-          f"{_share(held.valid, held.judged)} valid in the top three")  # fmt: skip
+    print(
+        f"\nheld out ({len(held.cases)} claims written after tuning): "
+        f"{_share(held.valid, held.judged)} valid in the top three"
+    )
     for c in held.cases:
         for s, v in zip(c.suggestions, c.verdicts, strict=True):
             if args.verbose or not v.valid:
-                print(f"  {c.case.id} {'ok ' if v.valid else 'BAD'} {s.text}\n      {s.kind}: "
-                      f"{s.description} · from {s.source} · {v.why}")  # fmt: skip
+                print(
+                    f"  {c.case.id} {'ok ' if v.valid else 'BAD'} {s.text}\n      {s.kind}: "
+                    f"{s.description} · from {s.source} · {v.why}"
+                )
     if args.check is not None and result.rate < args.check:
         print(f"\nbelow {args.check:.0%}")
         return 1

@@ -132,9 +132,14 @@ def _dump_postgresql(using: str, target: Path) -> dict[str, int]:
         snapshot = cursor.fetchone()[0]
         counts = _row_counts(cursor, "postgresql")
         command = [
-            _pg_tool("pg_dump"), "--format=custom", "--no-owner", "--no-privileges",
-            f"--snapshot={snapshot}", f"--file={target}", connection.settings_dict["NAME"],
-        ]  # fmt: skip
+            _pg_tool("pg_dump"),
+            "--format=custom",
+            "--no-owner",
+            "--no-privileges",
+            f"--snapshot={snapshot}",
+            f"--file={target}",
+            connection.settings_dict["NAME"],
+        ]
         _run(command, _pg_env(connection.settings_dict), "pg_dump")
     return counts
 
@@ -271,8 +276,10 @@ def restore(source: Path, *, using: str = "default") -> Summary:
             "tables: restore needs a fresh, empty database (create one and point DATABASE_URL "
             "at it; do not run migrate first)."
         )
-    targets = {name: Path(getattr(settings, entry["setting"])) for name, entry in
-               manifest["folders"].items()}  # fmt: skip
+    targets = {
+        name: Path(getattr(settings, entry["setting"]))
+        for name, entry in manifest["folders"].items()
+    }
     for name, folder in targets.items():
         if not _folder_empty(folder):
             raise BackupError(f"{folder} ({FOLDERS[name]}) is not empty: restore needs it empty.")
@@ -280,10 +287,14 @@ def restore(source: Path, *, using: str = "default") -> Summary:
     with _restoring(using):
         if vendor == "postgresql":
             command = [
-                _pg_tool("pg_restore"), "--exit-on-error", "--single-transaction", "--no-owner",
-                "--no-privileges", f"--dbname={connection.settings_dict['NAME']}",
+                _pg_tool("pg_restore"),
+                "--exit-on-error",
+                "--single-transaction",
+                "--no-owner",
+                "--no-privileges",
+                f"--dbname={connection.settings_dict['NAME']}",
                 str(source / database["file"]),
-            ]  # fmt: skip
+            ]
             _run(command, _pg_env(connection.settings_dict), "pg_restore")
         else:
             connection.ensure_connection()
@@ -302,9 +313,10 @@ def restore(source: Path, *, using: str = "default") -> Summary:
         restored = _row_counts(cursor, vendor)
     if restored != database["tables"]:
         differ = sorted(
-            t for t in {*restored, *database["tables"]}
+            t
+            for t in {*restored, *database["tables"]}
             if restored.get(t) != database["tables"].get(t)
-        )  # fmt: skip
+        )
         raise BackupError(f"The restored database differs from the backup in: {', '.join(differ)}.")
     for name, folder in targets.items():
         files = sum(1 for p in folder.rglob("*") if p.is_file())

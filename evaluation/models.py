@@ -32,9 +32,12 @@ class EvaluationRun(models.Model):
     Source = RunSource
 
     export = models.ForeignKey(
-        "validation.ReleaseExport", null=True, blank=True, on_delete=models.SET_NULL,
+        "validation.ReleaseExport",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="evaluations",
-    )  # fmt: skip
+    )
     release_dir = models.CharField(max_length=500)
     release_name = models.CharField(max_length=200, blank=True)
     part = models.CharField(max_length=16)

@@ -43,8 +43,13 @@ def _legend(series: Sequence[Series], x: int, y: int) -> list[str]:
     return parts
 
 
-def subset_bars(series: Sequence[Series], *, title: str = "Accuracy per subset",
-                keys: Sequence[str] = SUBSETS, width: int = 560) -> str:  # fmt: skip
+def subset_bars(
+    series: Sequence[Series],
+    *,
+    title: str = "Accuracy per subset",
+    keys: Sequence[str] = SUBSETS,
+    width: int = 560,
+) -> str:
     """One group of bars per subset, a bar per run; the dashed line is chance."""
     left, top, bar = 90, 28, 12
     group = bar * max(len(series), 1) + 10
@@ -83,9 +88,14 @@ def subset_bars(series: Sequence[Series], *, title: str = "Accuracy per subset",
     return "".join(parts)
 
 
-def evidence_curve(series: Sequence[Series], *, title: str = "Accuracy by number of evidence "
-                   "pieces (SciVer Figure 4)", keys: Sequence[str] = EVIDENCE_BUCKETS,
-                   width: int = 560, height: int = 260) -> str:  # fmt: skip
+def evidence_curve(
+    series: Sequence[Series],
+    *,
+    title: str = "Accuracy by number of evidence pieces (SciVer Figure 4)",
+    keys: Sequence[str] = EVIDENCE_BUCKETS,
+    width: int = 560,
+    height: int = 260,
+) -> str:
     """Accuracy (0–100 %) against the evidence buckets, a line per run."""
     left, top, right, bottom = 44, 30, 150, 40
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -117,10 +127,12 @@ def evidence_curve(series: Sequence[Series], *, title: str = "Accuracy by number
         points = [(x(i), y(values[k])) for i, k in enumerate(keys) if values.get(k) is not None]
         if len(points) > 1:
             path = " ".join(f"{px},{py}" for px, py in points)
-            parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
-                         f'stroke-width="2"/>')  # fmt: skip
-        for (px, py), key in zip(points, [k for k in keys if values.get(k) is not None],
-                                 strict=True):  # fmt: skip
+            parts.append(
+                f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
+            )
+        for (px, py), key in zip(
+            points, [k for k in keys if values.get(k) is not None], strict=True
+        ):
             parts.append(
                 f'<circle cx="{px}" cy="{py}" r="3.5" fill="{colour}"><title>{escape(label)}, '
                 f"{escape(key)}: {100 * values[key]:.1f} %</title></circle>"

@@ -39,8 +39,13 @@ __all__ = [
 ]
 
 DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "prompts" / "chain_of_thought.txt"
-MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-        ".webp": "image/webp"}  # fmt: skip
+MIME = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
 CHARS_PER_TOKEN = 4  # a rough rule for English text
 IMAGE_TOKENS_UNKNOWN = 765  # OpenAI's count for a 1024×1024 image at high detail
 
@@ -145,10 +150,13 @@ class PlannedRequest:
     def key(self, *, endpoint: str, model: str, settings: Mapping[str, Any], prompt: str) -> str:
         """The cache key: endpoint, model, settings, prompt template, text and image hashes."""
         material = {
-            "endpoint": endpoint.rstrip("/"), "model": model, "settings": dict(settings),
-            "prompt": prompt, "text": hashlib.sha256(self.text.encode()).hexdigest(),
+            "endpoint": endpoint.rstrip("/"),
+            "model": model,
+            "settings": dict(settings),
+            "prompt": prompt,
+            "text": hashlib.sha256(self.text.encode()).hexdigest(),
             "images": [(i.label, i.sha256) for i in self.images],
-        }  # fmt: skip
+        }
         if self.context != FULL_CONTEXT.key:  # (full-context keys stay as they were)
             material["context"] = self.context
         return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
@@ -171,8 +179,15 @@ def image_tokens(width: int, height: int) -> int:
     return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
 
 
-def _image(part: ReleasePart, item: Item, path: str, caption: str, kind: str, number: str,
-           seen: dict[Path, tuple[str, int, int]]) -> PlannedImage:  # fmt: skip
+def _image(
+    part: ReleasePart,
+    item: Item,
+    path: str,
+    caption: str,
+    kind: str,
+    number: str,
+    seen: dict[Path, tuple[str, int, int]],
+) -> PlannedImage:
     local = part.local(path)
     if local not in seen:
         try:

@@ -139,15 +139,22 @@ def _normalise(text: str) -> str:
     text = re.sub(r"\$+", " ", text)
     text = re.sub(r"\b(can)(?:not|'t)\b", r"\1 not", text, flags=re.IGNORECASE)
     text = re.sub(r"\bwon't\b", "will not", text, flags=re.IGNORECASE)
-    text = re.sub(r"\b(do|does|did|is|are|was|were|has|have|had|should|would|could)n't\b",
-                  r"\1 not", text, flags=re.IGNORECASE)  # fmt: skip
+    text = re.sub(
+        r"\b(do|does|did|is|are|was|were|has|have|had|should|would|could)n't\b",
+        r"\1 not",
+        text,
+        flags=re.IGNORECASE,
+    )
     return "\n".join(" ".join(line.split()) for line in text.splitlines())
 
 
 def _words_before(text: str, start: int) -> list[str]:
     """The words just before `start`, back to the clause's start (a comma, a colon)."""
-    head = re.split(r"[,;:.!?()\n]|\b(?:but|however|although|though|while|whereas)\b",
-                    text[:start], flags=re.IGNORECASE)[-1]  # fmt: skip
+    head = re.split(
+        r"[,;:.!?()\n]|\b(?:but|however|although|though|while|whereas)\b",
+        text[:start],
+        flags=re.IGNORECASE,
+    )[-1]
     return re.findall(r"[a-z']+", head.lower())[-NEGATION_WINDOW:]
 
 

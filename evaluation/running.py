@@ -65,16 +65,23 @@ class Estimate:
 
 def _keys(planned: Sequence[PlannedRequest], client: ChatClient, template: Template) -> list[str]:
     return [
-        p.key(endpoint=client.endpoint, model=client.model,
-              settings=client.settings.as_dict(), prompt=template.sha256)
+        p.key(
+            endpoint=client.endpoint,
+            model=client.model,
+            settings=client.settings.as_dict(),
+            prompt=template.sha256,
+        )
         for p in planned
-    ]  # fmt: skip
+    ]
 
 
 def estimate(
-    planned: Sequence[PlannedRequest], *, client: ChatClient, template: Template,
+    planned: Sequence[PlannedRequest],
+    *,
+    client: ChatClient,
+    template: Template,
     cache: ResponseCache,
-) -> Estimate:  # fmt: skip
+) -> Estimate:
     """What a run would send: nothing is sent."""
     keys = _keys(planned, client, template)
     todo = [p for p, k in zip(planned, keys, strict=True) if cache.get(k) is None]

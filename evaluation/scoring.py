@@ -46,8 +46,13 @@ class Outcome:
 
     def line(self) -> dict:
         """The `--out` JSON Lines record."""
-        return {"request_id": self.request_id, "response": self.response, "parsed": self.parsed,
-                "correct": self.correct, "official_correct": self.official_correct}  # fmt: skip
+        return {
+            "request_id": self.request_id,
+            "response": self.response,
+            "parsed": self.parsed,
+            "correct": self.correct,
+            "official_correct": self.official_correct,
+        }
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -181,9 +186,11 @@ def breakdowns(
             chosen = members.get(key, [])
             correct = sum(o.correct for o in chosen)
             low, high = bootstrap_interval(
-                correct, len(chosen), rng=random.Random(f"{seed}:{group}:{key}"),
+                correct,
+                len(chosen),
+                rng=random.Random(f"{seed}:{group}:{key}"),
                 resamples=resamples,
-            )  # fmt: skip
+            )
             cells.append(
                 Cell(
                     group=group,

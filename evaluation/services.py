@@ -62,9 +62,12 @@ class Evaluation:
 
 
 def evaluate(
-    part: ReleasePart, responses: Mapping[int, str | None], *, seed: int = 0,
+    part: ReleasePart,
+    responses: Mapping[int, str | None],
+    *,
+    seed: int = 0,
     resamples: int = RESAMPLES,
-) -> Evaluation:  # fmt: skip
+) -> Evaluation:
     outcomes = score(part.items, responses)
     return Evaluation(part, outcomes, breakdowns(outcomes, seed=seed, resamples=resamples))
 
@@ -83,26 +86,43 @@ def context_fields(setting: ContextSetting) -> dict[str, object]:
 
 @transaction.atomic
 def record_run(
-    *, evaluation: Evaluation, model: str, source: str, by: AbstractBaseUser | None = None,
-    run: EvaluationRun | None = None, **fields: object,
-) -> EvaluationRun:  # fmt: skip
+    *,
+    evaluation: Evaluation,
+    model: str,
+    source: str,
+    by: AbstractBaseUser | None = None,
+    run: EvaluationRun | None = None,
+    **fields: object,
+) -> EvaluationRun:
     """Store a scored run and its per-record outcomes (replacing any the run had)."""
     part = evaluation.part
     if run is None:
         _check_model(model)
         run = EvaluationRun.objects.create(
-            release_dir=str(part.root), release_name=part.name, part=part.part, source=source,
-            model=model, created_by=by, **fields,
-        )  # fmt: skip
+            release_dir=str(part.root),
+            release_name=part.name,
+            part=part.part,
+            source=source,
+            model=model,
+            created_by=by,
+            **fields,
+        )
     RecordOutcome.objects.filter(run=run).delete()
     RecordOutcome.objects.bulk_create(
         RecordOutcome(
-            run=run, request_id=o.request_id, response=o.response, parsed=o.parsed,
-            correct=o.correct, official_correct=o.official_correct, claim_type=o.claim_type,
-            subfield=o.subfield[:32], gold=o.gold, evidence=o.evidence,
+            run=run,
+            request_id=o.request_id,
+            response=o.response,
+            parsed=o.parsed,
+            correct=o.correct,
+            official_correct=o.official_correct,
+            claim_type=o.claim_type,
+            subfield=o.subfield[:32],
+            gold=o.gold,
+            evidence=o.evidence,
         )
         for o in evaluation.outcomes
-    )  # fmt: skip
+    )
     run.summary = evaluation.summary()
     run.records = len(evaluation.outcomes)
     run.release_name = part.name
@@ -111,16 +131,27 @@ def record_run(
 
 
 def ask(
-    part: ReleasePart, *, client: ChatClient, template: Template, cache: ResponseCache,
-    concurrency: int, progress: Callable[[int, int], None] | None = None,
-    cancelled: Callable[[], bool] | None = None, context: ContextSetting = FULL_CONTEXT,
-) -> RunResult:  # fmt: skip
+    part: ReleasePart,
+    *,
+    client: ChatClient,
+    template: Template,
+    cache: ResponseCache,
+    concurrency: int,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    context: ContextSetting = FULL_CONTEXT,
+) -> RunResult:
     """Every record's response from the model (cached ones are not asked again)."""
     planned = plan_requests(part, template, context)
     return ask_model(
-        planned, client=client, template=template, cache=cache, concurrency=concurrency,
-        progress=progress, cancelled=cancelled,
-    )  # fmt: skip
+        planned,
+        client=client,
+        template=template,
+        cache=cache,
+        concurrency=concurrency,
+        progress=progress,
+        cancelled=cancelled,
+    )
 
 
 def _staff(user: AbstractBaseUser) -> None:
@@ -134,9 +165,15 @@ def endpoint_choices() -> dict[str, dict[str, str]]:
 
 
 def start_run(
-    *, by: AbstractBaseUser, export: ReleaseExport, part: str, endpoint_name: str, model: str,
-    confirm_remote: bool = False, context: ContextSetting = FULL_CONTEXT,
-) -> EvaluationRun:  # fmt: skip
+    *,
+    by: AbstractBaseUser,
+    export: ReleaseExport,
+    part: str,
+    endpoint_name: str,
+    model: str,
+    confirm_remote: bool = False,
+    context: ContextSetting = FULL_CONTEXT,
+) -> EvaluationRun:
     """Record a run of `model` at the named endpoint on a finished export, given the full
     context or only retrieved evidence, and start its job."""
     from jobs.dispatch import start_job
@@ -164,24 +201,38 @@ def start_run(
     options = ModelSettings()
     with transaction.atomic():
         run = EvaluationRun.objects.create(
-            export=export, release_dir=str(release.root), release_name=release.name, part=part,
-            source=RunSource.ENDPOINT, model=model, endpoint_name=endpoint_name,
-            endpoint_url=endpoint, prompt_version=template.version,
-            settings=options.as_dict(), created_by=by, **context_fields(context),
-        )  # fmt: skip
+            export=export,
+            release_dir=str(release.root),
+            release_name=release.name,
+            part=part,
+            source=RunSource.ENDPOINT,
+            model=model,
+            endpoint_name=endpoint_name,
+            endpoint_url=endpoint,
+            prompt_version=template.version,
+            settings=options.as_dict(),
+            created_by=by,
+            **context_fields(context),
+        )
         job = start_job(
-            kind="evaluate_release", function="evaluation.jobs.evaluate_release_job",
-            params={"run_id": run.pk}, queue="default", timeout=24 * 3600, mode="thread",
-        )  # fmt: skip
+            kind="evaluate_release",
+            function="evaluation.jobs.evaluate_release_job",
+            params={"run_id": run.pk},
+            queue="default",
+            timeout=24 * 3600,
+            mode="thread",
+        )
         EvaluationRun.objects.filter(pk=run.pk).update(job=job)
         run.job = job
     return run
 
 
 def run_endpoint(
-    *, run_id: int, progress: Callable[[int, int], None] | None = None,
+    *,
+    run_id: int,
+    progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
-) -> dict:  # fmt: skip
+) -> dict:
     """Ask the run's endpoint for every record, score, store (what the job runs)."""
     run = EvaluationRun.objects.get(pk=run_id)
     endpoint = endpoint_choices().get(run.endpoint_name)
@@ -198,19 +249,30 @@ def run_endpoint(
     if template.version != run.prompt_version:
         raise EvaluationRefused("the prompt template changed since the run was started")
     client = ChatClient(
-        run.endpoint_url, run.model, api_key=os.environ.get(key_variable, ""),
+        run.endpoint_url,
+        run.model,
+        api_key=os.environ.get(key_variable, ""),
         settings=ModelSettings(**run.settings),
         timeout=settings.EVALUATION_TIMEOUT_SECONDS,
-    )  # fmt: skip
+    )
     result = ask(
-        part, client=client, template=template, cache=ResponseCache(settings.EVALUATION_CACHE_DIR),
-        concurrency=settings.EVALUATION_CONCURRENCY, progress=progress, cancelled=cancelled,
+        part,
+        client=client,
+        template=template,
+        cache=ResponseCache(settings.EVALUATION_CACHE_DIR),
+        concurrency=settings.EVALUATION_CONCURRENCY,
+        progress=progress,
+        cancelled=cancelled,
         context=run.context_setting,
-    )  # fmt: skip
+    )
     evaluation = evaluate(part, result.responses)
     record_run(evaluation=evaluation, model=run.model, source=run.source, run=run)
-    return {"records": len(part.items), "asked": result.asked, "failed": len(result.failed),
-            "cancelled": result.cancelled}  # fmt: skip
+    return {
+        "records": len(part.items),
+        "asked": result.asked,
+        "failed": len(result.failed),
+        "cancelled": result.cancelled,
+    }
 
 
 def latest_runs(ids: Sequence[int] = ()) -> list[EvaluationRun]:

@@ -11,11 +11,15 @@ urlpatterns = [
     path("manage/evaluation/", views.runs, name="runs"),
     path("manage/evaluation/runs/<id:run_id>/", views.run, name="run"),
     path("manage/evaluation/runs/<id:run_id>/cancel/", views.cancel, name="cancel"),
-    path("manage/evaluation/runs/<id:run_id>/outcomes.csv", views.outcomes_csv,
-         name="outcomes_csv"),
-    path("manage/evaluation/runs/<id:run_id>/outcomes.json", views.outcomes_json,
-         name="outcomes_json"),
+    path(
+        "manage/evaluation/runs/<id:run_id>/outcomes.csv", views.outcomes_csv, name="outcomes_csv"
+    ),
+    path(
+        "manage/evaluation/runs/<id:run_id>/outcomes.json",
+        views.outcomes_json,
+        name="outcomes_json",
+    ),
     path("manage/evaluation/compare/", views.compare, name="compare"),
     path("manage/evaluation/compare.csv", views.compare_csv, name="compare_csv"),
     path("manage/evaluation/compare.json", views.compare_json, name="compare_json"),
-]  # fmt: skip
+]

@@ -27,15 +27,43 @@ from validation.models import ReleaseExport
 
 MAX_K = 50
 RUN_FIELDS: dict[str, parse.Field] = {
-    "export": parse.Int(min=1), "part": parse.Text(16), "endpoint": parse.Text(64),
-    "model": parse.Text(services.MAX_MODEL), "confirm_remote": parse.Flag(),
-    "context": parse.Text(32), "k": parse.Int(min=1, max=MAX_K, default=5),
-}  # fmt: skip
+    "export": parse.Int(min=1),
+    "part": parse.Text(16),
+    "endpoint": parse.Text(64),
+    "model": parse.Text(services.MAX_MODEL),
+    "confirm_remote": parse.Flag(),
+    "context": parse.Text(32),
+    "k": parse.Int(min=1, max=MAX_K, default=5),
+}
 MAX_COMPARED = 8
-CSV_COLUMNS = ("run", "model", "release", "part", "prompt_version", "context", "group", "key", "n",
-               "correct", "accuracy", "low", "high", "unanswered", "official_accuracy")  # fmt: skip
-OUTCOME_COLUMNS = ("request_id", "claim_type", "subfield", "gold", "evidence", "parsed",
-                   "correct", "official_correct", "response")  # fmt: skip
+CSV_COLUMNS = (
+    "run",
+    "model",
+    "release",
+    "part",
+    "prompt_version",
+    "context",
+    "group",
+    "key",
+    "n",
+    "correct",
+    "accuracy",
+    "low",
+    "high",
+    "unanswered",
+    "official_accuracy",
+)
+OUTCOME_COLUMNS = (
+    "request_id",
+    "claim_type",
+    "subfield",
+    "gold",
+    "evidence",
+    "parsed",
+    "correct",
+    "official_correct",
+    "response",
+)
 
 
 def _finished_exports():
@@ -44,8 +72,14 @@ def _finished_exports():
 
 @staff_required
 def runs(request: HttpRequest) -> HttpResponse:
-    form = {"export": "", "part": "validation", "endpoint": "", "model": "", "context": "full",
-            "k": 5}  # fmt: skip
+    form = {
+        "export": "",
+        "part": "validation",
+        "endpoint": "",
+        "model": "",
+        "context": "full",
+        "k": 5,
+    }
     if request.method == "POST":
         data = parse.parse_fields(request.POST, RUN_FIELDS)
         form |= {k: data[k] for k in form}
@@ -62,10 +96,14 @@ def runs(request: HttpRequest) -> HttpResponse:
                 )
             context = ContextSetting() if chosen == "full" else ContextSetting(chosen, data["k"])
             run = services.start_run(
-                by=request.user, export=export, part=data["part"],
-                endpoint_name=data["endpoint"], model=data["model"],
-                confirm_remote=data["confirm_remote"], context=context,
-            )  # fmt: skip
+                by=request.user,
+                export=export,
+                part=data["part"],
+                endpoint_name=data["endpoint"],
+                model=data["model"],
+                confirm_remote=data["confirm_remote"],
+                context=context,
+            )
         except EvaluationError as exc:
             messages.error(request, str(exc))
         else:
@@ -87,14 +125,19 @@ def _rows(run: EvaluationRun) -> list[dict]:
     rows = []
     for group, cells in (run.summary.get("breakdowns") or {}).items():
         for cell in cells:
-            rows.append(cell | {
-                "title": GROUP_TITLES.get(group, group), "shown": percent(cell["accuracy"]),
-                "interval": "—" if cell["low"] is None else
-                f"{percent(cell['low'])}–{percent(cell['high'])}",
-                "official_shown": percent(cell["official_accuracy"]),
-                "human": percent(human.accuracy(group, cell["key"])),
-                "human_n": human.answers(group, cell["key"]),
-            })  # fmt: skip
+            rows.append(
+                cell
+                | {
+                    "title": GROUP_TITLES.get(group, group),
+                    "shown": percent(cell["accuracy"]),
+                    "interval": "—"
+                    if cell["low"] is None
+                    else f"{percent(cell['low'])}–{percent(cell['high'])}",
+                    "official_shown": percent(cell["official_accuracy"]),
+                    "human": percent(human.accuracy(group, cell["key"])),
+                    "human_n": human.answers(group, cell["key"]),
+                }
+            )
     return rows
 
 
@@ -149,11 +192,21 @@ def _download(text: str, name: str, kind: str) -> HttpResponse:
 
 
 def _about(run: EvaluationRun) -> dict:
-    return {"id": run.pk, "model": run.model, "release": run.release_name, "part": run.part,
-            "source": run.source, "endpoint": run.endpoint_name, "prompt_version":
-            run.prompt_version, "settings": run.settings, "context": run.context,
-            "retriever": run.retriever or None, "k": run.top_k, "records": run.records,
-            "created_at": run.created_at.isoformat()}  # fmt: skip
+    return {
+        "id": run.pk,
+        "model": run.model,
+        "release": run.release_name,
+        "part": run.part,
+        "source": run.source,
+        "endpoint": run.endpoint_name,
+        "prompt_version": run.prompt_version,
+        "settings": run.settings,
+        "context": run.context,
+        "retriever": run.retriever or None,
+        "k": run.top_k,
+        "records": run.records,
+        "created_at": run.created_at.isoformat(),
+    }
 
 
 def _compared(request: HttpRequest) -> list[EvaluationRun]:
@@ -183,28 +236,44 @@ def compare(request: HttpRequest) -> HttpResponse:
     table: dict[tuple[str, str], dict] = {}
     for index, r in enumerate(chosen):
         for row in _rows(r):
-            entry = table.setdefault((row["title"], row["key"]), {
-                "title": row["title"], "key": row["key"], "cells": [None] * len(chosen),
-                "human": row["human"], "human_n": row["human_n"]})  # fmt: skip
+            entry = table.setdefault(
+                (row["title"], row["key"]),
+                {
+                    "title": row["title"],
+                    "key": row["key"],
+                    "cells": [None] * len(chosen),
+                    "human": row["human"],
+                    "human_n": row["human_n"],
+                },
+            )
             entry["cells"][index] = row
     query = "&".join(f"run={r.pk}" for r in chosen)
     context = {
-        "chosen": chosen, "rows": list(table.values()), "chance": percent(CHANCE),
+        "chosen": chosen,
+        "rows": list(table.values()),
+        "chance": percent(CHANCE),
         "subset_plot": plots.subset_bars(series) if chosen else "",
-        "evidence_plot": plots.evidence_curve(curves) if chosen else "", "query": query,
-    }  # fmt: skip
+        "evidence_plot": plots.evidence_curve(curves) if chosen else "",
+        "query": query,
+    }
     return render(request, "evaluation/compare.html", context)
 
 
 def _comparison(chosen: list[EvaluationRun]) -> list[dict]:
     return [
-        {"run": r.pk, "model": r.model, "release": r.release_name, "part": r.part,
-         "prompt_version": r.prompt_version, "context": r.context_label,
-         **{k: c.get(k) for k in CSV_COLUMNS[6:]}}
+        {
+            "run": r.pk,
+            "model": r.model,
+            "release": r.release_name,
+            "part": r.part,
+            "prompt_version": r.prompt_version,
+            "context": r.context_label,
+            **{k: c.get(k) for k in CSV_COLUMNS[6:]},
+        }
         for r in chosen
         for cells in r.summary["breakdowns"].values()
         for c in cells
-    ]  # fmt: skip
+    ]
 
 
 @staff_required

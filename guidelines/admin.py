@@ -61,8 +61,7 @@ class FixInline(admin.TabularInline):
 class FlagAdmin(ReadOnlyAdmin):
     """Fixed, dismissed or corrected on its flag page (linked), which records every fix."""
 
-    list_display = ("id", "kind", "status", "paper", "element", "item", "by", "at", "fixes",
-                    "page")  # fmt: skip
+    list_display = ("id", "kind", "status", "paper", "element", "item", "by", "at", "fixes", "page")
     list_filter = ("status", "kind")
     search_fields = ("note", "paper__arxiv_id", "item__key", "by__username")
     list_select_related = ("paper", "element", "item", "by")

@@ -14,7 +14,9 @@ def rerender_flagged_element(*, job: JobContext, flag_id: int, by_id: int) -> di
     flag = Flag.objects.select_related("element").get(pk=flag_id)
     by = get_user_model().objects.get(pk=by_id)
     fix = services.rerender_flagged_element(
-        flag=flag, by=by, job_id=job.job.pk,
+        flag=flag,
+        by=by,
+        job_id=job.job.pk,
         progress=lambda done, total, message: job.progress(done, total, message),
-    )  # fmt: skip
+    )
     return {"fix_id": fix.pk, "flag_id": flag_id, **fix.after}

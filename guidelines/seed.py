@@ -61,17 +61,26 @@ def first_sections() -> list[dict[str, str]]:
     for subset in SUBSETS:
         definition, example = SUBSET_GUIDE[subset]
         sections.append(
-            {"key": f"subset-{subset}", "title": f"Subset: {subset}",
-             "body": f"{definition}\n\nExample: {example}"}
-        )  # fmt: skip
+            {
+                "key": f"subset-{subset}",
+                "title": f"Subset: {subset}",
+                "body": f"{definition}\n\nExample: {example}",
+            }
+        )
     rules = "; ".join(rule_text(s, whole=True) for s in SUBSETS)
     sections.append(
-        {"key": "evidence", "title": "What counts as evidence",
-         "body": EVIDENCE_TEXT.format(rules=rules)}
-    )  # fmt: skip
+        {
+            "key": "evidence",
+            "title": "What counts as evidence",
+            "body": EVIDENCE_TEXT.format(rules=rules),
+        }
+    )
     for number, (key, title, example) in enumerate(CRITERIA_EXAMPLES, start=1):
         sections.append(
-            {"key": f"criterion-{key}", "title": f"Validation criterion {number}: {title}",
-             "body": example}
-        )  # fmt: skip
+            {
+                "key": f"criterion-{key}",
+                "title": f"Validation criterion {number}: {title}",
+                "body": example,
+            }
+        )
     return sections

@@ -73,14 +73,22 @@ def publish_guidelines(
             reason="stale",
         )
     note = note.strip()
-    texts = [{name: str(s.get(name, "")).strip() for name in ("key", "title", "body")}
-             for s in sections]  # fmt: skip
-    _refuse_long("Nothing was published", [
-        (f"Section {i}'s {what}", section[name], limit)
-        for i, section in enumerate(texts, start=1)
-        for name, what, limit in (("key", "key", MAX_KEY), ("title", "title", MAX_TITLE),
-                                  ("body", "text", MAX_BODY))
-    ] + [("note", note, MAX_NOTE)])  # fmt: skip
+    texts = [
+        {name: str(s.get(name, "")).strip() for name in ("key", "title", "body")} for s in sections
+    ]
+    _refuse_long(
+        "Nothing was published",
+        [
+            (f"Section {i}'s {what}", section[name], limit)
+            for i, section in enumerate(texts, start=1)
+            for name, what, limit in (
+                ("key", "key", MAX_KEY),
+                ("title", "title", MAX_TITLE),
+                ("body", "text", MAX_BODY),
+            )
+        ]
+        + [("note", note, MAX_NOTE)],
+    )
     cleaned = []
     for s in texts:
         title, body = s["title"], s["body"]
@@ -102,8 +110,9 @@ def publish_guidelines(
                 number=number + 1, sections=cleaned, note=note, created_by=by
             )
     except IntegrityError as exc:  # the first version, published twice at once
-        raise GuidelineError("Another admin published at the same time: open the editor again.",
-                             reason="stale") from exc  # fmt: skip
+        raise GuidelineError(
+            "Another admin published at the same time: open the editor again.", reason="stale"
+        ) from exc
 
 
 def record_guideline_use(item: WorkItem, *, actor: AbstractBaseUser | None) -> None:
@@ -159,8 +168,9 @@ def raise_flag(
         errors.append(problem)
     if item is not None:
         if not may_flag_item(user, item):
-            raise GuidelineError("You can flag only an item you hold or submitted.",
-                                 reason="forbidden")  # fmt: skip
+            raise GuidelineError(
+                "You can flag only an item you hold or submitted.", reason="forbidden"
+            )
         paper_id = item.paper_id
     elif paper is not None:
         if not may_flag_paper(user, paper):
@@ -197,15 +207,20 @@ def _fix(flag: Flag, *, by, action: str, before=None, after=None, note: str = ""
     """A fix's record; its note whole (each service refuses a note over MAX_NOTE first)."""
     note = note.strip()
     _refuse_long("Nothing was recorded", [("note", note, MAX_NOTE)])
-    return FlagFix.objects.create(flag=flag, action=action, before=before or {},
-                                  after=after or {}, note=note, by=by)  # fmt: skip
+    return FlagFix.objects.create(
+        flag=flag, action=action, before=before or {}, after=after or {}, note=note, by=by
+    )
 
 
 @transaction.atomic
 def edit_flagged_element(
-    *, flag: Flag, by: AbstractBaseUser, caption: str | None = None, text: str | None = None,
+    *,
+    flag: Flag,
+    by: AbstractBaseUser,
+    caption: str | None = None,
+    text: str | None = None,
     note: str = "",
-) -> list[FlagFix]:  # fmt: skip
+) -> list[FlagFix]:
     """Correct the flagged element's caption or text in place; each changed field a fix."""
     _staff(by)
     _refuse_long("Nothing was recorded", [("note", note.strip(), MAX_NOTE)])
@@ -215,14 +230,24 @@ def edit_flagged_element(
         raise GuidelineError("This flag is about the item, not an element.")
     element = Element.objects.select_for_update().get(pk=element.pk)
     fixes, changed = [], []
-    for field, action, value in (("caption", FixAction.CAPTION, caption),
-                                 ("text", FixAction.TEXT, text)):  # fmt: skip
+    for field, action, value in (
+        ("caption", FixAction.CAPTION, caption),
+        ("text", FixAction.TEXT, text),
+    ):
         if value is None:
             continue
         value = str(value).strip()
         if value != getattr(element, field):
-            fixes.append(_fix(flag, by=by, action=action, before={field: getattr(element, field)},
-                              after={field: value}, note=note))  # fmt: skip
+            fixes.append(
+                _fix(
+                    flag,
+                    by=by,
+                    action=action,
+                    before={field: getattr(element, field)},
+                    after={field: value},
+                    note=note,
+                )
+            )
             setattr(element, field, value)
             changed.append(field)
     if not changed:
@@ -259,11 +284,15 @@ def _rerenderable(element: Element | None) -> Element:
     if element is None or element.kind == Element.Kind.PARAGRAPH:
         raise GuidelineError("Only a table or a chart can be re-rendered.")
     if element.kind == Element.Kind.TABLE and element.is_image_table:
-        raise GuidelineError("This table is an image in the paper: there are no cells to "
-                             "render again. Correct its caption or mark it degraded.")  # fmt: skip
+        raise GuidelineError(
+            "This table is an image in the paper: there are no cells to "
+            "render again. Correct its caption or mark it degraded."
+        )
     if element.kind == Element.Kind.CHART and not element.panels.filter(svg__gt="").exists():
-        raise GuidelineError("This chart is an image in the paper, not an SVG: there is nothing "
-                             "to render again. Correct its caption or mark it degraded.")  # fmt: skip
+        raise GuidelineError(
+            "This chart is an image in the paper, not an SVG: there is nothing "
+            "to render again. Correct its caption or mark it degraded."
+        )
     return element
 
 
@@ -271,8 +300,9 @@ def rerender_jobs(flag: Flag):
     """The re-render jobs started from this flag's page, newest first."""
     from jobs.models import Job
 
-    return Job.objects.filter(kind=RERENDER_KIND, params__flag_id=flag.pk).order_by("-created_at",
-                                                                                    "-id")  # fmt: skip
+    return Job.objects.filter(kind=RERENDER_KIND, params__flag_id=flag.pk).order_by(
+        "-created_at", "-id"
+    )
 
 
 @transaction.atomic
@@ -288,12 +318,19 @@ def start_rerender(*, flag: Flag, by: AbstractBaseUser):
     _rerenderable(flag.element)
     running = rerender_jobs(flag).filter(status__in=Job.ACTIVE).first()
     if running is not None:
-        raise GuidelineError(f"A re-render of this element is already {running.status} "
-                             f"(job {running.pk}): wait for it to end.", reason="stale")  # fmt: skip
+        raise GuidelineError(
+            f"A re-render of this element is already {running.status} "
+            f"(job {running.pk}): wait for it to end.",
+            reason="stale",
+        )
     return start_job(
-        kind=RERENDER_KIND, function="guidelines.jobs.rerender_flagged_element",
-        params={"flag_id": flag.pk, "by_id": by.pk}, queue="render", timeout=900, mode="thread",
-    )  # fmt: skip
+        kind=RERENDER_KIND,
+        function="guidelines.jobs.rerender_flagged_element",
+        params={"flag_id": flag.pk, "by_id": by.pk},
+        queue="render",
+        timeout=900,
+        mode="thread",
+    )
 
 
 def rerender_flagged_element(
@@ -306,16 +343,21 @@ def rerender_flagged_element(
     _staff(by)
     element = _rerenderable(flag.element)
     before = {"image": element.image.name, "renderer": element.image_renderer}
-    result = render_paper_images(paper_id=element.paper_id, element_ids=[element.pk],
-                                 progress=progress)  # fmt: skip
+    result = render_paper_images(
+        paper_id=element.paper_id, element_ids=[element.pk], progress=progress
+    )
     element.refresh_from_db()
-    after = {"image": element.image.name, "renderer": element.image_renderer,
-             "problems": list(result["problems"])}  # fmt: skip
+    after = {
+        "image": element.image.name,
+        "renderer": element.image_renderer,
+        "problems": list(result["problems"]),
+    }
     if job_id is not None:
         after["job"] = job_id
     with transaction.atomic():
-        return _fix(_open_flag(flag), by=by, action=FixAction.RERENDERED, before=before,
-                    after=after)  # fmt: skip
+        return _fix(
+            _open_flag(flag), by=by, action=FixAction.RERENDERED, before=before, after=after
+        )
 
 
 @transaction.atomic
@@ -334,5 +376,11 @@ def close_flag(*, flag: Flag, by: AbstractBaseUser, status: str, note: str) -> F
     flag.status = status
     flag.save(update_fields=["status"])
     action = FixAction.FIXED if status == FlagStatus.FIXED else FixAction.DISMISSED
-    return _fix(flag, by=by, action=action, before=before, after={"status": status,
-                "at": timezone.now().isoformat()}, note=note)  # fmt: skip
+    return _fix(
+        flag,
+        by=by,
+        action=action,
+        before=before,
+        after={"status": status, "at": timezone.now().isoformat()},
+        note=note,
+    )

@@ -23,10 +23,13 @@ from papers.models import Element, Paper
 MAX_SECTIONS = 60
 # Each work item's task page (the flag page links back to it).
 TASK_PAGES = {
-    "write": "annotation:write", "reperturb": "annotation:reperturb",
-    "evidence": "annotation:annotate", "adjudicate": "annotation:adjudicate",
-    "validate": "validation:validate", "baseline": "validation:baseline_answer",
-}  # fmt: skip
+    "write": "annotation:write",
+    "reperturb": "annotation:reperturb",
+    "evidence": "annotation:annotate",
+    "adjudicate": "annotation:adjudicate",
+    "validate": "validation:validate",
+    "baseline": "validation:baseline_answer",
+}
 
 
 def _text(
@@ -65,10 +68,12 @@ def _posted_sections(data, errors: dict[str, str]) -> list[dict]:
         mine: dict[str, str] = {}
         section = {
             name: _text(data, f"{name}-{i}", mine, limit, f"Section {i + 1}'s {what}")
-            for name, limit, what in (("key", services.MAX_KEY, "key"),
-                                      ("title", services.MAX_TITLE, "title"),
-                                      ("body", services.MAX_BODY, "text"))
-        }  # fmt: skip
+            for name, limit, what in (
+                ("key", services.MAX_KEY, "key"),
+                ("title", services.MAX_TITLE, "title"),
+                ("body", services.MAX_BODY, "text"),
+            )
+        }
         if mine:
             section["errors"] = list(mine.values())
             errors.update(mine)
@@ -93,20 +98,28 @@ def edit(request: HttpRequest) -> HttpResponse:
         note = _text(request.POST, "note", errors, services.MAX_NOTE, "What changed")
         try:
             if errors:  # nothing is published, nothing is cut: the page keeps every text
-                raise services.GuidelineError("Nothing was published: "
-                                              + " ".join(errors.values()))  # fmt: skip
+                raise services.GuidelineError("Nothing was published: " + " ".join(errors.values()))
             published = services.publish_guidelines(
-                by=request.user, sections=[_published(s) for s in sections], note=note,
+                by=request.user,
+                sections=[_published(s) for s in sections],
+                note=note,
                 based_on=based_on,
-            )  # fmt: skip
+            )
         except AnnotationError as exc:
             error = exc.message
             sections = [s for s in sections if s["title"] or s["body"]]
         else:
             messages.success(request, f"Published version {published.number}.")
             return redirect("guidelines:current")
-    context = {"sections": sections, "count": len(sections), "based_on": based_on,
-               "note": note, "error": error, "errors": errors, "latest": latest}  # fmt: skip
+    context = {
+        "sections": sections,
+        "count": len(sections),
+        "based_on": based_on,
+        "note": note,
+        "error": error,
+        "errors": errors,
+        "latest": latest,
+    }
     return render(request, "guidelines/edit.html", context, status=400 if error else 200)
 
 
@@ -125,16 +138,24 @@ def _flag_page(request, *, item=None, paper=None, context_id=None, back=""):
     error, form = "", {"kind": "", "note": "", "element": request.GET.get("element", "")}
     errors: dict[str, str] = {}
     if request.method == "POST":
-        form = {k: _text(request.POST, k, errors, services.MAX_NOTE)
-                for k in ("kind", "note", "element")}  # fmt: skip
+        form = {
+            k: _text(request.POST, k, errors, services.MAX_NOTE)
+            for k in ("kind", "note", "element")
+        }
         element_id = None
         if form["element"] and "element" not in errors:
             element_id = parse.parse_int(form["element"], field="element", min=1)
         try:
             if errors:  # nothing is flagged, nothing is cut: the page keeps the note
                 raise services.GuidelineError("Nothing was flagged: " + " ".join(errors.values()))
-            services.raise_flag(user=request.user, kind=form["kind"], note=form["note"],
-                                item=item, paper=paper, element_id=element_id)  # fmt: skip
+            services.raise_flag(
+                user=request.user,
+                kind=form["kind"],
+                note=form["note"],
+                item=item,
+                paper=paper,
+                element_id=element_id,
+            )
         except AnnotationError as exc:
             if exc.reason == "forbidden":
                 return forbidden(request, exc.message)
@@ -146,9 +167,17 @@ def _flag_page(request, *, item=None, paper=None, context_id=None, back=""):
     mine = Flag.objects.filter(by=request.user, paper_id=paper_id).select_related("element")
     mine = mine.filter(item=item) if item is not None else mine.filter(item__isnull=True)
     elements = _shown_elements(context_id, paper_id)
-    context = {"item": item, "flag_paper": paper, "elements": elements, "kinds": FlagKind.choices,
-               "form": form, "error": error, "errors": errors, "mine": mine,
-               "back": back}  # fmt: skip
+    context = {
+        "item": item,
+        "flag_paper": paper,
+        "elements": elements,
+        "kinds": FlagKind.choices,
+        "form": form,
+        "error": error,
+        "errors": errors,
+        "mine": mine,
+        "back": back,
+    }
     return render(request, "guidelines/flag.html", context, status=400 if error else 200)
 
 
@@ -187,8 +216,9 @@ def queue(request: HttpRequest) -> HttpResponse:
     )
     counts = dict(Flag.objects.values_list("status").annotate(n=Count("id")).order_by())
     statuses = [(value, text, counts.get(value, 0)) for value, text in FlagStatus.choices]
-    return render(request, "guidelines/queue.html",
-                  {"flags": flags, "status": status, "statuses": statuses})  # fmt: skip
+    return render(
+        request, "guidelines/queue.html", {"flags": flags, "status": status, "statuses": statuses}
+    )
 
 
 ACTIONS = ("edit", "mark", "rerender", "fixed", "dismissed")
@@ -213,34 +243,51 @@ def flag_detail(request: HttpRequest, pk: int) -> HttpResponse:
             if errors:
                 raise services.GuidelineError("Nothing was recorded: " + " ".join(errors.values()))
             if action == "edit":
-                services.edit_flagged_element(flag=flag, by=request.user, note=posted["note"],
-                                              caption=posted["caption"],
-                                              text=posted["text"])  # fmt: skip
+                services.edit_flagged_element(
+                    flag=flag,
+                    by=request.user,
+                    note=posted["note"],
+                    caption=posted["caption"],
+                    text=posted["text"],
+                )
             elif action == "mark":
                 services.mark_flagged_element(flag=flag, by=request.user, reason=posted["note"])
             elif action == "rerender":
                 job = services.start_rerender(flag=flag, by=request.user)
             else:
-                services.close_flag(flag=flag, by=request.user, status=action,
-                                    note=posted["note"])  # fmt: skip
+                services.close_flag(flag=flag, by=request.user, status=action, note=posted["note"])
         except AnnotationError as exc:
             error = exc.message
         else:
             if action == "rerender":
-                messages.success(request, f"Re-render started in the background (job {job.pk}): "
-                                          "its progress is shown on this page.")  # fmt: skip
+                messages.success(
+                    request,
+                    f"Re-render started in the background (job {job.pk}): "
+                    "its progress is shown on this page.",
+                )
             else:
                 messages.success(request, "Recorded.")
             return redirect("guidelines:flag", pk=flag.pk)
     # The latest re-render's job: htmx asks this page for its status until it ends.
     rerender = services.rerender_jobs(flag).first()
     if request.method == "GET" and request.headers.get("HX-Request"):
-        response = render(request, "guidelines/_rerender_status.html",
-                          {"flag": flag, "rerender": rerender})  # fmt: skip
+        response = render(
+            request, "guidelines/_rerender_status.html", {"flag": flag, "rerender": rerender}
+        )
         if rerender is None or not rerender.is_active:
             response["HX-Refresh"] = "true"  # it ended: the whole page, with the image and fix
         return response
     fixes = flag.fixes.select_related("by")
-    return render(request, "guidelines/flag_detail.html",
-                  {"flag": flag, "fixes": fixes, "error": error, "errors": errors,
-                   "posted": posted, "rerender": rerender}, status=400 if error else 200)  # fmt: skip
+    return render(
+        request,
+        "guidelines/flag_detail.html",
+        {
+            "flag": flag,
+            "fixes": fixes,
+            "error": error,
+            "errors": errors,
+            "posted": posted,
+            "rerender": rerender,
+        },
+        status=400 if error else 200,
+    )

@@ -888,9 +888,13 @@ class ReparseReport:
     @property
     def unchanged(self) -> bool:
         return not (
-            self.added or self.changed or self.removed or self.sections_added
-            or self.sections_changed or self.sections_removed
-        )  # fmt: skip
+            self.added
+            or self.changed
+            or self.removed
+            or self.sections_added
+            or self.sections_changed
+            or self.sections_removed
+        )
 
     def lines(self) -> list[str]:
         """The report as a person reads it: a summary line, then a line per table or chart
@@ -1098,10 +1102,12 @@ def _plan_reparse(paper: Paper, parsed: ParsedPaper, report: ReparseReport) -> _
             continue
         parent = row.parent.anchor if row.parent_id else None
         values = {
-            "number": (row.number, section.number), "title": (row.title, section.title),
-            "level": (row.level, section.level), "kind": (row.kind, section.kind),
+            "number": (row.number, section.number),
+            "title": (row.title, section.title),
+            "level": (row.level, section.level),
+            "kind": (row.kind, section.kind),
             "parent": (parent, section.parent_anchor),
-        }  # fmt: skip
+        }
         diff = [name for name, (old, new) in values.items() if old != new]
         by = cited_sections.get(row.pk, [])
         if diff and by:
@@ -1259,9 +1265,15 @@ def _apply_reparse(
         row = sections.get(item.anchor)
         if row is None:
             sections[item.anchor] = Section.objects.create(
-                paper=paper, anchor=item.anchor, number=item.number, title=item.title,
-                level=item.level, parent=parent, order=item.order, kind=item.kind,
-            )  # fmt: skip
+                paper=paper,
+                anchor=item.anchor,
+                number=item.number,
+                title=item.title,
+                level=item.level,
+                parent=parent,
+                order=item.order,
+                kind=item.kind,
+            )
         elif item.anchor in plan.section_apply:
             row.number, row.title, row.level = item.number, item.title, item.level
             row.kind, row.parent = item.kind, parent
@@ -1367,9 +1379,13 @@ def _store_panels(
     for index, panel in enumerate(element.panels):
         image = panel_files.get((element.anchor, index))
         stored = ElementPanel(
-            element=row, order=index, row=panel.row, caption=panel.caption,
-            source_url=panel.url or panel.src, svg=panel.svg,
-        )  # fmt: skip
+            element=row,
+            order=index,
+            row=panel.row,
+            caption=panel.caption,
+            source_url=panel.url or panel.src,
+            svg=panel.svg,
+        )
         if image is not None:
             stored.error = image.error
             stored.width, stored.height = image.width, image.height

@@ -182,10 +182,16 @@ def fit_parsed(parsed: ParsedPaper) -> ParsedPaper:
         where = f"section {cut(section.anchor, 40)}"
         values = fit_values(
             Section,
-            {"number": section.number, "title": section.title, "level": section.level,
-             "order": section.order},
-            truncate={"number"}, notes=notes, where=where,
-        )  # fmt: skip
+            {
+                "number": section.number,
+                "title": section.title,
+                "level": section.level,
+                "order": section.order,
+            },
+            truncate={"number"},
+            notes=notes,
+            where=where,
+        )
         parent = section_keys.get(section.parent_anchor) if section.parent_anchor else None
         sections.append(
             replace(section, anchor=section_keys[section.anchor], parent_anchor=parent, **values)
@@ -196,11 +202,19 @@ def fit_parsed(parsed: ParsedPaper) -> ParsedPaper:
         where = cut(element.label or element.anchor, 40)
         values = fit_values(
             Element,
-            {"label": element.label, "number": element.number, "caption": element.caption,
-             "text": element.text, "table_html": element.table_html, "order": element.order,
-             "degraded_reasons": element.degraded_reasons},
-            truncate={"label"}, notes=notes, where=where,
-        )  # fmt: skip
+            {
+                "label": element.label,
+                "number": element.number,
+                "caption": element.caption,
+                "text": element.text,
+                "table_html": element.table_html,
+                "order": element.order,
+                "degraded_reasons": element.degraded_reasons,
+            },
+            truncate={"label"},
+            notes=notes,
+            where=where,
+        )
         panels = []
         for index, panel in enumerate(element.panels):
             fit_values(ElementPanel, {"order": index}, where=f"{where}, panel {index + 1}")
@@ -254,7 +268,7 @@ def fit_parsed(parsed: ParsedPaper) -> ParsedPaper:
                 reason=storable_text(loss.reason),
             )
             for loss in parsed.losses
-        ],  # fmt: skip
+        ],
         licence=licence,
         generator=storable_text(parsed.generator),
     )

@@ -11,8 +11,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. A page that composes several stages lives in `workspace`, above them all.
 PIPELINE = (
-    "jobs", "papers", "annotation", "guidelines", "validation", "evaluation", "workspace", "config"
-)  # fmt: skip
+    "jobs",
+    "papers",
+    "annotation",
+    "guidelines",
+    "validation",
+    "evaluation",
+    "workspace",
+    "config",
+)
 
 
 @dataclass(frozen=True)

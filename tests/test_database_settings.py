@@ -25,8 +25,14 @@ PROBE = (
 def test_the_sqlite_default_runs_in_wal_mode(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SCIVER_TESTING")}
     env |= {"SCIVER_DEV": "1", "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
-    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", PROBE], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-3:] == ["wal", "1", "IMMEDIATE"]  # synchronous=NORMAL is 1
 

@@ -60,10 +60,23 @@ EXTRA = ["١٢", "9" * 25, "0", "1.5", " 7", "a\x00b", "", "null", b"\xff\xfe", 
 JSON_CORE = ["²", "9" * 5000, 10**30, -1, None, [], {}, "\x00", "\ud800", [["1"]], ["²"], 5]
 JSON_EXTRA = ["١٢", 1.5, True, "x" * 300_000, [None], [-1], [10**30], ["9" * 5000], "12", 0]
 JSON_BODIES = [
-    b"", b"{", b"\xff\xfe", b"null", b"[]", b"5", b'"x"', b"[" * 50_000, b'{"draft": 5}',
-    b'{"draft": "x"}', b'{"draft": [1]}', b'{"version": "\xc2\xb2"}', b'{"version": ' + b"9" * 5000 + b"}",
-    b'{"draft": {"evidence": 5}}', MB.encode(), json.dumps({"draft": {"x": MB}}).encode(),
-]  # fmt: skip
+    b"",
+    b"{",
+    b"\xff\xfe",
+    b"null",
+    b"[]",
+    b"5",
+    b'"x"',
+    b"[" * 50_000,
+    b'{"draft": 5}',
+    b'{"draft": "x"}',
+    b'{"draft": [1]}',
+    b'{"version": "\xc2\xb2"}',
+    b'{"version": ' + b"9" * 5000 + b"}",
+    b'{"draft": {"evidence": 5}}',
+    MB.encode(),
+    json.dumps({"draft": {"x": MB}}).encode(),
+]
 # URL parts: `<int:…>` and `<str:…>` kwargs of a route.
 URL_INTS = ["9" * 5000, "9" * 25, "0"]
 URL_STRS = ["²", "\x00", "x" * 2000, "..", "-1"]
@@ -118,9 +131,12 @@ def _world() -> World:
     split = validation.freeze_split(validation=2, test=0, seed=1, by=admin)
     export = validation.start_export(split=split, by=admin)
     crawl = CrawlRun.objects.create(
-        date_from=dt.date(2024, 9, 1), date_to=dt.date(2024, 9, 2), categories=["cs.CL"],
-        status=CrawlRun.Status.FINISHED, phase=CrawlRun.Phase.DONE,
-    )  # fmt: skip
+        date_from=dt.date(2024, 9, 1),
+        date_to=dt.date(2024, 9, 2),
+        categories=["cs.CL"],
+        status=CrawlRun.Status.FINISHED,
+        phase=CrawlRun.Phase.DONE,
+    )
     reset = services.reset_password(user=gina, by=admin).strip("/").split("/")
     evaluation_run = EvaluationRun.objects.create(
         release_dir="/nowhere/SciVer", part="validation", source="responses", model="m"
@@ -133,20 +149,47 @@ def _world() -> World:
     chart.save(update_fields=["image"])
     visuals = list(write_item.task.sampled_ids)
     sections = list(paper.sections.values_list("pk", flat=True))
-    users = {"admin": admin, "writer": writer, "annotator": erin, "adjudicator": dave,
-             "validator": team.validators[0], "baseline": frank, "anonymous": None}  # fmt: skip
+    users = {
+        "admin": admin,
+        "writer": writer,
+        "annotator": erin,
+        "adjudicator": dave,
+        "validator": team.validators[0],
+        "baseline": frank,
+        "anonymous": None,
+    }
     kw = {
-        "arxiv_id": paper.arxiv_id, "version": paper.version, "table": table.pk,
-        "chart": chart.pk, "media": chart.image.name, "sections": sections, "visuals": visuals,
-        "context": context.number, "write": write_item, "pair": pair, "reperturb": reperturb_item,
-        "evidence": evidence_item, "adjudication": adjudication, "disputed": adjudication.claim,
-        "validation": validation_item, "validated": claims0["entailed"], "baseline": baseline_item,
-        "study": study.pk, "split": split.pk, "export": export.pk, "crawl": crawl.pk,
-        "uidb64": reset[-2], "token": reset[-1], "erin": erin.pk, "frank": frank.pk,
-        "gina": gina.pk, "publication": Publication.objects.filter(expert__user=erin).first().pk,
-        "subfield": Subfield.objects.get(code="cs.CL").pk, "pair0": pair0,
+        "arxiv_id": paper.arxiv_id,
+        "version": paper.version,
+        "table": table.pk,
+        "chart": chart.pk,
+        "media": chart.image.name,
+        "sections": sections,
+        "visuals": visuals,
+        "context": context.number,
+        "write": write_item,
+        "pair": pair,
+        "reperturb": reperturb_item,
+        "evidence": evidence_item,
+        "adjudication": adjudication,
+        "disputed": adjudication.claim,
+        "validation": validation_item,
+        "validated": claims0["entailed"],
+        "baseline": baseline_item,
+        "study": study.pk,
+        "split": split.pk,
+        "export": export.pk,
+        "crawl": crawl.pk,
+        "uidb64": reset[-2],
+        "token": reset[-1],
+        "erin": erin.pk,
+        "frank": frank.pk,
+        "gina": gina.pk,
+        "publication": Publication.objects.filter(expert__user=erin).first().pk,
+        "subfield": Subfield.objects.get(code="cs.CL").pk,
+        "pair0": pair0,
         "evaluation_run": evaluation_run.pk,
-    }  # fmt: skip
+    }
     for name in ("write", "reperturb", "evidence", "adjudication", "validation", "baseline"):
         kw[name].refresh_from_db()
     # Guidelines, flags and "edit my last answer" (issue 20): a flag, a submitted blind
@@ -156,8 +199,9 @@ def _world() -> World:
     answered = WorkItem.objects.filter(kind="evidence", status="done").first()
     users["answerer"] = answered.done_by
     kw["answered"] = answered
-    kw["checked"] = WorkItem.objects.filter(kind="validate", status="done",
-                                            done_by=team.validators[0]).first()  # fmt: skip
+    kw["checked"] = WorkItem.objects.filter(
+        kind="validate", status="done", done_by=team.validators[0]
+    ).first()
     kw["flag"] = raise_flag(user=erin, kind="unsure", note="hostile", item=evidence_item).pk
     return World(users, kw)
 
@@ -199,20 +243,36 @@ def _held(name: str, **fields) -> Callable[[World], dict]:
 
 
 def _pair_form(w: World) -> dict:
-    return {"version": w.kw["write"].version, "token": TOKEN, **_refuted_form(w),
-            "entailed": "Ours reaches a BLEU of 73.2, which is higher than the Baseline model.",
-            "evidence": [str(v) for v in w.kw["visuals"][:1]]}  # fmt: skip
+    return {
+        "version": w.kw["write"].version,
+        "token": TOKEN,
+        **_refuted_form(w),
+        "entailed": "Ours reaches a BLEU of 73.2, which is higher than the Baseline model.",
+        "evidence": [str(v) for v in w.kw["visuals"][:1]],
+    }
 
 
 def _refuted_form(w: World) -> dict:
-    return {"refuted": "Ours reaches a BLEU of 68.9, which is higher than the Baseline model.",
-            "explanation": "Table 1 says 73.2.", "perturbation_kind": "number",
-            "suggestion": "x", "split_evidence": "on",
-            "refuted_evidence": [str(v) for v in w.kw["visuals"][:1]]}  # fmt: skip
+    return {
+        "refuted": "Ours reaches a BLEU of 68.9, which is higher than the Baseline model.",
+        "explanation": "Table 1 says 73.2.",
+        "perturbation_kind": "number",
+        "suggestion": "x",
+        "split_evidence": "on",
+        "refuted_evidence": [str(v) for v in w.kw["visuals"][:1]],
+    }
 
 
-PAIR_DRAFT = ("entailed", "evidence", "refuted", "explanation", "perturbation_kind",
-              "suggestion", "split_evidence", "refuted_evidence")  # fmt: skip
+PAIR_DRAFT = (
+    "entailed",
+    "evidence",
+    "refuted",
+    "explanation",
+    "perturbation_kind",
+    "suggestion",
+    "split_evidence",
+    "refuted_evidence",
+)
 REFUTED_DRAFT = PAIR_DRAFT[2:]
 REVIEW_DRAFT = ("label", "evidence", "decision", "confidence", "reason", "notes")
 VALIDATION_DRAFT = ("text", "subset", "label", "evidence", "explanation", "criteria_failed")
@@ -220,39 +280,90 @@ WRITER, ANNOTATOR = ("writer", "admin"), ("annotator", "admin")
 
 ROUTES = [
     Route("healthz", users=("writer",)),
-    Route("login", users=("anonymous",), methods=BOTH, says_400=False,
-          form=lambda w: {"username": "writer", "password": "wrong"}),
+    Route(
+        "login",
+        users=("anonymous",),
+        methods=BOTH,
+        says_400=False,
+        form=lambda w: {"username": "writer", "password": "wrong"},
+    ),
     Route("logout", users=("writer",), methods=POST, relogin=True),
-    Route("password_change", users=("writer",), methods=BOTH, says_400=False,
-          form=lambda w: {"old_password": "x", "new_password1": "a-Long-pass-42",
-                          "new_password2": "a-Long-pass-42"}),
+    Route(
+        "password_change",
+        users=("writer",),
+        methods=BOTH,
+        says_400=False,
+        form=lambda w: {
+            "old_password": "x",
+            "new_password1": "a-Long-pass-42",
+            "new_password2": "a-Long-pass-42",
+        },
+    ),
     Route("password_change_done", users=("writer",)),
-    Route("password_reset_confirm", users=("anonymous",), methods=BOTH, says_400=False,
-          kwargs=lambda w: {"uidb64": w.kw["uidb64"], "token": w.kw["token"]},
-          form=lambda w: {"new_password1": "a-Long-pass-42", "new_password2": "a-Long-pass-42"}),
+    Route(
+        "password_reset_confirm",
+        users=("anonymous",),
+        methods=BOTH,
+        says_400=False,
+        kwargs=lambda w: {"uidb64": w.kw["uidb64"], "token": w.kw["token"]},
+        form=lambda w: {"new_password1": "a-Long-pass-42", "new_password2": "a-Long-pass-42"},
+    ),
     Route("password_reset_complete", users=("anonymous",)),
-    Route("crawl:list", methods=BOTH, form=lambda w: {
-        "date_from": "2024-09-01", "date_to": "2024-09-02", "categories": ["cs.CL"],
-        "other_categories": "cs.HC", "max_papers": "5", "accepted_only": "on",
-        "min_tables": "2", "min_charts": "2"}),
+    Route(
+        "crawl:list",
+        methods=BOTH,
+        form=lambda w: {
+            "date_from": "2024-09-01",
+            "date_to": "2024-09-02",
+            "categories": ["cs.CL"],
+            "other_categories": "cs.HC",
+            "max_papers": "5",
+            "accepted_only": "on",
+            "min_tables": "2",
+            "min_charts": "2",
+        },
+    ),
     Route("crawl:detail", kwargs=lambda w: {"run_id": w.kw["crawl"]}),
     Route("crawl:progress", kwargs=lambda w: {"run_id": w.kw["crawl"]}),
-    Route("crawl:stop", kwargs=lambda w: {"run_id": w.kw["crawl"]}, methods=POST,
-          form=lambda w: {"action": "pause"}, says_400=False),
+    Route(
+        "crawl:stop",
+        kwargs=lambda w: {"run_id": w.kw["crawl"]},
+        methods=POST,
+        form=lambda w: {"action": "pause"},
+        says_400=False,
+    ),
     Route("crawl:resume", kwargs=lambda w: {"run_id": w.kw["crawl"]}, methods=POST),
     Route("annotation:home", users=WRITER),
     Route("papers:list", users=WRITER, query=("q", "status", "show", "page")),
     Route("papers:detail", kwargs=_paper, users=WRITER),
-    Route("annotation:curate", kwargs=_paper, users=WRITER, methods=BOTH, query=("version",),
-          form=lambda w: {"keep_section": [str(v) for v in w.kw["sections"]],
-                          "keep": [str(w.kw["table"]), str(w.kw["chart"])], "not_chart": [],
-                          "latest_seen": str(w.kw["context"]), "based_on": str(w.kw["context"]),
-                          "note": "x"}),
-    Route("annotation:table_html", users=WRITER,
-          kwargs=lambda w: _paper(w) | {"element_id": w.kw["table"]}),
+    Route(
+        "annotation:curate",
+        kwargs=_paper,
+        users=WRITER,
+        methods=BOTH,
+        query=("version",),
+        form=lambda w: {
+            "keep_section": [str(v) for v in w.kw["sections"]],
+            "keep": [str(w.kw["table"]), str(w.kw["chart"])],
+            "not_chart": [],
+            "latest_seen": str(w.kw["context"]),
+            "based_on": str(w.kw["context"]),
+            "note": "x",
+        },
+    ),
+    Route(
+        "annotation:table_html",
+        users=WRITER,
+        kwargs=lambda w: _paper(w) | {"element_id": w.kw["table"]},
+    ),
     Route("annotation:next_task", users=WRITER, methods=POST),
-    Route("annotation:create_tasks", kwargs=_paper, users=WRITER, methods=POST,
-          form=lambda w: {"count": "1"}),
+    Route(
+        "annotation:create_tasks",
+        kwargs=_paper,
+        users=WRITER,
+        methods=POST,
+        form=lambda w: {"count": "1"},
+    ),
     Route("annotation:write", _item("write"), WRITER, BOTH, _pair_form),
     Route("annotation:save_draft", _item("write"), WRITER, POST, draft=PAIR_DRAFT),
     Route("annotation:release_task", _item("write"), WRITER, POST, _held("write")),
@@ -261,97 +372,262 @@ ROUTES = [
     Route("annotation:write_warnings", _item("write"), WRITER, POST, _pair_form),
     Route("annotation:pair", lambda w: {"pair_key": w.kw["pair"].key}, WRITER),
     Route("annotation:next_reperturbation", users=WRITER, methods=POST),
-    Route("annotation:reperturb", _item("reperturb"), WRITER, BOTH,
-          lambda w: _held("reperturb")(w) | _refuted_form(w)),
+    Route(
+        "annotation:reperturb",
+        _item("reperturb"),
+        WRITER,
+        BOTH,
+        lambda w: _held("reperturb")(w) | _refuted_form(w),
+    ),
     Route("annotation:reperturb_draft", _item("reperturb"), WRITER, POST, draft=REFUTED_DRAFT),
     Route("annotation:reperturb_context", _item("reperturb"), WRITER),
     Route("annotation:reperturb_suggest", _item("reperturb"), WRITER, POST),
     Route("annotation:reperturb_warnings", _item("reperturb"), WRITER, POST, _refuted_form),
-    Route("annotation:reperturb_image", lambda w: _item("reperturb")(w) | {
-        "element_id": w.kw["visuals"][0]}, WRITER),
-    Route("annotation:reassign_reperturbation", _item("reperturb"), methods=POST,
-          form=lambda w: {"expert": str(w.kw["erin"]), "note": "x"}),
+    Route(
+        "annotation:reperturb_image",
+        lambda w: _item("reperturb")(w) | {"element_id": w.kw["visuals"][0]},
+        WRITER,
+    ),
+    Route(
+        "annotation:reassign_reperturbation",
+        _item("reperturb"),
+        methods=POST,
+        form=lambda w: {"expert": str(w.kw["erin"]), "note": "x"},
+    ),
     Route("annotation:claims_overview", query=("q", "subset", "show", "page")),
     Route("annotation:next_review", lambda w: {"page": "annotate"}, ANNOTATOR, POST),
-    Route("annotation:annotate", _item("evidence"), ANNOTATOR, BOTH,
-          lambda w: _held("evidence")(w) | {"label": "entailed", "evidence": [
-              str(v) for v in w.kw["visuals"][:1]]}),
-    Route("annotation:adjudicate", _item("adjudication"), ("adjudicator", "admin"), BOTH,
-          lambda w: _held("adjudication")(w) | {
-              "label": "entailed", "evidence": [str(v) for v in w.kw["visuals"][:1]],
-              "decision": "decided", "confidence": "high", "reason": "ambiguous_claim",
-              "notes": "x"}),
+    Route(
+        "annotation:annotate",
+        _item("evidence"),
+        ANNOTATOR,
+        BOTH,
+        lambda w: (
+            _held("evidence")(w)
+            | {"label": "entailed", "evidence": [str(v) for v in w.kw["visuals"][:1]]}
+        ),
+    ),
+    Route(
+        "annotation:adjudicate",
+        _item("adjudication"),
+        ("adjudicator", "admin"),
+        BOTH,
+        lambda w: (
+            _held("adjudication")(w)
+            | {
+                "label": "entailed",
+                "evidence": [str(v) for v in w.kw["visuals"][:1]],
+                "decision": "decided",
+                "confidence": "high",
+                "reason": "ambiguous_claim",
+                "notes": "x",
+            }
+        ),
+    ),
     Route("annotation:review_draft", _item("evidence"), ANNOTATOR, POST, draft=REVIEW_DRAFT),
-    Route("annotation:review_draft", _item("adjudication"), ("adjudicator",), POST,
-          draft=REVIEW_DRAFT),
+    Route(
+        "annotation:review_draft", _item("adjudication"), ("adjudicator",), POST, draft=REVIEW_DRAFT
+    ),
     Route("annotation:review_context", _item("evidence"), ANNOTATOR),
-    Route("annotation:review_image", lambda w: _item("evidence")(w) | {
-        "element_id": w.kw["visuals"][0]}, ANNOTATOR),
+    Route(
+        "annotation:review_image",
+        lambda w: _item("evidence")(w) | {"element_id": w.kw["visuals"][0]},
+        ANNOTATOR,
+    ),
     Route("annotation:review_overview"),
-    Route("annotation:allow_expert", _item("evidence"), methods=POST,
-          form=lambda w: {"expert": str(w.kw["gina"]), "note": "x"}),
-    Route("annotation:reopen_claim", lambda w: {"claim_key": w.kw["disputed"].key},
-          methods=POST, form=lambda w: {"note": "x"}),
-    Route("annotation:drop_pair", lambda w: {"pair_key": w.kw["pair"].key}, methods=POST,
-          form=lambda w: {"reason": "x"}),
+    Route(
+        "annotation:allow_expert",
+        _item("evidence"),
+        methods=POST,
+        form=lambda w: {"expert": str(w.kw["gina"]), "note": "x"},
+    ),
+    Route(
+        "annotation:reopen_claim",
+        lambda w: {"claim_key": w.kw["disputed"].key},
+        methods=POST,
+        form=lambda w: {"note": "x"},
+    ),
+    Route(
+        "annotation:drop_pair",
+        lambda w: {"pair_key": w.kw["pair"].key},
+        methods=POST,
+        form=lambda w: {"reason": "x"},
+    ),
     Route("annotation:agreement"),
     Route("annotation:agreement_csv"),
-    Route("annotation:assignments", methods=BOTH,
-          query=("subfield", "status", "acceptance", "state", "min_tables", "min_charts", "q",
-                 "page"),
-          form=lambda w: {"action": "spread", "papers": [str(w.kw["write"].paper_id)],
-                          "expert": str(w.kw["erin"]), "experts": [str(w.kw["erin"])],
-                          "per_expert": "1", "reassign": "on", "subfield": str(w.kw["subfield"]),
-                          "note": "x", "next": "/manage/assignments/"}),
-    Route("annotation:people", methods=BOTH, query=("q", "show", "page"), form=lambda w: {
-        "username": "newcomer", "first_name": "N", "last_name": "C", "email": "n@example.org",
-        "is_staff": ""}),
+    Route(
+        "annotation:assignments",
+        methods=BOTH,
+        query=(
+            "subfield",
+            "status",
+            "acceptance",
+            "state",
+            "min_tables",
+            "min_charts",
+            "q",
+            "page",
+        ),
+        form=lambda w: {
+            "action": "spread",
+            "papers": [str(w.kw["write"].paper_id)],
+            "expert": str(w.kw["erin"]),
+            "experts": [str(w.kw["erin"])],
+            "per_expert": "1",
+            "reassign": "on",
+            "subfield": str(w.kw["subfield"]),
+            "note": "x",
+            "next": "/manage/assignments/",
+        },
+    ),
+    Route(
+        "annotation:people",
+        methods=BOTH,
+        query=("q", "show", "page"),
+        form=lambda w: {
+            "username": "newcomer",
+            "first_name": "N",
+            "last_name": "C",
+            "email": "n@example.org",
+            "is_staff": "",
+        },
+    ),
     Route("annotation:expert", lambda w: {"user_id": w.kw["erin"]}),
     Route("annotation:people_time_csv"),
-    Route("annotation:archive", methods=POST, form=lambda w: {
-        "action": "unarchive_papers", "papers": [str(w.kw["write"].paper_id)], "note": "x"}),
-    Route("annotation:archive_account", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
-          form=lambda w: {"action": "unarchive", "note": "x"}),
-    Route("annotation:expert_profile", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
-          form=lambda w: {"subfields": [str(w.kw["subfield"])], "active": "on", "notes": "x"}),
-    Route("annotation:add_publication", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
-          form=lambda w: {"title": "T", "venue": "V", "year": "2024",
-                          "subfield": str(w.kw["subfield"])}),
-    Route("annotation:remove_publication", methods=POST, kwargs=lambda w: {
-        "user_id": w.kw["erin"], "publication_id": w.kw["publication"]}),
-    Route("annotation:record_training", lambda w: {"user_id": w.kw["erin"]}, methods=POST,
-          form=lambda w: {"completed_on": "2024-11-01", "trainer": "t", "notes": "x"}),
+    Route(
+        "annotation:archive",
+        methods=POST,
+        form=lambda w: {
+            "action": "unarchive_papers",
+            "papers": [str(w.kw["write"].paper_id)],
+            "note": "x",
+        },
+    ),
+    Route(
+        "annotation:archive_account",
+        lambda w: {"user_id": w.kw["erin"]},
+        methods=POST,
+        form=lambda w: {"action": "unarchive", "note": "x"},
+    ),
+    Route(
+        "annotation:expert_profile",
+        lambda w: {"user_id": w.kw["erin"]},
+        methods=POST,
+        form=lambda w: {"subfields": [str(w.kw["subfield"])], "active": "on", "notes": "x"},
+    ),
+    Route(
+        "annotation:add_publication",
+        lambda w: {"user_id": w.kw["erin"]},
+        methods=POST,
+        form=lambda w: {
+            "title": "T",
+            "venue": "V",
+            "year": "2024",
+            "subfield": str(w.kw["subfield"]),
+        },
+    ),
+    Route(
+        "annotation:remove_publication",
+        methods=POST,
+        kwargs=lambda w: {"user_id": w.kw["erin"], "publication_id": w.kw["publication"]},
+    ),
+    Route(
+        "annotation:record_training",
+        lambda w: {"user_id": w.kw["erin"]},
+        methods=POST,
+        form=lambda w: {"completed_on": "2024-11-01", "trainer": "t", "notes": "x"},
+    ),
     Route("annotation:reset_password", lambda w: {"user_id": w.kw["erin"]}, methods=POST),
     Route("validation:next", users=("validator",), methods=POST),
-    Route("validation:validate", _item("validation"), ("validator", "admin"), BOTH,
-          lambda w: _held("validation")(w) | {
-              "criteria_failed": ["language"], "text": "A claim that reads better than before.",
-              "subset": w.kw["validation"].pair.subset, "label": "entailed",
-              "evidence": [str(v) for v in w.kw["validation"].claim.evidence.values_list(
-                  "pk", flat=True)], "explanation": ""},
-          draft=VALIDATION_DRAFT),
-    Route("validation:element_image", lambda w: _item("validation")(w) | {
-        "element_id": w.kw["validation"].claim.evidence.filter(
-            kind__in=["table", "chart"]).first().pk}, ("validator", "admin")),
+    Route(
+        "validation:validate",
+        _item("validation"),
+        ("validator", "admin"),
+        BOTH,
+        lambda w: (
+            _held("validation")(w)
+            | {
+                "criteria_failed": ["language"],
+                "text": "A claim that reads better than before.",
+                "subset": w.kw["validation"].pair.subset,
+                "label": "entailed",
+                "evidence": [
+                    str(v) for v in w.kw["validation"].claim.evidence.values_list("pk", flat=True)
+                ],
+                "explanation": "",
+            }
+        ),
+        draft=VALIDATION_DRAFT,
+    ),
+    Route(
+        "validation:element_image",
+        lambda w: (
+            _item("validation")(w)
+            | {
+                "element_id": w.kw["validation"]
+                .claim.evidence.filter(kind__in=["table", "chart"])
+                .first()
+                .pk
+            }
+        ),
+        ("validator", "admin"),
+    ),
     Route("validation:baseline_next", users=("baseline",), methods=POST),
-    Route("validation:baseline_answer", _item("baseline"), ("baseline",), BOTH,
-          lambda w: _held("baseline")(w) | {"label": "entailed", "explanation": "because"}),
+    Route(
+        "validation:baseline_answer",
+        _item("baseline"),
+        ("baseline",),
+        BOTH,
+        lambda w: _held("baseline")(w) | {"label": "entailed", "explanation": "because"},
+    ),
     Route("validation:overview", query=("q", "page")),
-    Route("validation:reopen", lambda w: {"claim_key": w.kw["validated"].key}, methods=POST,
-          form=lambda w: {"reason": "x"}),
+    Route(
+        "validation:reopen",
+        lambda w: {"claim_key": w.kw["validated"].key},
+        methods=POST,
+        form=lambda w: {"reason": "x"},
+    ),
     Route("validation:statistics", query=("split",)),
-    Route("validation:baseline", methods=BOTH, form=lambda w: {
-        "experts": [str(w.kw["frank"]), str(w.kw["gina"])], "per_subset": "1", "seed": "3"}),
+    Route(
+        "validation:baseline",
+        methods=BOTH,
+        form=lambda w: {
+            "experts": [str(w.kw["frank"]), str(w.kw["gina"])],
+            "per_subset": "1",
+            "seed": "3",
+        },
+    ),
     Route("validation:baseline_study", lambda w: {"study_id": w.kw["study"]}),
-    Route("validation:releases", methods=BOTH, form=lambda w: {
-        "validation": "2", "test": "0", "seed": "1", "licenses": "cc-by-4.0", "name": "v9"}),
-    Route("validation:export", lambda w: {"split_id": w.kw["split"]}, methods=POST,
-          form=lambda w: {"hide_test_labels": "on"}, says_400=False),
+    Route(
+        "validation:releases",
+        methods=BOTH,
+        form=lambda w: {
+            "validation": "2",
+            "test": "0",
+            "seed": "1",
+            "licenses": "cc-by-4.0",
+            "name": "v9",
+        },
+    ),
+    Route(
+        "validation:export",
+        lambda w: {"split_id": w.kw["split"]},
+        methods=POST,
+        form=lambda w: {"hide_test_labels": "on"},
+        says_400=False,
+    ),
     Route("validation:export_status", lambda w: {"export_id": w.kw["export"]}),
     Route("validation:download", lambda w: {"export_id": w.kw["export"]}),
-    Route("evaluation:runs", methods=BOTH, form=lambda w: {
-        "export": str(w.kw["export"]), "part": "validation", "endpoint": "x", "model": "m",
-        "confirm_remote": ""}),
+    Route(
+        "evaluation:runs",
+        methods=BOTH,
+        form=lambda w: {
+            "export": str(w.kw["export"]),
+            "part": "validation",
+            "endpoint": "x",
+            "model": "m",
+            "confirm_remote": "",
+        },
+    ),
     Route("evaluation:run", lambda w: {"run_id": w.kw["evaluation_run"]}),
     Route("evaluation:cancel", lambda w: {"run_id": w.kw["evaluation_run"]}, methods=POST),
     Route("evaluation:outcomes_csv", lambda w: {"run_id": w.kw["evaluation_run"]}),
@@ -363,23 +639,60 @@ ROUTES = [
     Route("guidelines:current", users=("annotator", "admin")),
     Route("guidelines:versions", users=("annotator",)),
     Route("guidelines:version", lambda w: {"number": 1}, ("annotator",)),
-    Route("guidelines:edit", methods=BOTH, says_400=False, form=lambda w: {
-        "based_on": "1", "count": "1", "key-0": "k", "title-0": "T", "body-0": "B",
-        "note": "n"}),
+    Route(
+        "guidelines:edit",
+        methods=BOTH,
+        says_400=False,
+        form=lambda w: {
+            "based_on": "1",
+            "count": "1",
+            "key-0": "k",
+            "title-0": "T",
+            "body-0": "B",
+            "note": "n",
+        },
+    ),
     Route("guidelines:queue", query=("status",)),
-    Route("guidelines:flag", lambda w: {"pk": w.kw["flag"]}, methods=BOTH, says_400=False,
-          form=lambda w: {"action": "fixed", "note": "n", "caption": "c"}),
-    Route("guidelines:flag_item", _item("evidence"), ANNOTATOR, BOTH, says_400=False,
-          form=lambda w: {"kind": "unsure", "note": "n", "element": ""}),
-    Route("guidelines:flag_paper", lambda w: {"paper_id": w.kw["pair"].paper_id}, WRITER,
-          BOTH, says_400=False, form=lambda w: {"kind": "unsure", "note": "n",
-                                                 "element": str(w.kw["table"])}),
-    Route("answers:edit", _item("answered"), ("answerer",), BOTH, says_400=False,
-          form=lambda w: {"label": "refuted", "evidence": ""}),
-    Route("validation_answers:edit", _item("checked"), ("validator",), BOTH, says_400=False,
-          form=lambda w: {"text": "t", "criteria": "language", "evidence": "",
-                          "explanation": ""}),
-]  # fmt: skip
+    Route(
+        "guidelines:flag",
+        lambda w: {"pk": w.kw["flag"]},
+        methods=BOTH,
+        says_400=False,
+        form=lambda w: {"action": "fixed", "note": "n", "caption": "c"},
+    ),
+    Route(
+        "guidelines:flag_item",
+        _item("evidence"),
+        ANNOTATOR,
+        BOTH,
+        says_400=False,
+        form=lambda w: {"kind": "unsure", "note": "n", "element": ""},
+    ),
+    Route(
+        "guidelines:flag_paper",
+        lambda w: {"paper_id": w.kw["pair"].paper_id},
+        WRITER,
+        BOTH,
+        says_400=False,
+        form=lambda w: {"kind": "unsure", "note": "n", "element": str(w.kw["table"])},
+    ),
+    Route(
+        "answers:edit",
+        _item("answered"),
+        ("answerer",),
+        BOTH,
+        says_400=False,
+        form=lambda w: {"label": "refuted", "evidence": ""},
+    ),
+    Route(
+        "validation_answers:edit",
+        _item("checked"),
+        ("validator",),
+        BOTH,
+        says_400=False,
+        form=lambda w: {"text": "t", "criteria": "language", "evidence": "", "explanation": ""},
+    ),
+]
 
 
 # --- Sending -------------------------------------------------------------------------------
@@ -400,8 +713,17 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else f"{text[:30]}…({len(text)} chars)"
 
 
-def _send(outcome: Outcome, label: str, user: str, client: Client, method: str, url: str,
-          what: str, body: bytes | str | None = None, content_type: str = "") -> None:  # fmt: skip
+def _send(
+    outcome: Outcome,
+    label: str,
+    user: str,
+    client: Client,
+    method: str,
+    url: str,
+    what: str,
+    body: bytes | str | None = None,
+    content_type: str = "",
+) -> None:
     """One request in a savepoint rolled back after it; a 5xx or an exception is a failure."""
     outcome.requests += 1
     try:
@@ -468,8 +790,11 @@ def _hostile_urls(route: Route, w: World, converters: dict[str, object]) -> list
     the converter takes, replaced after reversing)."""
     if route.name == "media":  # in the folder of the writer's paper, and anywhere
         folder = "/media/" + w.kw["media"].rsplit("/", 1)[0] + "/"
-        return [(start + quote(v), f"path {_shown(v)}") for start in (folder, "/media/")
-                for v in URL_STRS]  # fmt: skip
+        return [
+            (start + quote(v), f"path {_shown(v)}")
+            for start in (folder, "/media/")
+            for v in URL_STRS
+        ]
     urls = []
     for name, converter in converters.items():
         kind = type(converter).__name__
@@ -581,8 +906,10 @@ def test_no_route_answers_hostile_values_with_a_server_error(fast_passwords):
     for index, route in enumerate(ROUTES):
         _attack(route, index, w, converters, outcome)
     elapsed = time.perf_counter() - started
-    print(f"{outcome.requests} hostile requests over {len(ROUTES)} routes in {elapsed:.1f} s"
-          f" (the data: {built:.1f} s)")  # fmt: skip
+    print(
+        f"{outcome.requests} hostile requests over {len(ROUTES)} routes in {elapsed:.1f} s"
+        f" (the data: {built:.1f} s)"
+    )
     assert not outcome.failures, f"{len(outcome.failures)} failures:\n" + "\n".join(
         outcome.failures[:200]
     )
@@ -605,8 +932,11 @@ MODEL_VIEWS = ("changelist", "add", "change", "history", "delete")
 
 
 def _admin_resolver() -> URLResolver:
-    return next(p for p in get_resolver().url_patterns
-                if isinstance(p, URLResolver) and p.app_name == "admin")  # fmt: skip
+    return next(
+        p
+        for p in get_resolver().url_patterns
+        if isinstance(p, URLResolver) and p.app_name == "admin"
+    )
 
 
 def _admin_patterns(patterns) -> list[URLPattern]:
@@ -646,8 +976,13 @@ def _admin_model_pass(model, model_admin, user, client: Client, send) -> set[str
     actions = [a for a in model_admin.get_actions(request) if a]
     for value in ADMIN_VALUES[:2]:
         body = {"action": actions[0] if actions else "x", "_selected_action": value, "index": "0"}
-        send("post", changelist, f"{prefix} action on {_shown(value)}", _form(body),
-             "application/x-www-form-urlencoded")  # fmt: skip
+        send(
+            "post",
+            changelist,
+            f"{prefix} action on {_shown(value)}",
+            _form(body),
+            "application/x-www-form-urlencoded",
+        )
     obj = model._default_manager.order_by("pk").first()
     fields = list(model_admin.get_form(request, obj).base_fields)
     add = reverse(f"admin:{prefix}_add")
@@ -655,17 +990,24 @@ def _admin_model_pass(model, model_admin, user, client: Client, send) -> set[str
     for url in targets:
         send("get", url, f"{prefix} form")
         for value in ADMIN_VALUES[:3]:
-            send("post", url, f"{prefix} form, every field {_shown(value)}",
-                 _form(dict.fromkeys(fields, value) | {"_save": "Save"}),
-                 "application/x-www-form-urlencoded")  # fmt: skip
+            send(
+                "post",
+                url,
+                f"{prefix} form, every field {_shown(value)}",
+                _form(dict.fromkeys(fields, value) | {"_save": "Save"}),
+                "application/x-www-form-urlencoded",
+            )
     for view in ("change", "history", "delete"):
         if obj is not None:
             send("get", reverse(f"admin:{prefix}_{view}", args=[obj.pk]), f"{prefix} {view}")
         placeholder = "987654321987"
         url = reverse(f"admin:{prefix}_{view}", args=[placeholder])
         for value in ADMIN_URL_VALUES:
-            send("get", url.replace(placeholder, quote(value, safe="")),
-                 f"{prefix} {view} of {_shown(value)}")  # fmt: skip
+            send(
+                "get",
+                url.replace(placeholder, quote(value, safe="")),
+                f"{prefix} {view} of {_shown(value)}",
+            )
     return {f"{prefix}_{view}" for view in MODEL_VIEWS}
 
 
@@ -693,8 +1035,11 @@ def test_the_admin_answers_hostile_values_without_a_server_error(fast_passwords)
         send("get", reverse("admin:app_list", args=[label]), f"app {label}")
     for value in ADMIN_URL_VALUES:
         send("get", "/admin/" + quote(value, safe=""), f"no such page {_shown(value)}")
-        send("get", f"/admin/r/{quote(value, safe='')}/{quote(value, safe='')}/",
-             f"view on site {_shown(value)}")  # fmt: skip
+        send(
+            "get",
+            f"/admin/r/{quote(value, safe='')}/{quote(value, safe='')}/",
+            f"view on site {_shown(value)}",
+        )
     covered |= {"index", "autocomplete", "app_list", "view_on_site"}
     # The others (the admin's sign-in, password and catalog pages, django-rq's dashboard with
     # Redis): GET with each part of the URL hostile.
@@ -743,7 +1088,10 @@ def test_the_parsers_take_ascii_digits_only():
     errors: dict[str, str] = {}
     schema = {"a": parse.Int(), "b": parse.Text(10), "c": parse.Ids()}
     assert parse.parse_fields({"a": "²", "b": "kept", "c": [1]}, schema, errors=errors) == {
-        "a": None, "b": "kept", "c": [1]}  # fmt: skip
+        "a": None,
+        "b": "kept",
+        "c": [1],
+    }
     assert list(errors) == ["a"]
 
 
@@ -753,28 +1101,37 @@ def test_the_findings_answer_400_with_what_was_wrong_and_keep_everything(fast_pa
     write, evidence = w.kw["write"], w.kw["evidence"]
     client = _client(writer)
     draft_url = reverse("annotation:save_draft", args=[write.key])
-    saved = client.post(draft_url, {"version": write.version, "draft": {"entailed": "kept"}},
-                        content_type="application/json")  # fmt: skip
+    saved = client.post(
+        draft_url,
+        {"version": write.version, "draft": {"entailed": "kept"}},
+        content_type="application/json",
+    )
     assert saved.status_code == 200
     for version in ("²", "9" * 5000):
-        response = client.post(draft_url, {"version": version, "draft": {"entailed": "lost"}},
-                               content_type="application/json")  # fmt: skip
+        response = client.post(
+            draft_url,
+            {"version": version, "draft": {"entailed": "lost"}},
+            content_type="application/json",
+        )
         assert response.status_code == 400 and "version" in response.json()["error"]
     write.refresh_from_db()
     assert write.draft["entailed"] == "kept"
 
     client = _client(erin)
     review_draft = reverse("annotation:review_draft", args=[evidence.key])
-    response = client.post(review_draft, {"draft": {"evidence": 5}},
-                           content_type="application/json")  # fmt: skip
+    response = client.post(
+        review_draft, {"draft": {"evidence": 5}}, content_type="application/json"
+    )
     assert response.status_code == 400
     assert response.json()["error"] == (
         "The draft could not be read: evidence: expected a list of ids, got 5."
     )
     annotate = reverse("annotation:annotate", args=[evidence.key])
     for bad in ("²", "9" * 5000):
-        response = client.post(annotate, {"version": evidence.version, "token": TOKEN,
-                                          "label": "refuted", "evidence": bad})  # fmt: skip
+        response = client.post(
+            annotate,
+            {"version": evidence.version, "token": TOKEN, "label": "refuted", "evidence": bad},
+        )
         page = response.content.decode()
         assert response.status_code == 400 and "evidence: invalid item id" in page
         assert 'value="refuted" checked' in page  # what was chosen stays on the page

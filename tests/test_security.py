@@ -155,9 +155,11 @@ def test_a_session_that_ends_mid_task_keeps_the_draft_and_signing_in_returns_to_
     def autosave(text: str):
         body = {"version": item.version, "draft": {"entailed": text}}
         return client.post(
-            draft_url, json.dumps(body), content_type="application/json",
+            draft_url,
+            json.dumps(body),
+            content_type="application/json",
             HTTP_REFERER=f"http://testserver{page}",
-        )  # fmt: skip
+        )
 
     assert autosave(saved).status_code == 200
     Session.objects.update(expire_date=timezone.now() - timedelta(seconds=1))  # it ends
@@ -182,15 +184,17 @@ def test_a_signed_out_form_post_signs_in_back_to_its_page(writer):
     page = reverse("annotation:write", args=[item.key])
     client.logout()
     response = client.post(
-        reverse("annotation:release_task", args=[item.key]), {"version": item.version},
+        reverse("annotation:release_task", args=[item.key]),
+        {"version": item.version},
         HTTP_REFERER=f"http://testserver{page}",
-    )  # fmt: skip
+    )
     assert response.status_code == 302 and response.url == f"{LOGIN}?next={page}"
     # A Referer from elsewhere is never followed.
     response = client.post(
-        reverse("annotation:release_task", args=[item.key]), {"version": item.version},
+        reverse("annotation:release_task", args=[item.key]),
+        {"version": item.version},
         HTTP_REFERER="https://evil.example/phish",
-    )  # fmt: skip
+    )
     assert "evil" not in response.url
 
 
@@ -204,9 +208,11 @@ def test_a_stale_csrf_token_answers_json_to_the_autosave(writer):
     strict.get(reverse("annotation:write", args=[item.key]))  # the page sets the CSRF cookie
     stale = {"HTTP_X_CSRFTOKEN": "x" * 32}
     response = strict.post(
-        reverse("annotation:save_draft", args=[item.key]), "{}", content_type="application/json",
+        reverse("annotation:save_draft", args=[item.key]),
+        "{}",
+        content_type="application/json",
         **stale,
-    )  # fmt: skip
+    )
     assert response.status_code == 403
     assert response.json()["csrf"] is True and "Reload it" in response.json()["error"]
     page = strict.post(reverse("annotation:release_task", args=[item.key]), {}, **stale)
@@ -310,9 +316,13 @@ def production_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
 
 def manage(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=120,
-    )  # fmt: skip
+    )
 
 
 def test_check_deploy_is_clean_with_the_documented_production_variables(tmp_path):
@@ -351,9 +361,15 @@ def test_compose_trusts_its_proxy_and_is_reachable_only_through_it():
 # --- Content-Security-Policy ------------------------------------------------------------------
 
 POLICY = (
-    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
-    "object-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
-)  # fmt: skip
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+)
 
 
 def assert_policy(response) -> None:
@@ -386,10 +402,14 @@ def test_the_policy_is_on_in_development_mode_too(tmp_path):
         "print(Client().get('/accounts/login/', HTTP_HOST='localhost')['Content-Security-Policy'])"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCIVER_", "DEBUG"))}
-    env.update(SCIVER_DEV="1", DJANGO_SETTINGS_MODULE="config.settings",
-               DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
+    env.update(
+        SCIVER_DEV="1",
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert "script-src 'self'" in done.stdout and "style-src 'self'" in done.stdout
 
@@ -459,8 +479,19 @@ def test_no_admin_page_answers_500_without_redis():
     """The run above had Redis (CI): the same walk in a run without it."""
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"{__file__}::test_no_admin_page_answers_500"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=110,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"{__file__}::test_no_admin_page_answers_500",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
     assert done.returncode == 0, done.stdout[-3000:]

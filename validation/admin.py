@@ -72,9 +72,10 @@ class SplitVersionAdmin(ReadOnlyAdmin):
             export = services.start_export(split=split, by=request.user)
             url = reverse("validation:export_status", args=[export.pk])
             self.message_user(
-                request, format_html('Export of {} started: <a href="{}">progress</a>', split, url),
+                request,
+                format_html('Export of {} started: <a href="{}">progress</a>', split, url),
                 messages.SUCCESS,
-            )  # fmt: skip
+            )
 
 
 @admin.register(ReleaseExport)

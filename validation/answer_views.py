@@ -26,30 +26,43 @@ def _text(data, name: str, errors: dict[str, str]) -> str:
 @login_required
 @require_http_methods(["GET", "POST"])
 def edit_validation(request: HttpRequest, item_key: str) -> HttpResponse:
-    item = get_object_or_404(WorkItem.objects.select_related("pair", "claim"), key=item_key,
-                             kind=WorkKind.VALIDATE)  # fmt: skip
+    item = get_object_or_404(
+        WorkItem.objects.select_related("pair", "claim"), key=item_key, kind=WorkKind.VALIDATE
+    )
     if not (item.status == WorkStatus.DONE and item.done_by_id == request.user.pk):
         return not_yours(request, item)
     claim = item.claim
     review = ClaimReview.objects.get(claim=claim)
     validation = Validation.objects.get(claim=claim)
-    form = {"text": claim.text, "explanation": claim.explanation,
-            "evidence": set(review.final_evidence.values_list("pk", flat=True)),
-            "criteria": set(validation.criteria_failed)}  # fmt: skip
+    form = {
+        "text": claim.text,
+        "explanation": claim.explanation,
+        "evidence": set(review.final_evidence.values_list("pk", flat=True)),
+        "criteria": set(validation.criteria_failed),
+    }
     editable = edits.validation_editable(item, request.user)
     errors: dict[str, str] = {}
     status = 200
     if request.method == "POST":
-        form = {"text": _text(request.POST, "text", errors),
-                "explanation": _text(request.POST, "explanation", errors),
-                "evidence": set(parse.parse_id_list(request.POST.getlist("evidence"), field="evidence")),
-                "criteria": {c for c in request.POST.getlist("criteria") if c in CRITERIA}}  # fmt: skip
+        form = {
+            "text": _text(request.POST, "text", errors),
+            "explanation": _text(request.POST, "explanation", errors),
+            "evidence": set(
+                parse.parse_id_list(request.POST.getlist("evidence"), field="evidence")
+            ),
+            "criteria": {c for c in request.POST.getlist("criteria") if c in CRITERIA},
+        }
         try:
             if errors:
                 raise InvalidValidation(dict(errors))
-            edits.edit_validation(item=item, user=request.user, criteria_failed=form["criteria"],
-                                  text=form["text"], evidence_ids=form["evidence"],
-                                  explanation=form["explanation"])  # fmt: skip
+            edits.edit_validation(
+                item=item,
+                user=request.user,
+                criteria_failed=form["criteria"],
+                text=form["text"],
+                evidence_ids=form["evidence"],
+                explanation=form["explanation"],
+            )
         except edits.ValidationLocked as exc:
             if exc.reason == "forbidden":
                 return forbidden(request, exc.message)
@@ -61,7 +74,15 @@ def edit_validation(request: HttpRequest, item_key: str) -> HttpResponse:
             return redirect("validation_answers:edit", item.key)
     shown = CuratedElement.objects.filter(context_id=item.pair.context_id, in_context=True)
     elements = [c.element for c in shown.select_related("element").order_by("element__order")]
-    context = {"item": item, "claim": claim, "review": review, "form": form, "errors": errors,
-               "editable": editable, "too_late": edits.TOO_LATE, "elements": elements,
-               "criteria": CRITERIA.items()}  # fmt: skip
+    context = {
+        "item": item,
+        "claim": claim,
+        "review": review,
+        "form": form,
+        "errors": errors,
+        "editable": editable,
+        "too_late": edits.TOO_LATE,
+        "elements": elements,
+        "criteria": CRITERIA.items(),
+    }
     return render(request, "validation/edit_answer.html", context, status=status)

@@ -47,8 +47,11 @@ class ValidationLocked(AnnotationError):
 
 
 def _mine(item: WorkItem, user: AbstractBaseUser) -> bool:
-    return (item.kind == WorkKind.VALIDATE and item.status == WorkStatus.DONE
-            and item.done_by_id == user.pk)  # fmt: skip
+    return (
+        item.kind == WorkKind.VALIDATE
+        and item.status == WorkStatus.DONE
+        and item.done_by_id == user.pk
+    )
 
 
 def _open_to_edit(item: WorkItem, validation: Validation | None) -> bool:
@@ -71,18 +74,27 @@ def validation_editable(item: WorkItem, user: AbstractBaseUser) -> bool:
 
 
 def _values(claim: Claim, review: ClaimReview) -> dict[str, object]:
-    return {"text": claim.text, "explanation": claim.explanation,
-            "evidence": sorted(review.final_evidence.values_list("pk", flat=True))}  # fmt: skip
+    return {
+        "text": claim.text,
+        "explanation": claim.explanation,
+        "evidence": sorted(review.final_evidence.values_list("pk", flat=True)),
+    }
 
 
 @transaction.atomic
 def edit_validation(
-    *, item: WorkItem, user: AbstractBaseUser, criteria_failed: Iterable[str], text: str,
-    evidence_ids: Iterable[object], explanation: str = "",
-) -> Validation:  # fmt: skip
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    criteria_failed: Iterable[str],
+    text: str,
+    evidence_ids: Iterable[object],
+    explanation: str = "",
+) -> Validation:
     if not _mine(item, user):
-        raise ValidationLocked("Only the validator who submitted this validation can edit it.",
-                               reason="forbidden")  # fmt: skip
+        raise ValidationLocked(
+            "Only the validator who submitted this validation can edit it.", reason="forbidden"
+        )
     claim = (
         Claim.objects.select_related("pair__context", "pair__task")
         .select_for_update(of=("self",))
@@ -107,15 +119,20 @@ def edit_validation(
     elif any(pk not in kinds for pk in evidence):
         errors["evidence"] = "Some evidence is not part of this paper's curated context."
     elif evidence_rule_problem(pair.subset, evidence, kinds, sampled):
-        labels = dict(Element.objects.filter(pk__in=visual_ids(evidence, kinds))
-                      .values_list("pk", "label"))  # fmt: skip
-        errors["evidence"] = evidence_rule_problem(pair.subset, evidence, kinds, sampled,
-                                                   labels=labels)  # fmt: skip
+        labels = dict(
+            Element.objects.filter(pk__in=visual_ids(evidence, kinds)).values_list("pk", "label")
+        )
+        errors["evidence"] = evidence_rule_problem(
+            pair.subset, evidence, kinds, sampled, labels=labels
+        )
     if claim.label == "refuted" and not explanation:
         errors["explanation"] = "A refuted claim keeps an explanation of why it is false."
     current = _values(claim, review)
-    new = {"text": text, "explanation": explanation if claim.label == "refuted" else "",
-           "evidence": sorted(evidence)}  # fmt: skip
+    new = {
+        "text": text,
+        "explanation": explanation if claim.label == "refuted" else "",
+        "evidence": sorted(evidence),
+    }
     # What the claim was before this validation: the first revision's `before`, else as now.
     original = dict(current)
     revisions = ValidationRevision.objects.filter(validation=validation, item=item)
@@ -138,9 +155,14 @@ def edit_validation(
     edited = [f for f in FIELDS if current[f] != new[f]]
     for name in edited:
         ValidationRevision.objects.create(
-            validation=validation, item=item, field=name, before=current[name], after=new[name],
-            criteria_failed=failed, by=user,
-        )  # fmt: skip
+            validation=validation,
+            item=item,
+            field=name,
+            before=current[name],
+            after=new[name],
+            criteria_failed=failed,
+            by=user,
+        )
     if "text" in edited or "explanation" in edited:
         claim.text, claim.explanation = new["text"], new["explanation"]
         claim.save(update_fields=["text", "explanation"])
@@ -150,10 +172,17 @@ def edit_validation(
     now_revised = label_or_subset or bool(changed)
     count = validation.revisions - int(was_revised) + int(now_revised)
     old = {f: current[f] for f in edited} | {"criteria_failed": validation.criteria_failed}
-    after = {f: new[f] for f in edited} | {"criteria_failed": failed,
-             "outcome": "revised" if now_revised else "passed"}  # fmt: skip
+    after = {f: new[f] for f in edited} | {
+        "criteria_failed": failed,
+        "outcome": "revised" if now_revised else "passed",
+    }
     lifecycle.record(item, actor=user, action=WorkAction.ANSWER_EDITED, old=old, new=after)
-    lifecycle.change(validation, actor=user, action=WorkAction.ANSWER_EDITED,
-                     changes={"criteria_failed": failed, "revisions": count}, old=old,
-                     new=after)  # fmt: skip
+    lifecycle.change(
+        validation,
+        actor=user,
+        action=WorkAction.ANSWER_EDITED,
+        changes={"criteria_failed": failed, "revisions": count},
+        old=old,
+        new=after,
+    )
     return validation

@@ -51,10 +51,17 @@ REWRITE_PERTURBATION = (
 )
 
 COMMON = {
-    "request_id": int, "paperid": str, "paper_path": str, "claim_type": str, "claim": str,
-    "label": bool, "origin_statement": str, "perturbed_statement": str,
-    "perturbed_explanation": str, "section": list,
-}  # fmt: skip
+    "request_id": int,
+    "paperid": str,
+    "paper_path": str,
+    "claim_type": str,
+    "claim": str,
+    "label": bool,
+    "origin_statement": str,
+    "perturbed_statement": str,
+    "perturbed_explanation": str,
+    "section": list,
+}
 ONE = {"type": str, "item": str, "image_path": str}
 TWO = {f"item{n}{s}": str for n in (1, 2) for s in ("_type", "", "_path")}
 GROUPS = {"direct": ONE, "analytical": ONE, "parallel": TWO, "sequential": TWO}
@@ -333,10 +340,13 @@ def record_findings(
         seen = reading.model_input(record, paper)
     section = record.get("section")
     if not seen.context:
-        findings.append(Finding(
-            f"SciVer's reading gives the model no text: section {section!r} names no section "
-            "of its paper file", REEXPORT,
-        ))  # fmt: skip
+        findings.append(
+            Finding(
+                f"SciVer's reading gives the model no text: section {section!r} names no section "
+                "of its paper file",
+                REEXPORT,
+            )
+        )
     row = row or {}
     evidence = [p for p in row.get("evidence") or [] if isinstance(p, Mapping)]
     if "evidence" in row:
@@ -344,19 +354,25 @@ def record_findings(
         for piece in evidence:
             text = piece.get("text") or ""
             if piece.get("kind") == "paragraph" and text and text not in seen.context:
-                findings.append(Finding(
-                    f"evidence paragraph {piece.get('anchor')} is not in the context SciVer's "
-                    f"reading builds from section {section!r} (it reads {reached})", REEXPORT,
-                ))  # fmt: skip
+                findings.append(
+                    Finding(
+                        f"evidence paragraph {piece.get('anchor')} is not in the context SciVer's "
+                        f"reading builds from section {section!r} (it reads {reached})",
+                        REEXPORT,
+                    )
+                )
         named = sorted(_relative(img.path) for img in seen.images)
         wanted = sorted(
             str(p.get("image_path")) for p in evidence if p.get("kind") in ("table", "chart")
         )
         if named != wanted:
-            findings.append(Finding(
-                f"the record shows the model {', '.join(named) or 'no image'} but the claim's "
-                f"table/chart evidence is {', '.join(wanted) or 'none'}", REEXPORT,
-            ))  # fmt: skip
+            findings.append(
+                Finding(
+                    f"the record shows the model {', '.join(named) or 'no image'} but the claim's "
+                    f"table/chart evidence is {', '.join(wanted) or 'none'}",
+                    REEXPORT,
+                )
+            )
     statements = record if "origin_statement" in record else row
     label = record.get("label", row.get("label"))
     if label is False and "origin_statement" in statements:

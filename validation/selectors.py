@@ -163,8 +163,18 @@ def validation_page(item_id: int) -> ValidationPage:
     ]
     paragraphs = [p.element.text for p in pieces if p.element.kind == Element.Kind.PARAGRAPH]
     sampled_texts = [visual_text(p.element) for p in pieces if p.sampled]
-    return ValidationPage(item, claim, pair, sibling, review, validation, pieces, evidence_ids,
-                          paragraphs, sampled_texts)  # fmt: skip
+    return ValidationPage(
+        item,
+        claim,
+        pair,
+        sibling,
+        review,
+        validation,
+        pieces,
+        evidence_ids,
+        paragraphs,
+        sampled_texts,
+    )
 
 
 def evidence_rule_warning(page: ValidationPage) -> checks.Warning | None:
@@ -353,8 +363,9 @@ def stat_records(
         evidence = list(c.review.final_evidence.all())
         paper_file = files[c.pair.paper_id]
         order = [s["section_id"] for s in paper_file["sections"]]
-        record = {"section": list(record_sections([(e.kind, e.section_id) for e in evidence],
-                                                  ids, order))}  # fmt: skip
+        record = {
+            "section": list(record_sections([(e.kind, e.section_id) for e in evidence], ids, order))
+        }
         records.append(
             stats.StatRecord(
                 paper=c.pair.paper.arxiv_id,
@@ -373,7 +384,7 @@ def stat_records(
                 ),
                 context_words=stats.words(model_input(record, paper_file).context),
                 curated_words=curated_words[c.pair.context_id],
-            )  # fmt: skip
+            )
         )
     return records
 

@@ -80,8 +80,9 @@ def _staff(by: AbstractBaseUser) -> None:
 def long_text_errors(**texts: str) -> dict[str, str]:
     """Field -> refusal for each text longer than MAX_TEXT (with the limit and its length): a
     validation or an answer refuses it whole, whoever calls, and never cuts it."""
-    return {name: message for name, text in texts.items()
-            if (message := too_long(name, text, MAX_TEXT))}  # fmt: skip
+    return {
+        name: message for name, text in texts.items() if (message := too_long(name, text, MAX_TEXT))
+    }
 
 
 # --- Validation ------------------------------------------------------------------------------
@@ -120,17 +121,28 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
         eligible = [u.pk for u in annotation_selectors.eligible_experts(pair.subfield_code)]
         route = routing.route_validation(claim.pk, eligible, roles[pair.pk], pending[pair.pk])
     item = work.create_item(
-        kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=pair.subfield_code,
-        actor=actor, pair=pair, claim=claim, assignee_id=route.assignee,
-    )  # fmt: skip
+        kind=WorkKind.VALIDATE,
+        paper_id=pair.paper_id,
+        subfield_code=pair.subfield_code,
+        actor=actor,
+        pair=pair,
+        claim=claim,
+        assignee_id=route.assignee,
+    )
     if route.assignee is not None:
-        work.record(item, route.action, actor=actor, new={"assignee": route.assignee},
-                    note=route.note)  # fmt: skip
+        work.record(
+            item, route.action, actor=actor, new={"assignee": route.assignee}, note=route.note
+        )
     if withdrawn is not None:
         withdrawn.claim = claim
-        return lifecycle.change(withdrawn, actor=actor, action=WorkAction.OPENED,
-                                changes={"item": item}, old={"item": withdrawn.item_id},
-                                new={"item": item.pk})  # fmt: skip
+        return lifecycle.change(
+            withdrawn,
+            actor=actor,
+            action=WorkAction.OPENED,
+            changes={"item": item},
+            old={"item": withdrawn.item_id},
+            new={"item": item.pk},
+        )
     validation = Validation.objects.create(claim=claim, item=item)
     lifecycle.opened(validation, actor=actor, action=WorkAction.OPENED)
     return validation
@@ -154,8 +166,9 @@ def take_next(*, user: AbstractBaseUser) -> WorkItem:
     """Lease the expert's next validation item, record their role on its claim, and name them
     for the pair's other claim where the blindness rule lets them."""
     item = work.next_item(user=user, kind=WorkKind.VALIDATE)
-    PairRole.objects.get_or_create(pair_id=item.pair_id, claim_id=item.claim_id, expert=user,
-                                   defaults={"role": Role.VALIDATOR})  # fmt: skip
+    PairRole.objects.get_or_create(
+        pair_id=item.pair_id, claim_id=item.claim_id, expert=user, defaults={"role": Role.VALIDATOR}
+    )
     for other in (
         WorkItem.objects.select_for_update(of=("self",))
         .filter(
@@ -168,8 +181,9 @@ def take_next(*, user: AbstractBaseUser) -> WorkItem:
         .exclude(pk=item.pk)
     ):
         if not work.refusal_for(other, user.pk):
-            work.assign(other, user.pk, actor=user,
-                        note="the pair's validator validates its claims")  # fmt: skip
+            work.assign(
+                other, user.pk, actor=user, note="the pair's validator validates its claims"
+            )
     return item
 
 
@@ -186,10 +200,13 @@ class ValidationDraft:
     criteria_failed: list[str] = field(default_factory=list)
 
     FIELDS: ClassVar[dict[str, parse.Field]] = {
-        "text": parse.Text(MAX_TEXT), "subset": parse.Text(16), "label": parse.Text(16),
-        "evidence": parse.Ids(), "explanation": parse.Text(MAX_TEXT),
+        "text": parse.Text(MAX_TEXT),
+        "subset": parse.Text(16),
+        "label": parse.Text(16),
+        "evidence": parse.Ids(),
+        "explanation": parse.Text(MAX_TEXT),
         "criteria_failed": parse.Strings(),
-    }  # fmt: skip
+    }
 
     @classmethod
     def from_data(cls, data: object, *, errors: dict[str, str] | None = None) -> ValidationDraft:
@@ -197,21 +214,36 @@ class ValidationDraft:
         layer's 400; a text too long is refused, never cut), or with `errors` is recorded there
         (the field left empty; a text too long kept whole)."""
         values = parse.parse_fields(data, cls.FIELDS, errors=errors)
-        return cls(**values | {
-            "evidence": sorted(values["evidence"]),
-            "criteria_failed": sorted(c for c in set(values["criteria_failed"]) if c in CRITERIA),
-        })  # fmt: skip
+        return cls(
+            **values
+            | {
+                "evidence": sorted(values["evidence"]),
+                "criteria_failed": sorted(
+                    c for c in set(values["criteria_failed"]) if c in CRITERIA
+                ),
+            }
+        )
 
     def as_draft(self) -> dict:
-        return {"text": self.text, "subset": self.subset, "label": self.label,
-                "evidence": self.evidence, "explanation": self.explanation,
-                "criteria_failed": self.criteria_failed}  # fmt: skip
+        return {
+            "text": self.text,
+            "subset": self.subset,
+            "label": self.label,
+            "evidence": self.evidence,
+            "explanation": self.explanation,
+            "criteria_failed": self.criteria_failed,
+        }
 
     def as_form(self) -> dict:
         """The page's form (what a refused submission shows) from the draft."""
-        return {"criteria_failed": self.criteria_failed, "text": self.text, "subset": self.subset,
-                "label": self.label, "evidence_ids": self.evidence,
-                "explanation": self.explanation}  # fmt: skip
+        return {
+            "criteria_failed": self.criteria_failed,
+            "text": self.text,
+            "subset": self.subset,
+            "label": self.label,
+            "evidence_ids": self.evidence,
+            "explanation": self.explanation,
+        }
 
     @staticmethod
     def is_draft(data: object) -> bool:
@@ -281,10 +313,13 @@ def submit_validation(
         elif final_subset != pair.subset:  # the subset is the pair's: its validated claim too
             sibling = (
                 ClaimReview.objects.filter(
-                    claim__pair=pair, claim__superseded_at__isnull=True,
+                    claim__pair=pair,
+                    claim__superseded_at__isnull=True,
                     claim__validation__status=ValidationStatus.VALIDATED,
-                ).exclude(claim=claim).first()
-            )  # fmt: skip
+                )
+                .exclude(claim=claim)
+                .first()
+            )
             cited = set(sibling.final_evidence.values_list("pk", flat=True)) if sibling else set()
             if sibling and evidence_rule_problem(final_subset, cited, kinds, sampled):
                 errors["subset"] = (
@@ -322,9 +357,14 @@ def submit_validation(
         raise InvalidValidation(errors)
     for name in changed:
         ValidationRevision.objects.create(
-            validation=validation, item=item, field=name, before=before[name], after=after[name],
-            criteria_failed=failed, by=user,
-        )  # fmt: skip
+            validation=validation,
+            item=item,
+            field=name,
+            before=before[name],
+            after=after[name],
+            criteria_failed=failed,
+            by=user,
+        )
     if "text" in changed or "explanation" in changed:
         claim.text, claim.explanation = after["text"], after["explanation"]
         claim.save(update_fields=["text", "explanation"])
@@ -350,18 +390,28 @@ def submit_validation(
         review.final_evidence.set(after["evidence"])
     outcome = "revised" if changed else "passed"
     lifecycle.move(
-        validation, ValidationStatus.VALIDATED, actor=user, action=WorkAction.VALIDATED,
-        changes={"validator": user, "validated_at": timezone.now(), "criteria_failed": failed,
-                 "revisions": validation.revisions + (1 if changed else 0), "reopen_reason": ""},
+        validation,
+        ValidationStatus.VALIDATED,
+        actor=user,
+        action=WorkAction.VALIDATED,
+        changes={
+            "validator": user,
+            "validated_at": timezone.now(),
+            "criteria_failed": failed,
+            "revisions": validation.revisions + (1 if changed else 0),
+            "reopen_reason": "",
+        },
         new={"outcome": outcome, "criteria_failed": failed},
         refusal="This claim is already validated.",
-    )  # fmt: skip
+    )
     work.finish_submission(
-        item, user=user, token=token, pair=None,
+        item,
+        user=user,
+        token=token,
+        pair=None,
         old={k: before[k] for k in changed} | {"draft": item.draft},
-        new={k: after[k] for k in changed} | {"criteria_failed": failed,
-             "outcome": outcome},
-    )  # fmt: skip
+        new={k: after[k] for k in changed} | {"criteria_failed": failed, "outcome": outcome},
+    )
     return validation
 
 
@@ -381,14 +431,24 @@ def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Val
     pair = validation.claim.pair
     previous = validation.item_id
     item = work.create_item(
-        kind=WorkKind.VALIDATE, paper_id=pair.paper_id, subfield_code=pair.subfield_code,
-        actor=by, pair=pair, claim=validation.claim,
-    )  # fmt: skip
+        kind=WorkKind.VALIDATE,
+        paper_id=pair.paper_id,
+        subfield_code=pair.subfield_code,
+        actor=by,
+        pair=pair,
+        claim=validation.claim,
+    )
     lifecycle.move(
-        validation, ValidationStatus.PENDING, actor=by, action=WorkAction.REOPENED,
-        changes={"item": item, "reopen_reason": reason}, old={"item": previous},
-        new={"item": item.pk}, note=reason, refusal="Only validated items can be re-opened.",
-    )  # fmt: skip
+        validation,
+        ValidationStatus.PENDING,
+        actor=by,
+        action=WorkAction.REOPENED,
+        changes={"item": item, "reopen_reason": reason},
+        old={"item": previous},
+        new={"item": item.pk},
+        note=reason,
+        refusal="Only validated items can be re-opened.",
+    )
     return validation
 
 
@@ -519,9 +579,11 @@ def start_baseline(
         )
     short = [f"{subset} {n}" for subset, n in sample.short.items()]
     study = BaselineStudy.objects.create(
-        per_subset=per_subset, seed=seed, created_by=by,
+        per_subset=per_subset,
+        seed=seed,
+        created_by=by,
         note=("fewer pairs than asked: " + ", ".join(short)) if short else "",
-    )  # fmt: skip
+    )
     study.experts.set(expert_ids)
     claims = Claim.objects.select_related("pair", "review").in_bulk(chosen)
     entries = {}
@@ -536,10 +598,15 @@ def start_baseline(
         for entry_id in baseline_order(list(entries), seed=seed, expert_id=expert_id):
             claim = entries[entry_id].claim
             work.create_item(
-                kind=WorkKind.BASELINE, paper_id=claim.pair.paper_id, subfield_code=claim.pair.subfield_code,
-                actor=by, pair=claim.pair, claim=claim, assignee_id=expert_id,
+                kind=WorkKind.BASELINE,
+                paper_id=claim.pair.paper_id,
+                subfield_code=claim.pair.subfield_code,
+                actor=by,
+                pair=claim.pair,
+                claim=claim,
+                assignee_id=expert_id,
                 draft={"baseline_item": entry_id},
-            )  # fmt: skip
+            )
     return study
 
 
@@ -571,14 +638,23 @@ def submit_baseline_answer(
         errors["explanation"] = "Explain your answer."
     if errors:
         raise InvalidValidation(errors)
-    entry = BaselineItem.objects.get(study__items__claim_id=item.claim_id,
-                                     pk=item.draft.get("baseline_item"))  # fmt: skip
+    entry = BaselineItem.objects.get(
+        study__items__claim_id=item.claim_id, pk=item.draft.get("baseline_item")
+    )
     answer = BaselineAnswer.objects.create(
-        item=entry, work_item=item, expert=user, label=label,
+        item=entry,
+        work_item=item,
+        expert=user,
+        label=label,
         explanation=explanation,
-    )  # fmt: skip
-    work.finish_submission(item, user=user, token=token, pair=None,
-                           new={"label": label, "explanation": answer.explanation})  # fmt: skip
+    )
+    work.finish_submission(
+        item,
+        user=user,
+        token=token,
+        pair=None,
+        new={"label": label, "explanation": answer.explanation},
+    )
     return answer
 
 
@@ -665,8 +741,7 @@ def freeze_split(
         licence_list = sorted(REDISTRIBUTABLE)
     left_out = Counter(p.licence or "unknown" for p in pool if p.licence not in licence_list)
     try:
-        split = make_split(pool, validation=validation, test=test, seed=seed,
-                           licences=licence_list)  # fmt: skip
+        split = make_split(pool, validation=validation, test=test, seed=seed, licences=licence_list)
     except SplitError as exc:
         validated = selectors.validated_claims().count()
         _, back = selectors.complete_pair_ids()
@@ -677,10 +752,16 @@ def freeze_split(
             + "."
         ) from exc
     version = SplitVersion.objects.create(
-        name=name, seed=seed, validation_size=validation, test_size=test,
-        licences=licence_list, licences_by_default=by_default, left_out=dict(sorted(left_out.items())),
-        created_by=by, counts={part: split.claims_by_subset(part) for part in ("validation", "test")},
-    )  # fmt: skip
+        name=name,
+        seed=seed,
+        validation_size=validation,
+        test_size=test,
+        licences=licence_list,
+        licences_by_default=by_default,
+        left_out=dict(sorted(left_out.items())),
+        created_by=by,
+        counts={part: split.claims_by_subset(part) for part in ("validation", "test")},
+    )
     SplitMember.objects.bulk_create(
         SplitMember(split=version, pair_id=p.pair_id, part=part, subset=p.subset)
         for part in ("validation", "test")
@@ -733,9 +814,13 @@ def start_export(
         split=split, out=str(out), hide_test_labels=hide_test_labels, created_by=by
     )
     job = start_job(
-        kind="export_release", function="validation.jobs.export_release_job",
-        params={"export_id": export.pk}, queue="default", timeout=6 * 3600, mode="thread",
-    )  # fmt: skip
+        kind="export_release",
+        function="validation.jobs.export_release_job",
+        params={"export_id": export.pk},
+        queue="default",
+        timeout=6 * 3600,
+        mode="thread",
+    )
     ReleaseExport.objects.filter(pk=export.pk).update(job=job)
     export.job = job
     return export
@@ -744,10 +829,15 @@ def start_export(
 def run_export(*, export_id: int, progress: Callable[[int, int, str], None] | None = None) -> dict:
     """Write an export's folder and a zip of it for download (what the job runs)."""
     export = ReleaseExport.objects.select_related("split").get(pk=export_id)
-    manifest = export_release(split=export.split, out=export.out,
-                              hide_test_labels=export.hide_test_labels, progress=progress)  # fmt: skip
+    manifest = export_release(
+        split=export.split,
+        out=export.out,
+        hide_test_labels=export.hide_test_labels,
+        progress=progress,
+    )
     out = Path(export.out)
-    archive = shutil.make_archive(str(out.parent / out.name), "zip", root_dir=out.parent,
-                                  base_dir=out.name)  # fmt: skip
+    archive = shutil.make_archive(
+        str(out.parent / out.name), "zip", root_dir=out.parent, base_dir=out.name
+    )
     ReleaseExport.objects.filter(pk=export.pk).update(manifest=manifest, archive=archive)
     return {"out": export.out, "archive": archive, "files": len(manifest["files"])}

@@ -131,13 +131,18 @@ def synthetic_experts(codes: Sequence[str], report: Report) -> dict[str, list[Ab
                 )
                 for n in (1, 2):
                     annotation_services.add_publication(
-                        profile=profile, title=f"Synthetic study {n} in {code} ({username})",
-                        venue="SimConf", year=2023 + n - 1, subfield=subfields[code],
-                    )  # fmt: skip
+                        profile=profile,
+                        title=f"Synthetic study {n} in {code} ({username})",
+                        venue="SimConf",
+                        year=2023 + n - 1,
+                        subfield=subfields[code],
+                    )
                 annotation_services.record_training(
-                    profile=profile, completed_on=dt.date(2024, 11, 18), trainer="simulation",
+                    profile=profile,
+                    completed_on=dt.date(2024, 11, 18),
+                    trainer="simulation",
                     notes=SYNTHETIC_NOTE,
-                )  # fmt: skip
+                )
                 report.experts_created += 1
             out[code].append(user)
     # Inactive between runs (see simulate); active while the simulation drives them.
@@ -264,8 +269,10 @@ def refute(
         choice = rng.choice(options)
         where = f" ({choice.source})" if choice.source.kind != "change" else ""
         return (
-            choice.text, f"The evidence contradicts it: {choice.description}{where}.", choice.kind
-        )  # fmt: skip
+            choice.text,
+            f"The evidence contradicts it: {choice.description}{where}.",
+            choice.kind,
+        )
     negated = re.sub(r"\b(shows|reaches|reports|obtains)\b", r"does not \1", entailed, count=1)
     negated = re.sub(r"does not (show|reach|report|obtain)s", r"does not \1", negated)
     if negated == entailed:
@@ -287,10 +294,14 @@ def curate(paper: Paper, user: AbstractBaseUser) -> None:
         Q(kind__in=[Element.Kind.TABLE, Element.Kind.CHART]) & Q(image="")
     )
     annotation_services.save_curated_context(
-        paper=paper, user=user, kept_section_ids=kept,
+        paper=paper,
+        user=user,
+        kept_section_ids=kept,
         kept_element_ids=elements.values_list("pk", flat=True),
-        not_chart_ids=[], latest_seen=None, note="simulated curation",
-    )  # fmt: skip
+        not_chart_ids=[],
+        latest_seen=None,
+        note="simulated curation",
+    )
 
 
 def write_pairs(user: AbstractBaseUser, rng: random.Random, report: Report) -> None:
@@ -312,10 +323,16 @@ def write_pairs(user: AbstractBaseUser, rng: random.Random, report: Report) -> N
             evidence.add(rng.choice(task.paragraph_ids))
         refuted, explanation, kind = refute(task, entailed, evidence, rng)
         writing_services.submit_claim_pair(
-            item=item, user=user, version=item.version, token=uuid.uuid4(), entailed=entailed,
-            evidence_ids=sorted(evidence), refuted=refuted, explanation=explanation,
+            item=item,
+            user=user,
+            version=item.version,
+            token=uuid.uuid4(),
+            entailed=entailed,
+            evidence_ids=sorted(evidence),
+            refuted=refuted,
+            explanation=explanation,
             perturbation_kind=kind,
-        )  # fmt: skip
+        )
         report.pairs += 1
 
 
@@ -366,9 +383,13 @@ def second_annotate(rng: random.Random, report: Report) -> Callable:
         elif roll < LABEL_DISAGREEMENT + EVIDENCE_DISAGREEMENT:
             evidence = _final_evidence_other(item, written, rng)
         review_services.submit_second_annotation(
-            item=item, user=user, version=item.version, token=uuid.uuid4(), label=label,
+            item=item,
+            user=user,
+            version=item.version,
+            token=uuid.uuid4(),
+            label=label,
             evidence_ids=sorted(evidence),
-        )  # fmt: skip
+        )
         report.second_annotations += 1
 
     return act
@@ -389,11 +410,17 @@ def adjudicate(rng: random.Random, report: Report) -> Callable:
                 "",
             )
         review_services.submit_adjudication(
-            item=item, user=user, version=item.version, token=uuid.uuid4(), decision=decision,
-            label=label, evidence_ids=evidence, confidence=rng.choice(Confidence.values),
+            item=item,
+            user=user,
+            version=item.version,
+            token=uuid.uuid4(),
+            decision=decision,
+            label=label,
+            evidence_ids=evidence,
+            confidence=rng.choice(Confidence.values),
             reason=rng.choice([AdjudicationReason.SECOND_ERROR, AdjudicationReason.AMBIGUOUS]),
             notes=notes,
-        )  # fmt: skip
+        )
         report.adjudications += 1
 
     return act
@@ -419,10 +446,17 @@ def validate(rng: random.Random, report: Report, *, perturbation_true: bool = Fa
             failed = ["language"]
             report.revisions += 1
         validation_services.submit_validation(
-            item=item, user=user, version=item.version, token=uuid.uuid4(),
-            criteria_failed=failed, text=text, subset=claim.pair.subset,
-            label=label, evidence_ids=evidence, explanation=claim.explanation,
-        )  # fmt: skip
+            item=item,
+            user=user,
+            version=item.version,
+            token=uuid.uuid4(),
+            criteria_failed=failed,
+            text=text,
+            subset=claim.pair.subset,
+            label=label,
+            evidence_ids=evidence,
+            explanation=claim.explanation,
+        )
         report.validations += 1
 
     return act
@@ -532,9 +566,11 @@ def _simulate(
         assign(paper, writer)
         curate(paper, writer)
         writing_services.create_claim_tasks(
-            paper=paper, by=writer, count=_pairs_for(rng, pairs_per_paper),
+            paper=paper,
+            by=writer,
+            count=_pairs_for(rng, pairs_per_paper),
             seed=rng.getrandbits(40),
-        )  # fmt: skip
+        )
         write_pairs(writer, rng, report)
 
     # In batches, so that the queues stay short (an expert's next item is found among the
@@ -583,10 +619,13 @@ def disagree(report: Report) -> Callable:
     def act(item: WorkItem, user: AbstractBaseUser) -> None:
         claim = Claim.objects.get(pk=item.claim_id)
         review_services.submit_second_annotation(
-            item=item, user=user, version=item.version, token=uuid.uuid4(),
+            item=item,
+            user=user,
+            version=item.version,
+            token=uuid.uuid4(),
             label="refuted" if claim.label == "entailed" else "entailed",
             evidence_ids=sorted(claim.evidence.values_list("pk", flat=True)),
-        )  # fmt: skip
+        )
         report.second_annotations += 1
 
     return act

@@ -138,7 +138,7 @@ def release_table(
             if c.paperid in files
             else 0,
             curated_words=curated.get(c.paperid, 0),
-        )  # fmt: skip
+        )
         for c in claims
     ]
     table = table2(records)

@@ -44,11 +44,14 @@ from validation.models import (
 # A claim or explanation longer than MAX_TEXT is refused, never cut: the page's refusal panel
 # keeps the text on the page and names the field (issue 19, no silent truncation).
 VALIDATION_FIELDS: dict[str, parse.Field] = {
-    **parse.VERSION, "criteria_failed": parse.Strings(),
+    **parse.VERSION,
+    "criteria_failed": parse.Strings(),
     "text": parse.Text(MAX_TEXT),
-    "subset": parse.Text(16), "label": parse.Text(16), "evidence": parse.Ids(),
+    "subset": parse.Text(16),
+    "label": parse.Text(16),
+    "evidence": parse.Ids(),
     "explanation": parse.Text(MAX_TEXT),
-}  # fmt: skip
+}
 BASELINE_ANSWER_FIELDS: dict[str, parse.Field] = {
     **parse.VERSION,
     "label": parse.Text(16),
@@ -60,10 +63,12 @@ BASELINE_FIELDS: dict[str, parse.Field] = {
     "seed": parse.Int(max=2**31 - 1),
 }
 SPLIT_FIELDS: dict[str, parse.Field] = {
-    "validation": parse.Int(max=1_000_000), "test": parse.Int(max=1_000_000),
-    "seed": parse.Int(max=2**31 - 1), "licenses": parse.Text(2000),
+    "validation": parse.Int(max=1_000_000),
+    "test": parse.Int(max=1_000_000),
+    "seed": parse.Int(max=2**31 - 1),
+    "licenses": parse.Text(2000),
     "name": parse.Text(200),
-}  # fmt: skip
+}
 
 
 # What a refusal sets beside what won (refusals.compare), in the drafts' shapes.
@@ -91,10 +96,20 @@ next_validation = next_view(
 @login_required
 def validate(request: HttpRequest, item_key: str) -> HttpResponse:
     item = get_object_or_404(
-        WorkItem.objects.only("id", "key", "status", "holder_id", "done_by_id", "assignee_id",
-                              "version", "draft", "draft_saved_at"),
-        key=item_key, kind=WorkKind.VALIDATE,
-    )  # fmt: skip
+        WorkItem.objects.only(
+            "id",
+            "key",
+            "status",
+            "holder_id",
+            "done_by_id",
+            "assignee_id",
+            "version",
+            "draft",
+            "draft_saved_at",
+        ),
+        key=item_key,
+        kind=WorkKind.VALIDATE,
+    )
     if request.method == "POST" and request.content_type == "application/json":
         # The page's autosave (JSON in, JSON out; only the holder's is kept).
         from annotation.views.common import autosave_draft
@@ -116,8 +131,9 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
             token = parse.parse_token(request.POST.get("token"))
             if errors:  # unreadable values: nothing is recorded, the page keeps the rest
                 raise services.InvalidValidation(errors)
-            services.submit_validation(item=item, user=request.user, version=version,
-                                       token=token, **form)  # fmt: skip
+            services.submit_validation(
+                item=item, user=request.user, version=version, token=token, **form
+            )
         except parse.BadInput as exc:
             refusal = refusals.invalid(exc.message)
         except services.InvalidValidation as exc:
@@ -125,9 +141,13 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
             refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
         except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs
             kept = services.ValidationDraft.from_data(
-                {**request.POST.dict(), "evidence": form["evidence_ids"],
-                 "criteria_failed": form["criteria_failed"]}, errors={},
-            ).as_draft()  # fmt: skip
+                {
+                    **request.POST.dict(),
+                    "evidence": form["evidence_ids"],
+                    "criteria_failed": form["criteria_failed"],
+                },
+                errors={},
+            ).as_draft()
             # What was recorded, from its history row: what it changed, the criteria it
             # failed and its outcome.
             refusal = refusals.for_work(request, item, exc, kept=kept, spec=VALIDATION_SHOWN)
@@ -149,9 +169,14 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
         claim.text if claim.label == "refuted" else (page.sibling.text if page.sibling else "")
     )
     warnings = checks.claim_warnings(
-        text=claim.text, entailed=entailed, refuted=refuted, paragraphs=page.paragraphs,
-        visuals=page.sampled_texts, low=settings.CLAIM_MIN_WORDS, high=settings.CLAIM_MAX_WORDS,
-    )  # fmt: skip
+        text=claim.text,
+        entailed=entailed,
+        refuted=refuted,
+        paragraphs=page.paragraphs,
+        visuals=page.sampled_texts,
+        low=settings.CLAIM_MIN_WORDS,
+        high=settings.CLAIM_MAX_WORDS,
+    )
     if form:
         selected = set(form["evidence_ids"])
     else:
@@ -225,9 +250,13 @@ def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
     reason = parse.kept_text(request.POST, "reason", max_length=MAX_TEXT, errors=errors)
     if errors:  # never cut: the reason comes back whole, nothing is re-opened
         return refused_text(
-            request, errors, title=f"re-open the validation of claim {claim.key}",
-            fields=[("reason", "Reason", reason)], button="Re-open", back="validation:overview",
-        )  # fmt: skip
+            request,
+            errors,
+            title=f"re-open the validation of claim {claim.key}",
+            fields=[("reason", "Reason", reason)],
+            button="Re-open",
+            back="validation:overview",
+        )
     try:
         services.reopen_validation(claim=claim, by=request.user, reason=reason)
     except AnnotationError as exc:
@@ -260,8 +289,14 @@ def statistics(request: HttpRequest) -> HttpResponse:
             stats.stacked_pairs_chart(figures["subfields"], title="Claims per subfield"),
         ]
     progress = stats.bar_chart(result["progress"], title="Progress of every stage")
-    context = {"result": result, "plots": plots, "progress_plot": progress, "names": names,
-               "name": name, "synthetic": selectors.synthetic_summary(name)}  # fmt: skip
+    context = {
+        "result": result,
+        "plots": plots,
+        "progress_plot": progress,
+        "names": names,
+        "name": name,
+        "synthetic": selectors.synthetic_summary(name),
+    }
     return render(request, "validation/statistics.html", context)
 
 
@@ -278,8 +313,9 @@ def baseline(request: HttpRequest) -> HttpResponse:
             known = {u.pk for u in candidates}
             unknown = [pk for pk in form["experts"] if pk not in known]
             if unknown:
-                raise parse.BadInput(f"experts: no active expert has the id {unknown[0]}.",
-                                     field="experts")  # fmt: skip
+                raise parse.BadInput(
+                    f"experts: no active expert has the id {unknown[0]}.", field="experts"
+                )
             study = services.start_baseline(
                 by=request.user,
                 expert_ids=form["experts"],
@@ -368,8 +404,9 @@ baseline_next = next_view(
 def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
     item = get_object_or_404(
         WorkItem.objects.select_related("claim__pair__context", "claim__pair__task", "paper"),
-        key=item_key, kind=WorkKind.BASELINE,
-    )  # fmt: skip
+        key=item_key,
+        kind=WorkKind.BASELINE,
+    )
     holder = item.held_by(request.user)
     if not holder and (request.method != "POST" or work.lost(item, request.user) is None):
         return not_yours(request, item)
@@ -383,9 +420,13 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
             if errors:  # unreadable values: nothing is recorded
                 raise services.InvalidValidation(errors)
             services.submit_baseline_answer(
-                item=item, user=request.user, version=form["version"], token=token,
-                label=form["label"], explanation=form["explanation"],
-            )  # fmt: skip
+                item=item,
+                user=request.user,
+                version=form["version"],
+                token=token,
+                label=form["label"],
+                explanation=form["explanation"],
+            )
         except parse.BadInput as exc:
             refusal = refusals.invalid(exc.message)
             if refusals.is_script(request):
@@ -418,8 +459,15 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
         .select_related("element__section")
         .order_by("element__order")
     )
-    context = {"item": item, "claim": item.claim, "pieces": pieces, "errors": errors,
-               "token": uuid.uuid4(), "post": request.POST, "refusal": refusal}  # fmt: skip
+    context = {
+        "item": item,
+        "claim": item.claim,
+        "pieces": pieces,
+        "errors": errors,
+        "token": uuid.uuid4(),
+        "post": request.POST,
+        "refusal": refusal,
+    }
     status = refusal.http_status if refusal else 400 if errors else 200
     return render(request, "validation/baseline_answer.html", context, status=status)
 
@@ -524,9 +572,11 @@ def element_image(request: HttpRequest, item_key: str, element_id: int) -> HttpR
     that item (they are not assigned the paper, so the media route would refuse them): the one
     image rule, `annotation.views.common.item_image`."""
     item = get_object_or_404(
-        WorkItem.objects.only("id", "key", "paper_id", "pair_id", "status", "holder_id",
-                              "done_by_id", "assignee_id"),
-        key=item_key, kind__in=[WorkKind.VALIDATE, WorkKind.BASELINE],
-    )  # fmt: skip
+        WorkItem.objects.only(
+            "id", "key", "paper_id", "pair_id", "status", "holder_id", "done_by_id", "assignee_id"
+        ),
+        key=item_key,
+        kind__in=[WorkKind.VALIDATE, WorkKind.BASELINE],
+    )
     mine = item.held_by(request.user) or item.done_by_id == request.user.pk
     return item_image(request, item, element_id, may_see=mine or request.user.is_staff)

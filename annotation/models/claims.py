@@ -245,12 +245,12 @@ class PairRole(models.Model):
                 fields=["pair", "expert"],
                 condition=Q(claim__isnull=True),
                 name="pairrole_one_pair_role_per_expert",
-            ),  # fmt: skip
+            ),
             models.UniqueConstraint(
                 fields=["claim", "expert"],
                 condition=Q(claim__isnull=False),
                 name="pairrole_one_claim_role_per_expert",
-            ),  # fmt: skip
+            ),
             models.CheckConstraint(condition=Q(role__in=Role.values), name="pairrole_role_valid"),
             models.CheckConstraint(
                 condition=Q(role="writer", claim__isnull=True)
@@ -466,9 +466,12 @@ class WorkEvent(models.Model):
 
     def __str__(self) -> str:
         subject = (
-            f"item {self.item_id}" if self.item_id else
-            f"claim {self.claim_id}" if self.claim_id else f"pair {self.pair_id}"
-        )  # fmt: skip
+            f"item {self.item_id}"
+            if self.item_id
+            else f"claim {self.claim_id}"
+            if self.claim_id
+            else f"pair {self.pair_id}"
+        )
         return f"{subject}: {self.action} {self.from_status or '∅'} → {self.to_status}"
 
     def save(self, *args, **kwargs) -> None:

@@ -95,12 +95,15 @@ def edit_second_annotation(
     *, item: WorkItem, user: AbstractBaseUser, label: str, evidence_ids: Iterable[object]
 ) -> EvidenceAnnotation:
     """Change a submitted blind annotation and compare the claim again."""
-    item = WorkItem.objects.select_for_update(of=("self",)).select_related(
-        "pair__context", "pair__task", "claim__pair"
-    ).get(pk=item.pk)  # fmt: skip
+    item = (
+        WorkItem.objects.select_for_update(of=("self",))
+        .select_related("pair__context", "pair__task", "claim__pair")
+        .get(pk=item.pk)
+    )
     if not _mine(item, user, WorkKind.EVIDENCE):
-        raise AnswerLocked("Only the expert who submitted this annotation can edit it.",
-                           reason="forbidden")  # fmt: skip
+        raise AnswerLocked(
+            "Only the expert who submitted this annotation can edit it.", reason="forbidden"
+        )
     review = ClaimReview.objects.select_for_update().get(claim_id=item.claim_id)
     later = _next_items(item.claim_id, after=item, lock=True)
     if review.state not in (ReviewState.UNANIMOUS, ReviewState.ADJUDICATION) or not _untouched(
@@ -110,8 +113,10 @@ def edit_second_annotation(
     evidence = id_set(evidence_ids)
     kinds, written = check_second_annotation(item, label, evidence)
     annotation = EvidenceAnnotation.objects.select_for_update().get(item=item)
-    before = {"label": annotation.label,
-              "evidence": sorted(annotation.evidence.values_list("pk", flat=True))}  # fmt: skip
+    before = {
+        "label": annotation.label,
+        "evidence": sorted(annotation.evidence.values_list("pk", flat=True)),
+    }
     after = {"label": label, "evidence": sorted(evidence)}
     if before == after:
         raise InvalidAnnotation({"label": "Nothing changed: your answer stays as it was."})
@@ -120,35 +125,57 @@ def edit_second_annotation(
     annotation.evidence.set(after["evidence"])
     lifecycle.record(item, actor=user, action=WorkAction.ANSWER_EDITED, old=before, new=after)
     # Withdraw what the first comparison opened (nobody has taken it), then compare again.
-    work.cancel_items(WorkItem.objects.filter(pk__in=[i.pk for i in later]), actor=user,
-                      note="the second annotator edited their answer: compared again")  # fmt: skip
+    work.cancel_items(
+        WorkItem.objects.filter(pk__in=[i.pk for i in later]),
+        actor=user,
+        note="the second annotator edited their answer: compared again",
+    )
     review.final_evidence.clear()
     lifecycle.move(
-        review, ReviewState.SECOND, actor=user, action=WorkAction.ANSWER_EDITED, item=item,
+        review,
+        ReviewState.SECOND,
+        actor=user,
+        action=WorkAction.ANSWER_EDITED,
+        item=item,
         changes={"disagreement": "", "final_label": "", "evidence_jaccard": None},
         locked=(review.state, review.version),
-    )  # fmt: skip
+    )
     item.claim = Claim.objects.select_related("pair").get(pk=item.claim_id)
     item.claim.review = review
-    _compare(item=item, annotation=annotation, evidence=evidence, written=written, kinds=kinds,
-             actor=user)  # fmt: skip
+    _compare(
+        item=item,
+        annotation=annotation,
+        evidence=evidence,
+        written=written,
+        kinds=kinds,
+        actor=user,
+    )
     return annotation
 
 
 @transaction.atomic
 def edit_adjudication(
-    *, item: WorkItem, user: AbstractBaseUser, label: str, evidence_ids: Iterable[object],
-    confidence: str, reason: str, notes: str,
-) -> Adjudication:  # fmt: skip
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    label: str,
+    evidence_ids: Iterable[object],
+    confidence: str,
+    reason: str,
+    notes: str,
+) -> Adjudication:
     """Change a decided adjudication before its claim's validation is taken: the final label
     and evidence follow. Leaving the claim unresolved, or deciding a refuted claim entailed
     (which sends the pair back to its writer), is no edit: ask an admin to re-open the claim."""
-    item = WorkItem.objects.select_for_update(of=("self",)).select_related(
-        "pair__context", "pair__task"
-    ).get(pk=item.pk)  # fmt: skip
+    item = (
+        WorkItem.objects.select_for_update(of=("self",))
+        .select_related("pair__context", "pair__task")
+        .get(pk=item.pk)
+    )
     if not _mine(item, user, WorkKind.ADJUDICATE):
-        raise AnswerLocked("Only the adjudicator who submitted this decision can edit it.",
-                           reason="forbidden")  # fmt: skip
+        raise AnswerLocked(
+            "Only the adjudicator who submitted this decision can edit it.", reason="forbidden"
+        )
     review = ClaimReview.objects.select_for_update().get(claim_id=item.claim_id)
     adjudication = Adjudication.objects.select_for_update().get(item=item)
     latest = Adjudication.objects.filter(claim_id=item.claim_id).order_by("-created_at", "-id")
@@ -164,8 +191,10 @@ def edit_adjudication(
     if label not in LABELS:
         errors["label"] = "Choose the final label."
     elif claim.label == "refuted" and label == "entailed":
-        errors["label"] = ("Deciding this claim entailed sends the pair back to its writer: that "
-                           "is no edit. Ask an admin to re-open the claim.")  # fmt: skip
+        errors["label"] = (
+            "Deciding this claim entailed sends the pair back to its writer: that "
+            "is no edit. Ask an admin to re-open the claim."
+        )
     if confidence not in Confidence.values:
         errors["confidence"] = "Give your confidence (low, medium, high)."
     if reason not in AdjudicationReason.values:
@@ -177,7 +206,9 @@ def edit_adjudication(
     written = set(claim.evidence.values_list("pk", flat=True))
     seconded = set(second.evidence.values_list("pk", flat=True))
     overrides_both = (label, frozenset(evidence)) not in {
-        (claim.label, frozenset(written)), (second.label, frozenset(seconded))}  # fmt: skip
+        (claim.label, frozenset(written)),
+        (second.label, frozenset(seconded)),
+    }
     if overrides_both and not notes:
         errors["notes"] = "Your decision differs from both annotations: say why in the notes."
     if errors:
@@ -185,8 +216,14 @@ def edit_adjudication(
     fields = ("label", "confidence", "reason", "notes", "overrides_both")
     before = {f: getattr(adjudication, f) for f in fields}
     before["evidence"] = sorted(adjudication.evidence.values_list("pk", flat=True))
-    after = {"label": label, "confidence": confidence, "reason": reason, "notes": notes,
-             "overrides_both": overrides_both, "evidence": sorted(evidence)}  # fmt: skip
+    after = {
+        "label": label,
+        "confidence": confidence,
+        "reason": reason,
+        "notes": notes,
+        "overrides_both": overrides_both,
+        "evidence": sorted(evidence),
+    }
     if before == after:
         raise InvalidAnnotation({"label": "Nothing changed: your decision stays as it was."})
     for f in fields:
@@ -196,7 +233,12 @@ def edit_adjudication(
     adjudication.evidence.set(after["evidence"])
     review.final_evidence.set(after["evidence"])
     lifecycle.record(item, actor=user, action=WorkAction.ANSWER_EDITED, old=before, new=after)
-    lifecycle.change(review, actor=user, action=WorkAction.ANSWER_EDITED,
-                     changes={"final_label": label}, old={"final_label": before["label"]},
-                     new={"final_label": label})  # fmt: skip
+    lifecycle.change(
+        review,
+        actor=user,
+        action=WorkAction.ANSWER_EDITED,
+        changes={"final_label": label},
+        old={"final_label": before["label"]},
+        new={"final_label": label},
+    )
     return adjudication

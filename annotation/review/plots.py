@@ -49,16 +49,22 @@ def bar_chart(
     body = [f'<text x="4" y="14" font-size="13" font-weight="600">{escape(title)}</text>']
     for index, name in enumerate(series):
         x = label_width + index * 150
-        body.append(f'<rect x="{x}" y="22" width="10" height="10" fill="{COLOURS[index % 4]}"/>'
-                    f'<text x="{x + 14}" y="31" font-size="11">{escape(name)}</text>')  # fmt: skip
+        body.append(
+            f'<rect x="{x}" y="22" width="10" height="10" fill="{COLOURS[index % 4]}"/>'
+            f'<text x="{x + 14}" y="31" font-size="11">{escape(name)}</text>'
+        )
     y = legend_height
     for row, (label, vs) in enumerate(rows):
         middle = y + group_height / 2
-        body.append(f'<text x="{label_width - 6}" y="{middle + (0 if counts is not None else 4)}" '
-                    f'font-size="11" text-anchor="end">{escape(label[:28])}</text>')  # fmt: skip
+        body.append(
+            f'<text x="{label_width - 6}" y="{middle + (0 if counts is not None else 4)}" '
+            f'font-size="11" text-anchor="end">{escape(label[:28])}</text>'
+        )
         if counts is not None:
-            body.append(f'<text x="{label_width - 6}" y="{middle + 12}" font-size="10" '
-                        f'text-anchor="end" fill="#555">n = {counts[row]}</text>')  # fmt: skip
+            body.append(
+                f'<text x="{label_width - 6}" y="{middle + 12}" font-size="10" '
+                f'text-anchor="end" fill="#555">n = {counts[row]}</text>'
+            )
         bar_y = y
         for index, value in enumerate(vs):
             if value is None:
@@ -80,24 +86,31 @@ def bar_chart(
             bar_y += bar_height
         y += group_height + gap
     if not rows:
-        body.append(f'<text x="{label_width}" y="{legend_height + 14}" font-size="12">no data yet'
-                    "</text>")  # fmt: skip
+        body.append(
+            f'<text x="{label_width}" y="{legend_height + 14}" font-size="12">no data yet</text>'
+        )
         y += bar_height + gap
     # The value axis: a baseline, five ticks with their values, and the axis' name.
     axis_y = y - gap / 2
-    body.append(f'<line class="axis" x1="{label_width}" y1="{legend_height - 4}" '
-                f'x2="{label_width}" y2="{axis_y}" stroke="#999"/>'
-                f'<line class="axis" x1="{label_width}" y1="{axis_y}" '
-                f'x2="{label_width + plot_width}" y2="{axis_y}" stroke="#999"/>')  # fmt: skip
+    body.append(
+        f'<line class="axis" x1="{label_width}" y1="{legend_height - 4}" '
+        f'x2="{label_width}" y2="{axis_y}" stroke="#999"/>'
+        f'<line class="axis" x1="{label_width}" y1="{axis_y}" '
+        f'x2="{label_width + plot_width}" y2="{axis_y}" stroke="#999"/>'
+    )
     for step in range(5):
         value = top * step / 4
         x = label_width + plot_width * step / 4
-        body.append(f'<line x1="{x:.1f}" y1="{axis_y}" x2="{x:.1f}" y2="{axis_y + 4}" '
-                    f'stroke="#999"/><text class="tick" x="{x:.1f}" y="{axis_y + 14}" '
-                    f'font-size="10" text-anchor="middle">{_tick(value, percent)}</text>')  # fmt: skip
+        body.append(
+            f'<line x1="{x:.1f}" y1="{axis_y}" x2="{x:.1f}" y2="{axis_y + 4}" '
+            f'stroke="#999"/><text class="tick" x="{x:.1f}" y="{axis_y + 14}" '
+            f'font-size="10" text-anchor="middle">{_tick(value, percent)}</text>'
+        )
     if axis:
-        body.append(f'<text class="axis-label" x="{label_width + plot_width / 2:.1f}" '
-                    f'y="{axis_y + 28}" font-size="10" text-anchor="middle">{escape(axis)}</text>')  # fmt: skip
+        body.append(
+            f'<text class="axis-label" x="{label_width + plot_width / 2:.1f}" '
+            f'y="{axis_y + 28}" font-size="10" text-anchor="middle">{escape(axis)}</text>'
+        )
     return _svg(width, int(axis_y + axis_height), title, body)
 
 
@@ -127,8 +140,10 @@ def line_chart(title: str, days: Sequence[dt.date], series: dict[str, Sequence[i
     ]
     for index, name in enumerate(series):
         x = left + index * 150
-        body.append(f'<rect x="{x}" y="22" width="10" height="10" fill="{COLOURS[index % 4]}"/>'
-                    f'<text x="{x + 14}" y="31" font-size="11">{escape(name)}</text>')  # fmt: skip
+        body.append(
+            f'<rect x="{x}" y="22" width="10" height="10" fill="{COLOURS[index % 4]}"/>'
+            f'<text x="{x + 14}" y="31" font-size="11">{escape(name)}</text>'
+        )
     if not days:
         body.append(f'<text x="{left + 10}" y="{top + 30}" font-size="12">no data yet</text>')
         return _svg(width, height, title, body)
@@ -140,14 +155,20 @@ def line_chart(title: str, days: Sequence[dt.date], series: dict[str, Sequence[i
 
     for index, (name, values) in enumerate(series.items()):
         points = " ".join(xy(i, v) for i, v in enumerate(values))
-        body.append(f'<polyline fill="none" stroke="{COLOURS[index % 4]}" stroke-width="2" '
-                    f'points="{points}"><title>{escape(name)}</title></polyline>')  # fmt: skip
+        body.append(
+            f'<polyline fill="none" stroke="{COLOURS[index % 4]}" stroke-width="2" '
+            f'points="{points}"><title>{escape(name)}</title></polyline>'
+        )
         for i, v in enumerate(values):
             x, y = xy(i, v).split(",")
-            body.append(f'<circle cx="{x}" cy="{y}" r="2.5" fill="{COLOURS[index % 4]}">'
-                        f'<title>{escape(name)} {days[i].isoformat()}: {v}</title></circle>')  # fmt: skip
+            body.append(
+                f'<circle cx="{x}" cy="{y}" r="2.5" fill="{COLOURS[index % 4]}">'
+                f"<title>{escape(name)} {days[i].isoformat()}: {v}</title></circle>"
+            )
     for i in {0, len(days) - 1}:
         x = xy(i, 0).split(",")[0]
-        body.append(f'<text x="{x}" y="{height - 10}" font-size="10" text-anchor="middle">'
-                    f"{days[i].isoformat()}</text>")  # fmt: skip
+        body.append(
+            f'<text x="{x}" y="{height - 10}" font-size="10" text-anchor="middle">'
+            f"{days[i].isoformat()}</text>"
+        )
     return _svg(width, height, title, body)

@@ -101,11 +101,17 @@ def adjudication_page(item_id: int) -> AdjudicationPage:
         pk=item_id, kind=WorkKind.ADJUDICATE
     )
     claim, task = item.claim, item.pair.task
-    written = set(Claim.evidence.through.objects.filter(claim_id=claim.pk)
-                  .values_list("element_id", flat=True))  # fmt: skip
+    written = set(
+        Claim.evidence.through.objects.filter(claim_id=claim.pk).values_list(
+            "element_id", flat=True
+        )
+    )
     second = EvidenceAnnotation.objects.only("id", "label").get(claim_id=claim.pk)
-    seconded = set(EvidenceAnnotation.evidence.through.objects.filter(
-        evidenceannotation_id=second.pk).values_list("element_id", flat=True))  # fmt: skip
+    seconded = set(
+        EvidenceAnnotation.evidence.through.objects.filter(
+            evidenceannotation_id=second.pk
+        ).values_list("element_id", flat=True)
+    )
     draft_ids = parse.draft_ids(item.draft, "evidence")
     shown = set(task.sampled_ids) | set(task.paragraph_ids)
     elements = _elements(item.paper_id, shown | written | seconded | draft_ids)
@@ -204,7 +210,7 @@ def review_overview() -> ReviewOverview:
             PairReview.objects.filter(same_second_annotator=True, dropped=False).select_related(
                 "pair__paper"
             )
-        ),  # fmt: skip
+        ),
         dropped=list(PairReview.objects.filter(dropped=True).select_related("pair", "dropped_by")),
     )
 

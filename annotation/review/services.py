@@ -84,8 +84,9 @@ def queue_order(kind: str, user: object) -> list:
     them), then shuffled across papers (so an expert does not read one paper's claims in a
     row); adjudication: label disagreements before evidence-only ones, then oldest."""
     if kind == WorkKind.EVIDENCE:
-        named = Case(When(assignee_id=user.pk, then=Value(0)), default=Value(1),
-                     output_field=IntegerField())  # fmt: skip
+        named = Case(
+            When(assignee_id=user.pk, then=Value(0)), default=Value(1), output_field=IntegerField()
+        )
         # The expert's id is its own parameter (`annotation.statements` fills it in).
         expert = Cast(Value(user.pk), BigIntegerField())  # id·B stays within 64 bits
         shuffled = Mod(F("id") * SHUFFLE_A + expert * SHUFFLE_B, Value(SHUFFLE_P))
@@ -135,14 +136,24 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
     for claim in claims:
         _open_review(claim, actor=actor)
         item = work.create_item(
-            kind=WorkKind.EVIDENCE, paper_id=pair.paper_id, subfield_code=code, actor=actor,
-            pair=pair, claim=claim, assignee_id=only.pk if only else None,
-        )  # fmt: skip
+            kind=WorkKind.EVIDENCE,
+            paper_id=pair.paper_id,
+            subfield_code=code,
+            actor=actor,
+            pair=pair,
+            claim=claim,
+            assignee_id=only.pk if only else None,
+        )
         if only is not None:
-            work.record(item, WorkAction.FLAGGED, actor=actor, new={"assignee": only.pk},
-                        note=f"only {only.get_username()} is eligible besides the writer and "
-                        f"{code} allows one second annotator for both claims: both go to them, "
-                        "who may tell which one was perturbed")  # fmt: skip
+            work.record(
+                item,
+                WorkAction.FLAGGED,
+                actor=actor,
+                new={"assignee": only.pk},
+                note=f"only {only.get_username()} is eligible besides the writer and "
+                f"{code} allows one second annotator for both claims: both go to them, "
+                "who may tell which one was perturbed",
+            )
         items.append(item)
     return items
 
@@ -154,8 +165,14 @@ def open_replacement_review(*, claim: Claim, actor: AbstractBaseUser | None) -> 
     admin, who may allow a former second annotator (the pair is then flagged)."""
     pair = claim.pair
     _open_review(claim, actor=actor)
-    return work.create_item(kind=WorkKind.EVIDENCE, paper_id=pair.paper_id,
-                            subfield_code=pair.subfield_code, actor=actor, pair=pair, claim=claim)  # fmt: skip
+    return work.create_item(
+        kind=WorkKind.EVIDENCE,
+        paper_id=pair.paper_id,
+        subfield_code=pair.subfield_code,
+        actor=actor,
+        pair=pair,
+        claim=claim,
+    )
 
 
 def _open_review(claim: Claim, *, actor: AbstractBaseUser | None) -> ClaimReview:
@@ -178,8 +195,9 @@ def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
             ignore_conflicts=True,
         )
 
-    return work.next_item(user=user, kind=kind, order=functools.partial(queue_order, kind),
-                          on_lease=record_role)  # fmt: skip
+    return work.next_item(
+        user=user, kind=kind, order=functools.partial(queue_order, kind), on_lease=record_role
+    )
 
 
 def _context_evidence_problem(
@@ -250,11 +268,19 @@ def submit_second_annotation(
     # The item, its pair's context and task, and the claim's review with its validation (if
     # any) in one statement, the item and the review locked; the events in one INSERT at the end.
     item, replay = work.begin_submission(
-        item=item, user=user, version=version, token=token,
-        related=("pair__context", "pair__task", "claim__pair", "claim__review",
-                 "claim__validation"),
+        item=item,
+        user=user,
+        version=version,
+        token=token,
+        related=(
+            "pair__context",
+            "pair__task",
+            "claim__pair",
+            "claim__review",
+            "claim__validation",
+        ),
         lock=("self", "claim__review"),
-    )  # fmt: skip
+    )
     if replay:
         return EvidenceAnnotation.objects.get(item=item)
     if item.kind != WorkKind.EVIDENCE:
@@ -269,18 +295,34 @@ def submit_second_annotation(
             EvidenceAnnotation.evidence.through(evidenceannotation=annotation, element_id=pk)
             for pk in sorted(evidence)
         )  # a new annotation: nothing to compare with, one INSERT
-        work.finish_submission(item, user=user, token=token, pair=None,
-                               old={"draft": item.draft},
-                               new={"label": label, "evidence": sorted(evidence)})  # fmt: skip
-        _compare(item=item, annotation=annotation, evidence=evidence, written=written,
-                 kinds=kinds, actor=user)  # fmt: skip
+        work.finish_submission(
+            item,
+            user=user,
+            token=token,
+            pair=None,
+            old={"draft": item.draft},
+            new={"label": label, "evidence": sorted(evidence)},
+        )
+        _compare(
+            item=item,
+            annotation=annotation,
+            evidence=evidence,
+            written=written,
+            kinds=kinds,
+            actor=user,
+        )
     return annotation
 
 
 def _compare(
-    *, item: WorkItem, annotation: EvidenceAnnotation, evidence: set[int], written: set[int],
-    kinds: dict[int, str], actor: AbstractBaseUser,
-) -> None:  # fmt: skip
+    *,
+    item: WorkItem,
+    annotation: EvidenceAnnotation,
+    evidence: set[int],
+    written: set[int],
+    kinds: dict[int, str],
+    actor: AbstractBaseUser,
+) -> None:
     """Agreed (unanimous) when the labels agree, the evidence agrees (Jaccard at least the
     threshold) and both evidences meet the evidence rule: a count that breaks it (the second
     annotator is not held to it, and a claim written before the rule may break it) is an
@@ -296,14 +338,23 @@ def _compare(
         for who, marked in (("writer", written), ("second annotator", evidence))
         if (problem := evidence_rule_problem(pair.subset, marked, kinds, pair.task.sampled_ids))
     }
-    agreed = not broken and is_agreed(claim.label, written, annotation.label, evidence,
-                                      jaccard_threshold=threshold)  # fmt: skip
+    agreed = not broken and is_agreed(
+        claim.label, written, annotation.label, evidence, jaccard_threshold=threshold
+    )
     if agreed:  # the writer's evidence stays (it met the subset's rules; equal by default)
-        to, changes = ReviewState.UNANIMOUS, {"disagreement": Disagreement.NONE,
-                                               "final_label": claim.label}  # fmt: skip
+        to, changes = (
+            ReviewState.UNANIMOUS,
+            {"disagreement": Disagreement.NONE, "final_label": claim.label},
+        )
     else:
-        to, changes = ReviewState.ADJUDICATION, {"disagreement": (
-            Disagreement.LABEL if claim.label != annotation.label else Disagreement.EVIDENCE)}  # fmt: skip
+        to, changes = (
+            ReviewState.ADJUDICATION,
+            {
+                "disagreement": (
+                    Disagreement.LABEL if claim.label != annotation.label else Disagreement.EVIDENCE
+                )
+            },
+        )
     if agreed:  # the final evidence is in place before the claim is handed on
         # A review compared for the first time has none yet (one INSERT, no read).
         review.final_evidence.through.objects.bulk_create(
@@ -314,15 +365,25 @@ def _compare(
     if broken:
         new["evidence_rule"] = broken
     lifecycle.move(
-        review, to, actor=actor, action=WorkAction.COMPARED, item=item,
-        changes={"evidence_jaccard": score, **changes}, new=new,
+        review,
+        to,
+        actor=actor,
+        action=WorkAction.COMPARED,
+        item=item,
+        changes={"evidence_jaccard": score, **changes},
+        new=new,
         refusal=f"Claim {claim.pk} is {review.get_state_display()}.",
         locked=(review.state, review.version),
-    )  # fmt: skip
+    )
     if not agreed:
-        work.create_item(kind=WorkKind.ADJUDICATE, paper_id=item.paper_id,
-                         subfield_code=item.subfield_code, actor=actor, pair_id=claim.pair_id,
-                         claim=claim)  # fmt: skip
+        work.create_item(
+            kind=WorkKind.ADJUDICATE,
+            paper_id=item.paper_id,
+            subfield_code=item.subfield_code,
+            actor=actor,
+            pair_id=claim.pair_id,
+            claim=claim,
+        )
 
 
 @transaction.atomic
@@ -380,34 +441,55 @@ def submit_adjudication(
         raise InvalidAnnotation(errors)
     decided = decision == AdjudicationDecision.DECIDED
     adjudication = Adjudication.objects.create(
-        claim=claim, item=item, adjudicator=user, decision=decision,
-        label=label if decided else "", confidence=confidence, reason=reason, notes=notes,
+        claim=claim,
+        item=item,
+        adjudicator=user,
+        decision=decision,
+        label=label if decided else "",
+        confidence=confidence,
+        reason=reason,
+        notes=notes,
         overrides_both=overrides_both,
-    )  # fmt: skip
+    )
     review = ClaimReview.objects.select_related("claim").get(claim=claim)
     previous = review.state
     if decided:
         adjudication.evidence.set(sorted(evidence))
         review.final_evidence.set(sorted(evidence))
     lifecycle.move(
-        review, ReviewState.ADJUDICATED if decided else ReviewState.UNRESOLVED, actor=user,
-        action=WorkAction.ADJUDICATED, item=item,
+        review,
+        ReviewState.ADJUDICATED if decided else ReviewState.UNRESOLVED,
+        actor=user,
+        action=WorkAction.ADJUDICATED,
+        item=item,
         changes={"final_label": label} if decided else {},
         new={"decision": decision, "label": adjudication.label},
         refusal=f"Claim {claim.pk} is {review.get_state_display()}.",
-    )  # fmt: skip
+    )
     work.finish_submission(
-        item, user=user, token=token, pair=None, old={"draft": item.draft, "state": previous},
-        new={"decision": decision, "label": adjudication.label, "evidence": sorted(evidence),
-             "confidence": confidence, "reason": reason, "notes": notes,
-             "overrides_both": overrides_both, "state": review.state},
-    )  # fmt: skip
+        item,
+        user=user,
+        token=token,
+        pair=None,
+        old={"draft": item.draft, "state": previous},
+        new={
+            "decision": decision,
+            "label": adjudication.label,
+            "evidence": sorted(evidence),
+            "confidence": confidence,
+            "reason": reason,
+            "notes": notes,
+            "overrides_both": overrides_both,
+            "state": review.state,
+        },
+    )
     if decided and claim.label == "refuted" and label == "entailed":
         reperturbation.open_reperturbation(
-            claim=claim, actor=user,
+            claim=claim,
+            actor=user,
             why=f"adjudicated entailed ({adjudication.get_reason_display()})"
             + (f": {notes}" if notes else ""),
-        )  # fmt: skip
+        )
     return adjudication
 
 
@@ -423,14 +505,24 @@ def reopen_unresolved(*, claim: Claim, by: AbstractBaseUser, note: str = "") -> 
     _staff(by)
     review = ClaimReview.objects.select_related("claim__pair").get(claim=claim)
     pair = review.claim.pair
-    item = work.create_item(kind=WorkKind.ADJUDICATE, paper_id=pair.paper_id,
-                            subfield_code=pair.subfield_code, actor=by, pair=pair, claim=claim)  # fmt: skip
+    item = work.create_item(
+        kind=WorkKind.ADJUDICATE,
+        paper_id=pair.paper_id,
+        subfield_code=pair.subfield_code,
+        actor=by,
+        pair=pair,
+        claim=claim,
+    )
     lifecycle.move(
-        review, ReviewState.ADJUDICATION, actor=by, action=WorkAction.REOPENED, item=item,
+        review,
+        ReviewState.ADJUDICATION,
+        actor=by,
+        action=WorkAction.REOPENED,
+        item=item,
         note=note.strip(),
         refusal="Only unresolved claims can be reopened; this one is "
         f"{review.get_state_display()}.",
-    )  # fmt: skip
+    )
     return item
 
 
@@ -446,19 +538,27 @@ def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairRevi
         raise AnnotationError("Say why the pair is dropped.")
     review = PairReview.objects.select_for_update().get(pair=pair)
     states = dict(ClaimReview.objects.filter(claim__pair=pair).values_list("claim_id", "state"))
-    lifecycle.move(pair, PairState.DROPPED, actor=by, action=WorkAction.PAIR_DROPPED,
-                   old={"states": states}, note=reason,
-                   refusal=f"Pair {pair.pk} was already dropped.")  # fmt: skip
+    lifecycle.move(
+        pair,
+        PairState.DROPPED,
+        actor=by,
+        action=WorkAction.PAIR_DROPPED,
+        old={"states": states},
+        note=reason,
+        refusal=f"Pair {pair.pk} was already dropped.",
+    )
     review.dropped, review.drop_reason = True, reason
     review.dropped_by, review.dropped_at = by, timezone.now()
     review.save()
     work.cancel_items(
         WorkItem.objects.filter(pair=pair, kind__in=DROPPED_PAIR_KINDS),
-        actor=by, note=f"pair dropped: {reason}",
-    )  # fmt: skip
+        actor=by,
+        note=f"pair dropped: {reason}",
+    )
     for claim_review in ClaimReview.objects.filter(claim__pair=pair).select_related("claim"):
-        lifecycle.move(claim_review, ReviewState.DROPPED, actor=by,
-                       action=WorkAction.PAIR_DROPPED, note=reason)  # fmt: skip
+        lifecycle.move(
+            claim_review, ReviewState.DROPPED, actor=by, action=WorkAction.PAIR_DROPPED, note=reason
+        )
     return review
 
 
@@ -488,5 +588,11 @@ def allow_expert(
     if why:
         raise AnnotationError(f"{expert.get_username()} may not take this item: they {why}.")
     codes = sorted(profile.subfields.values_list("code", flat=True))
-    return work.assign(item, expert.pk, actor=by, action=WorkAction.OVERRIDE, note=note.strip(),
-                       new={"assignee": expert.pk, "expert_subfields": codes})  # fmt: skip
+    return work.assign(
+        item,
+        expert.pk,
+        actor=by,
+        action=WorkAction.OVERRIDE,
+        note=note.strip(),
+        new={"assignee": expert.pk, "expert_subfields": codes},
+    )

@@ -69,10 +69,14 @@ def agreement_items() -> list[AgreementItem]:
     # Agreement is the first submission's: an answer edited later counts as first submitted
     # (the first edit's `old`), so an edit never changes agreement.
     for claim_id, old in (
-        WorkEvent.objects.filter(action=WorkAction.ANSWER_EDITED, item__kind=WorkKind.EVIDENCE,
-                                 machine=WorkEvent.Machine.ITEM)
-        .order_by("-at", "-id").values_list("item__claim_id", "old")
-    ):  # fmt: skip
+        WorkEvent.objects.filter(
+            action=WorkAction.ANSWER_EDITED,
+            item__kind=WorkKind.EVIDENCE,
+            machine=WorkEvent.Machine.ITEM,
+        )
+        .order_by("-at", "-id")
+        .values_list("item__claim_id", "old")
+    ):
         if claim_id in seconds:  # newest first: the first edit's `old` is set last
             pk, _, name = seconds[claim_id]
             seconds[claim_id] = (pk, old["label"], name)
@@ -160,18 +164,21 @@ def agreement_summary() -> AgreementSummary:
         adjudications.values_list("reason").annotate(n=Count("id")).values_list("reason", "n")
     )
     written = _per_day(
-        WorkItem.objects.filter(kind=WorkKind.WRITE, done_at__isnull=False,
-                                paper__archived_at__isnull=True)
-        .annotate(day=TruncDate("done_at")).values_list("day").annotate(n=Count("id"))
-    )  # fmt: skip
+        WorkItem.objects.filter(
+            kind=WorkKind.WRITE, done_at__isnull=False, paper__archived_at__isnull=True
+        )
+        .annotate(day=TruncDate("done_at"))
+        .values_list("day")
+        .annotate(n=Count("id"))
+    )
     annotated = _per_day(
-        annotations.annotate(day=TruncDate("created_at"))
-        .values_list("day").annotate(n=Count("id"))
-    )  # fmt: skip
+        annotations.annotate(day=TruncDate("created_at")).values_list("day").annotate(n=Count("id"))
+    )
     adjudicated = _per_day(
         adjudications.annotate(day=TruncDate("created_at"))
-        .values_list("day").annotate(n=Count("id"))
-    )  # fmt: skip
+        .values_list("day")
+        .annotate(n=Count("id"))
+    )
     progress, totals = [], [0, 0, 0]
     for day in sorted(set(written) | set(annotated) | set(adjudicated)):
         for index, counter in enumerate((written, annotated, adjudicated)):

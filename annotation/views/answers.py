@@ -54,28 +54,37 @@ def edit_answer(request: HttpRequest, item_key: str) -> HttpResponse:
     form = {"label": answer.label, "evidence": set(answer.evidence.values_list("pk", flat=True))}
     if adjudicating:
         form |= {"confidence": answer.confidence, "reason": answer.reason, "notes": answer.notes}
-    editable = (edits.adjudication_editable if adjudicating
-                else edits.second_annotation_editable)(item, request.user)  # fmt: skip
+    editable = (edits.adjudication_editable if adjudicating else edits.second_annotation_editable)(
+        item, request.user
+    )
     errors: dict[str, str] = {}
     status = 200
     if request.method == "POST":
         evidence = parse.parse_id_list(request.POST.getlist("evidence"), field="evidence")
         form = {"label": _text(request.POST, "label", errors), "evidence": set(evidence)}
         if adjudicating:
-            form |= {"confidence": _text(request.POST, "confidence", errors),
-                     "reason": _text(request.POST, "reason", errors),
-                     "notes": _text(request.POST, "notes", errors, MAX_NOTES)}  # fmt: skip
+            form |= {
+                "confidence": _text(request.POST, "confidence", errors),
+                "reason": _text(request.POST, "reason", errors),
+                "notes": _text(request.POST, "notes", errors, MAX_NOTES),
+            }
         try:
             if errors:  # nothing is changed, nothing is cut: the page shows the text again
                 raise InvalidAnnotation(dict(errors))
             if adjudicating:
-                edits.edit_adjudication(item=item, user=request.user, label=form["label"],
-                                        evidence_ids=form["evidence"],
-                                        confidence=form["confidence"], reason=form["reason"],
-                                        notes=form["notes"])  # fmt: skip
+                edits.edit_adjudication(
+                    item=item,
+                    user=request.user,
+                    label=form["label"],
+                    evidence_ids=form["evidence"],
+                    confidence=form["confidence"],
+                    reason=form["reason"],
+                    notes=form["notes"],
+                )
             else:
-                edits.edit_second_annotation(item=item, user=request.user, label=form["label"],
-                                             evidence_ids=form["evidence"])  # fmt: skip
+                edits.edit_second_annotation(
+                    item=item, user=request.user, label=form["label"], evidence_ids=form["evidence"]
+                )
         except edits.AnswerLocked as exc:
             if exc.reason == "forbidden":
                 return forbidden(request, exc.message)
@@ -86,8 +95,17 @@ def edit_answer(request: HttpRequest, item_key: str) -> HttpResponse:
             # The same words whatever the comparison now says: nothing about agreement.
             messages.success(request, "Your answer was changed.")
             return redirect("answers:edit", item.key)
-    context = {"item": item, "claim": item.claim, "elements": _elements(item), "form": form,
-               "errors": errors, "editable": editable, "too_late": edits.TOO_LATE,
-               "adjudicating": adjudicating, "task_page": PAGES[item.kind],
-               "confidences": Confidence.choices, "reasons": AdjudicationReason.choices}  # fmt: skip
+    context = {
+        "item": item,
+        "claim": item.claim,
+        "elements": _elements(item),
+        "form": form,
+        "errors": errors,
+        "editable": editable,
+        "too_late": edits.TOO_LATE,
+        "adjudicating": adjudicating,
+        "task_page": PAGES[item.kind],
+        "confidences": Confidence.choices,
+        "reasons": AdjudicationReason.choices,
+    }
     return render(request, "annotation/review/edit_answer.html", context, status=status)

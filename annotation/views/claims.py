@@ -83,9 +83,10 @@ REFUTED_FIELDS: dict[str, parse.Field] = {
     "refuted_evidence": parse.Ids(),
 }
 PAIR_FIELDS: dict[str, parse.Field] = {
-    "entailed": ClaimText(MAX_CLAIM_TEXT), "evidence": parse.Ids(),
+    "entailed": ClaimText(MAX_CLAIM_TEXT),
+    "evidence": parse.Ids(),
     **REFUTED_FIELDS,
-}  # fmt: skip
+}
 
 # What a refusal sets beside what won (refusals.compare), in the drafts' shapes.
 REFUTED_SHOWN = (
@@ -102,8 +103,12 @@ PAIR_SHOWN = (
 def _recorded_pair(new: dict) -> dict:
     """A pair's submission (its history row) in the draft's shape."""
     entailed, refuted = new.get("entailed") or {}, new.get("refuted") or {}
-    return {"entailed": entailed.get("text", ""), "evidence": entailed.get("evidence", []),
-            "refuted": refuted.get("text", ""), "explanation": refuted.get("explanation", "")}  # fmt: skip
+    return {
+        "entailed": entailed.get("text", ""),
+        "evidence": entailed.get("evidence", []),
+        "refuted": refuted.get("text", ""),
+        "explanation": refuted.get("explanation", ""),
+    }
 
 
 def _recorded_perturbation(new: dict) -> dict:
@@ -146,10 +151,14 @@ class RefutedClaimForm:
         return self.refuted_evidence if self.split_evidence else None
 
     def as_draft(self) -> dict:
-        return {"refuted": self.refuted, "explanation": self.explanation,
-                "perturbation_kind": self.perturbation_kind, "suggestion": self.suggestion,
-                "split_evidence": self.split_evidence,
-                "refuted_evidence": sorted(self.refuted_evidence)}  # fmt: skip
+        return {
+            "refuted": self.refuted,
+            "explanation": self.explanation,
+            "perturbation_kind": self.perturbation_kind,
+            "suggestion": self.suggestion,
+            "split_evidence": self.split_evidence,
+            "refuted_evidence": sorted(self.refuted_evidence),
+        }
 
 
 @dataclass
@@ -176,10 +185,23 @@ def _note(data, errors: dict[str, str]) -> str:
 
 
 def _item(item_key: str) -> WorkItem:
-    return get_object_or_404(WorkItem.objects.only("id", "kind", "status", "holder_id",
-                             "done_by_id", "pair_id", "version", "task_id", "draft", "key",
-                             "assignee_id"),
-                             key=item_key, kind=WorkKind.WRITE)  # fmt: skip
+    return get_object_or_404(
+        WorkItem.objects.only(
+            "id",
+            "kind",
+            "status",
+            "holder_id",
+            "done_by_id",
+            "pair_id",
+            "version",
+            "task_id",
+            "draft",
+            "key",
+            "assignee_id",
+        ),
+        key=item_key,
+        kind=WorkKind.WRITE,
+    )
 
 
 next_task = next_view(
@@ -194,8 +216,9 @@ next_task = next_view(
 @login_required
 @require_POST
 def create_tasks(request: HttpRequest, arxiv_id: str, version: int) -> HttpResponse:
-    paper = get_object_or_404(Paper.objects.only("id", "arxiv_id", "version"),
-                              arxiv_id=arxiv_id, version=version)  # fmt: skip
+    paper = get_object_or_404(
+        Paper.objects.only("id", "arxiv_id", "version"), arxiv_id=arxiv_id, version=version
+    )
     if not selectors.can_curate(request.user, paper.pk):
         return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
     try:
@@ -208,15 +231,25 @@ def create_tasks(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
         messages.error(request, exc.message)
     else:
         subsets = ", ".join(t.subset for t in tasks)
-        messages.success(request, f"{len(tasks)} claim tasks created for {paper.versioned_id}: "
-                         f"{subsets}.")  # fmt: skip
+        messages.success(
+            request, f"{len(tasks)} claim tasks created for {paper.versioned_id}: {subsets}."
+        )
     return redirect("annotation:home")
 
 
 def _render_form(
-    request: HttpRequest, template: str, page, form, *, warnings: dict, status: int,
-    errors: dict[str, str] | None, error: str, token: str, **extra,
-) -> HttpResponse:  # fmt: skip
+    request: HttpRequest,
+    template: str,
+    page,
+    form,
+    *,
+    warnings: dict,
+    status: int,
+    errors: dict[str, str] | None,
+    error: str,
+    token: str,
+    **extra,
+) -> HttpResponse:
     """A writing page (a pair, or a new perturbation) with what the writer typed and why it
     was refused; a fresh submission token unless a refused one is kept for the retry."""
     return render(
@@ -276,41 +309,67 @@ def _submission(
     token_text = request.POST.get("token", "")
 
     def refused(refusal: refusals.Refusal, **kept) -> HttpResponse:
-        return refusals.answer(request, refusal, partial(
-            render_page, form, status=refusal.http_status, errors=refusal.errors,
-            error=refusal.message, refusal=refusal, **kept))  # fmt: skip
+        return refusals.answer(
+            request,
+            refusal,
+            partial(
+                render_page,
+                form,
+                status=refusal.http_status,
+                errors=refusal.errors,
+                error=refusal.message,
+                refusal=refusal,
+                **kept,
+            ),
+        )
 
     try:
         token = parse.parse_token(token_text)
     except parse.BadInput as exc:
         return refused(refusals.invalid(exc.message))
     if problems:
-        return refused(refusals.invalid("Nothing was recorded: " + " ".join(problems.values()),
-                                        problems), token=token_text)  # fmt: skip
+        return refused(
+            refusals.invalid("Nothing was recorded: " + " ".join(problems.values()), problems),
+            token=token_text,
+        )
     try:
         return refusals.done(request, submit(form, token=token, version=version))
     except services.InvalidClaim as exc:
         return refused(refusals.invalid(exc.message, exc.errors), token=token_text)
     except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs, dropped
-        refusal = refusals.for_work(request, item, exc, kept=form.as_draft(), spec=shown,
-                                    recorded=recorded)  # fmt: skip
+        refusal = refusals.for_work(
+            request, item, exc, kept=form.as_draft(), spec=shown, recorded=recorded
+        )
         return refused(refusal)
 
 
 def _render_write(
-    request: HttpRequest, item_id: int, form: PairForm | None = None, *, status: int = 200,
-    errors: dict[str, str] | None = None, error: str = "", token: str = "",
+    request: HttpRequest,
+    item_id: int,
+    form: PairForm | None = None,
+    *,
+    status: int = 200,
+    errors: dict[str, str] | None = None,
+    error: str = "",
+    token: str = "",
     refusal: refusals.Refusal | None = None,
-) -> HttpResponse:  # fmt: skip
+) -> HttpResponse:
     page = writing.writing_page(item_id, request.user)
     form = form or PairForm.from_draft(page.item.draft)
     return _render_form(
-        request, "annotation/claims/write.html", page, form,
+        request,
+        "annotation/claims/write.html",
+        page,
+        form,
         warnings=writing.warnings_for(page.task, entailed=form.entailed, refuted=form.refuted),
-        status=status, errors=errors, error=error, token=token, refusal=refusal,
+        status=status,
+        errors=errors,
+        error=error,
+        token=token,
+        refusal=refusal,
         visuals_needed=visuals_needed(page.task.subset),
         evidence_rule=rule_text(page.task.subset, whole=True),
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -319,20 +378,33 @@ def write(request: HttpRequest, item_key: str) -> HttpResponse:
 
     def submit(form: PairForm, *, token: uuid.UUID, version: int | None) -> HttpResponse:
         pair = services.submit_claim_pair(
-            item=item, user=request.user, version=version, token=token,
-            entailed=form.entailed, evidence_ids=form.evidence, refuted=form.refuted,
-            explanation=form.explanation, perturbation_kind=form.perturbation_kind,
-            suggestion=form.suggestion, refuted_evidence_ids=form.refuted_evidence_ids,
-        )  # fmt: skip
+            item=item,
+            user=request.user,
+            version=version,
+            token=token,
+            entailed=form.entailed,
+            evidence_ids=form.evidence,
+            refuted=form.refuted,
+            explanation=form.explanation,
+            perturbation_kind=form.perturbation_kind,
+            suggestion=form.suggestion,
+            refuted_evidence_ids=form.refuted_evidence_ids,
+        )
         messages.success(request, f"Claim pair recorded ({pair.subset}).")
-        _warn(request, writing.warnings_for(pair.task, entailed=form.entailed,
-                                            refuted=form.refuted))  # fmt: skip
+        _warn(
+            request, writing.warnings_for(pair.task, entailed=form.entailed, refuted=form.refuted)
+        )
         return redirect("annotation:pair", pair_key=pair.key)
 
     return _submission(
-        request, item, form_class=PairForm, render_page=partial(_render_write, request, item.pk),
-        submit=submit, shown=PAIR_SHOWN, recorded=_recorded_pair,
-    )  # fmt: skip
+        request,
+        item,
+        form_class=PairForm,
+        render_page=partial(_render_write, request, item.pk),
+        submit=submit,
+        shown=PAIR_SHOWN,
+        recorded=_recorded_pair,
+    )
 
 
 def _warn(request: HttpRequest, found: dict) -> None:
@@ -395,8 +467,11 @@ def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
         return not_yours(request, item)
     form = PairForm.from_data(request.POST)
     found = writing.warnings_for(item.task, entailed=form.entailed, refuted=form.refuted)
-    return render(request, "annotation/claims/_warnings.html",
-                  {"warnings": found, "claim_words": _claim_words()})  # fmt: skip
+    return render(
+        request,
+        "annotation/claims/_warnings.html",
+        {"warnings": found, "claim_words": _claim_words()},
+    )
 
 
 @login_required
@@ -410,20 +485,28 @@ def context(request: HttpRequest, item_key: str) -> HttpResponse:
     # The page shows the draft's other evidence above ("Other evidence you marked"): its box
     # is there, and a second one here would count it twice and keep it marked once unticked.
     shown = set(task.sampled_ids) | set(task.paragraph_ids) | draft.evidence
-    return _render_context(request, item, task=task, form=draft,
-                           shown=shown | draft.refuted_evidence)  # fmt: skip
+    return _render_context(
+        request, item, task=task, form=draft, shown=shown | draft.refuted_evidence
+    )
 
 
-def _render_context(request: HttpRequest, item: WorkItem, *, task, shown: set[int],
-                    form: RefutedClaimForm, **extra) -> HttpResponse:  # fmt: skip
+def _render_context(
+    request: HttpRequest, item: WorkItem, *, task, shown: set[int], form: RefutedClaimForm, **extra
+) -> HttpResponse:
     """The whole curated context of a writing page (it loads on demand), marked as the draft
     marks it; what the page already shows stands as a line pointing at its box."""
     return render(
         request,
         "annotation/claims/_context.html",
-        {"sections": writing.full_context(task), "shown": shown,
-         "editable": item.held_by(request.user), "item": item, "ctx_form": form, **extra},
-    )  # fmt: skip
+        {
+            "sections": writing.full_context(task),
+            "shown": shown,
+            "editable": item.held_by(request.user),
+            "item": item,
+            "ctx_form": form,
+            **extra,
+        },
+    )
 
 
 def _may_open_pair(user, writer_id: int | None) -> bool:
@@ -464,16 +547,24 @@ def _as_json(values: dict) -> str:
 def overview(request: HttpRequest) -> HttpResponse:
     filters = lists.PairListForm(request.GET or None, subset_choices=list(Subset.choices))
     pairs = ClaimPair.objects.select_related("paper", "writer").only(
-        "id", "key", "subset", "created_at", "paper__arxiv_id", "paper__version",
-        "paper__archived_at", "writer__username",
-    )  # fmt: skip
+        "id",
+        "key",
+        "subset",
+        "created_at",
+        "paper__arxiv_id",
+        "paper__version",
+        "paper__archived_at",
+        "writer__username",
+    )
     show = filters.value("show")
     pairs = lists.archived_filter(pairs, show, "paper__archived_at")
     if query := filters.value("q"):
         pairs = pairs.filter(
-            Q(key__iexact=query) | Q(paper__arxiv_id__icontains=query)
-            | Q(paper__title__icontains=query) | Q(writer__username__icontains=query)
-        )  # fmt: skip
+            Q(key__iexact=query)
+            | Q(paper__arxiv_id__icontains=query)
+            | Q(paper__title__icontains=query)
+            | Q(writer__username__icontains=query)
+        )
     if subset := filters.value("subset"):
         pairs = pairs.filter(subset=subset)
     listing = lists.page_of(request, pairs.order_by("-created_at", "-id"), 100)
@@ -485,19 +576,39 @@ def overview(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/claims/overview.html",
-        {"ov": writing.writing_overview(), "filters": filters, "pairs": listing["page"],
-         **listing, "archived_pairs": archived},
+        {
+            "ov": writing.writing_overview(),
+            "filters": filters,
+            "pairs": listing["page"],
+            **listing,
+            "archived_pairs": archived,
+        },
         status=400 if filters.is_bound and not filters.is_valid() else 200,
-    )  # fmt: skip
+    )
 
 
 # --- A new perturbation (the last one turned out true) -----------------------------------------
 
 
 def _reperturb_item(item_key: str) -> WorkItem:
-    return get_object_or_404(WorkItem.objects.only("id", "kind", "status", "holder_id",
-                             "assignee_id", "done_by_id", "pair_id", "claim_id", "version", "key",
-                             "paper_id", "draft"), key=item_key, kind=WorkKind.REPERTURB)  # fmt: skip
+    return get_object_or_404(
+        WorkItem.objects.only(
+            "id",
+            "kind",
+            "status",
+            "holder_id",
+            "assignee_id",
+            "done_by_id",
+            "pair_id",
+            "claim_id",
+            "version",
+            "key",
+            "paper_id",
+            "draft",
+        ),
+        key=item_key,
+        kind=WorkKind.REPERTURB,
+    )
 
 
 def _may_see_reperturb(request: HttpRequest, item: WorkItem) -> bool:
@@ -514,20 +625,34 @@ next_reperturbation = next_view(
 
 
 def _render_reperturb(
-    request: HttpRequest, item_id: int, form: RefutedClaimForm | None = None, *, status: int = 200,
-    errors: dict[str, str] | None = None, error: str = "", token: str = "",
+    request: HttpRequest,
+    item_id: int,
+    form: RefutedClaimForm | None = None,
+    *,
+    status: int = 200,
+    errors: dict[str, str] | None = None,
+    error: str = "",
+    token: str = "",
     refusal: refusals.Refusal | None = None,
-) -> HttpResponse:  # fmt: skip
+) -> HttpResponse:
     page = writing.reperturbation_page(item_id)
     form = form or RefutedClaimForm.from_draft(page.item.draft)
     return _render_form(
-        request, "annotation/claims/reperturb.html", page, form,
-        warnings=writing.warnings_for(page.pair.task, entailed=page.entailed.text,
-                                      refuted=form.refuted),
-        status=status, errors=errors, error=error, token=token, refusal=refusal,
+        request,
+        "annotation/claims/reperturb.html",
+        page,
+        form,
+        warnings=writing.warnings_for(
+            page.pair.task, entailed=page.entailed.text, refuted=form.refuted
+        ),
+        status=status,
+        errors=errors,
+        error=error,
+        token=token,
+        refusal=refusal,
         visuals_needed=visuals_needed(page.pair.subset),
         evidence_rule=rule_text(page.pair.subset, whole=True),
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -538,33 +663,43 @@ def reperturb(request: HttpRequest, item_key: str) -> HttpResponse:
 
     def submit(form: RefutedClaimForm, *, token: uuid.UUID, version: int | None) -> HttpResponse:
         claim = services.submit_reperturbation(
-            item=item, user=request.user, version=version, token=token,
-            refuted=form.refuted, explanation=form.explanation,
-            perturbation_kind=form.perturbation_kind, suggestion=form.suggestion,
+            item=item,
+            user=request.user,
+            version=version,
+            token=token,
+            refuted=form.refuted,
+            explanation=form.explanation,
+            perturbation_kind=form.perturbation_kind,
+            suggestion=form.suggestion,
             refuted_evidence_ids=form.refuted_evidence_ids,
-        )  # fmt: skip
-        messages.success(request, "New perturbation recorded: it goes to a blind second "
-                         "annotation.")  # fmt: skip
+        )
+        messages.success(
+            request, "New perturbation recorded: it goes to a blind second annotation."
+        )
         entailed = writing.current_claim(claim.pair, "entailed").text
-        _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed,
-                                            refuted=claim.text))  # fmt: skip
+        _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed, refuted=claim.text))
         # An expert an admin handed the item to did not write the pair: its page refuses them.
         if _may_open_pair(request.user, claim.pair.writer_id):
             return redirect("annotation:pair", pair_key=claim.pair.key)
         return redirect("annotation:home")
 
     return _submission(
-        request, item, form_class=RefutedClaimForm, submit=submit,
+        request,
+        item,
+        form_class=RefutedClaimForm,
+        submit=submit,
         render_page=partial(_render_reperturb, request, item.pk),
-        shown=REFUTED_SHOWN, recorded=_recorded_perturbation,
-    )  # fmt: skip
+        shown=REFUTED_SHOWN,
+        recorded=_recorded_perturbation,
+    )
 
 
 @login_required
 @require_POST
 def reperturb_draft(request: HttpRequest, item_key: str) -> HttpResponse:
-    return autosave_draft(request, _reperturb_item(item_key), RefutedClaimForm, REFUTED_SHOWN,
-                          _recorded_perturbation)  # fmt: skip
+    return autosave_draft(
+        request, _reperturb_item(item_key), RefutedClaimForm, REFUTED_SHOWN, _recorded_perturbation
+    )
 
 
 @login_required
@@ -590,11 +725,15 @@ def reperturb_warnings(request: HttpRequest, item_key: str) -> HttpResponse:
         return not_yours(request, item)
     pair = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id)
     found = writing.warnings_for(
-        pair.task, entailed=writing.current_claim(pair, "entailed").text,
+        pair.task,
+        entailed=writing.current_claim(pair, "entailed").text,
         refuted=RefutedClaimForm.from_data(request.POST).refuted,
-    )  # fmt: skip
-    return render(request, "annotation/claims/_warnings.html",
-                  {"warnings": found, "claim_words": _claim_words()})  # fmt: skip
+    )
+    return render(
+        request,
+        "annotation/claims/_warnings.html",
+        {"warnings": found, "claim_words": _claim_words()},
+    )
 
 
 @login_required
@@ -606,10 +745,14 @@ def reperturb_context(request: HttpRequest, item_key: str) -> HttpResponse:
         return not_yours(request, item)
     page = writing.reperturbation_page(item.pk)
     return _render_context(
-        request, item, task=page.pair.task, shown=page.shown_ids,
-        form=RefutedClaimForm.from_draft(item.draft), refuted_only=True,
+        request,
+        item,
+        task=page.pair.task,
+        shown=page.shown_ids,
+        form=RefutedClaimForm.from_draft(item.draft),
+        refuted_only=True,
         entailed_ids=page.evidence_ids,
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -635,15 +778,18 @@ def reassign_reperturbation(request: HttpRequest, item_key: str) -> HttpResponse
     note = _note(request.POST, errors)
     if errors:
         return refused_text(
-            request, errors, title=f"hand item {item.key} over to {expert.get_username()}",
-            fields=[("note", "Note (why)", note)], button="Hand over",
-            back="validation:overview", keep=("expert",),
-        )  # fmt: skip
+            request,
+            errors,
+            title=f"hand item {item.key} over to {expert.get_username()}",
+            fields=[("note", "Note (why)", note)],
+            button="Hand over",
+            back="validation:overview",
+            keep=("expert",),
+        )
     try:
         services.reassign_reperturbation(item=item, expert=expert, by=request.user, note=note)
     except AnnotationError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, "The new perturbation goes to "
-                         f"{expert.get_username()}.")  # fmt: skip
+        messages.success(request, f"The new perturbation goes to {expert.get_username()}.")
     return redirect("validation:overview")

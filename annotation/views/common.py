@@ -23,8 +23,9 @@ def forbidden(request: HttpRequest, message: str, reason: str = "forbidden") -> 
     from annotation.views import refusals
 
     if refusals.is_script(request):
-        return refusals.as_json(request, refusals.Refusal(reason, message, http_status=403,
-                                                          own_page=False))  # fmt: skip
+        return refusals.as_json(
+            request, refusals.Refusal(reason, message, http_status=403, own_page=False)
+        )
     return access.forbidden_page(request, message)
 
 
@@ -114,15 +115,22 @@ def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=Non
         # A text too long is not cut: the draft is refused whole, with the limit and its length,
         # and stays in the browser (the panel says it) until it is shortened.
         said = "The draft was not saved" if exc.kept is not None else "The draft could not be read"
-        return refusals.as_json(request, refusals.invalid(
-            f"{said}: {exc.message}", {exc.field: exc.message}))  # fmt: skip
+        return refusals.as_json(
+            request, refusals.invalid(f"{said}: {exc.message}", {exc.field: exc.message})
+        )
     try:
         saved = work.save_draft(
             item=item, user=request.user, version=body["version"], draft=draft.as_draft()
         )
     except (work.StaleWork, work.NotHolder) as exc:
-        refusal = refusals.for_work(request, item, exc, kept=draft.as_draft(), spec=spec,
-                                    **({"recorded": recorded} if recorded else {}))  # fmt: skip
+        refusal = refusals.for_work(
+            request,
+            item,
+            exc,
+            kept=draft.as_draft(),
+            spec=spec,
+            **({"recorded": recorded} if recorded else {}),
+        )
         return refusals.as_json(request, refusal)
     return JsonResponse(
         {
@@ -153,11 +161,23 @@ def refused_text(
 
     refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
     hidden = [(name, value) for name in keep for value in request.POST.getlist(name)]
-    context = {"refusal": refusal, "title": title, "fields": fields, "errors": errors,
-               "hidden": hidden, "button": button, "back": reverse(back),
-               "action": request.path}  # fmt: skip
-    return refusals.answer(request, refusal, lambda: render(
-        request, "annotation/refused_text.html", context, status=refusal.http_status))  # fmt: skip
+    context = {
+        "refusal": refusal,
+        "title": title,
+        "fields": fields,
+        "errors": errors,
+        "hidden": hidden,
+        "button": button,
+        "back": reverse(back),
+        "action": request.path,
+    }
+    return refusals.answer(
+        request,
+        refusal,
+        lambda: render(
+            request, "annotation/refused_text.html", context, status=refusal.http_status
+        ),
+    )
 
 
 def wants_json(request: HttpRequest) -> bool:
@@ -177,8 +197,9 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
         return defaults.bad_request(request, exception)
     if wants_json(request):
         return JsonResponse({"error": exception.message}, status=400)
-    return render(request, "annotation/bad_request.html", {"message": exception.message},
-                  status=400)  # fmt: skip
+    return render(
+        request, "annotation/bad_request.html", {"message": exception.message}, status=400
+    )
 
 
 def element_image(*, paper_id: int, element_id: int) -> HttpResponse:

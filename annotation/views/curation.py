@@ -21,17 +21,30 @@ from annotation.views.common import forbidden
 from papers.models import Element, Paper
 
 PAPER_FIELDS = (
-    "id", "arxiv_id", "version", "title", "primary_category", "acceptance", "venue",
-    "table_count", "chart_count", "paragraph_count", "degraded_count", "license_name",
+    "id",
+    "arxiv_id",
+    "version",
+    "title",
+    "primary_category",
+    "acceptance",
+    "venue",
+    "table_count",
+    "chart_count",
+    "paragraph_count",
+    "degraded_count",
+    "license_name",
     "license_url",
-)  # fmt: skip
+)
 
 
 CURATION_FIELDS: dict[str, parse.Field] = {
-    "keep_section": parse.Ids(max_items=100_000), "keep": parse.Ids(max_items=100_000),
-    "not_chart": parse.Ids(max_items=100_000), "latest_seen": parse.Int(min=1),
-    "based_on": parse.Int(min=1), "note": parse.Text(2000),
-}  # fmt: skip
+    "keep_section": parse.Ids(max_items=100_000),
+    "keep": parse.Ids(max_items=100_000),
+    "not_chart": parse.Ids(max_items=100_000),
+    "latest_seen": parse.Int(min=1),
+    "based_on": parse.Int(min=1),
+    "note": parse.Text(2000),
+}
 
 
 @login_required
@@ -78,18 +91,24 @@ def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
         status = 409 if stale else 400
         if refusals.is_script(request):
             return JsonResponse(
-                {"error": exc.message, "reason": exc.reason if stale else "invalid",
-                 "message": exc.message, "errors": problems,
-                 "version": page.latest.number if stale and page.latest else None,
-                 "html": render_to_string("annotation/_curation_refusal.html", context,
-                                          request=request)},
+                {
+                    "error": exc.message,
+                    "reason": exc.reason if stale else "invalid",
+                    "message": exc.message,
+                    "errors": problems,
+                    "version": page.latest.number if stale and page.latest else None,
+                    "html": render_to_string(
+                        "annotation/_curation_refusal.html", context, request=request
+                    ),
+                },
                 status=status,
-            )  # fmt: skip
+            )
         return render(request, "annotation/curate.html", context, status=status)
     if context.number == form["latest_seen"]:
         messages.info(request, f"Nothing changed since context v{context.number}: nothing saved.")
-        return refusals.done(request, redirect("annotation:curate", arxiv_id=paper.arxiv_id,
-                                               version=paper.version))  # fmt: skip
+        return refusals.done(
+            request, redirect("annotation:curate", arxiv_id=paper.arxiv_id, version=paper.version)
+        )
     verdict = (
         "ready for claims"
         if context.ready_for_claims
@@ -143,8 +162,12 @@ def _differences(
                 f"paragraph {e.anchor}" if e.kind == "paragraph" else e.anchor
             )
     who = latest.created_by.get_username() if latest.created_by else "someone"
-    moved = {"them": f"{who} changed it", "you": "you changed it", "both": "both changed it",
-             "": ""}  # fmt: skip
+    moved = {
+        "them": f"{who} changed it",
+        "you": "you changed it",
+        "both": "both changed it",
+        "": "",
+    }
 
     def shown(choice: str, value: bool) -> str:
         if choice == "keep":
@@ -152,10 +175,15 @@ def _differences(
         return "not a chart" if value else "a chart"
 
     lines = [
-        (names.get((d.kind, d.id), str(d.id)), d.choice, shown(d.choice, d.theirs),
-         shown(d.choice, d.yours), moved[d.changed_by])
+        (
+            names.get((d.kind, d.id), str(d.id)),
+            d.choice,
+            shown(d.choice, d.theirs),
+            shown(d.choice, d.yours),
+            moved[d.changed_by],
+        )
         for d in context_rules.differences(names, theirs, yours, base)
-    ]  # fmt: skip
+    ]
     return StaleCuration(latest=latest, based_on=based_on, lines=lines)
 
 

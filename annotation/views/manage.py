@@ -230,8 +230,9 @@ def people_time_csv(request: HttpRequest) -> HttpResponse:
 def archive(request: HttpRequest) -> HttpResponse:
     """Archive or un-archive the demo data or the selected papers."""
     action = request.POST.get("action", "")
-    note = parse.parse_text(request.POST.get("note", ""), field="note",
-                            max_length=archiving.MAX_NOTE)  # fmt: skip
+    note = parse.parse_text(
+        request.POST.get("note", ""), field="note", max_length=archiving.MAX_NOTE
+    )
     try:
         _archive(request, action, note)
     except AnnotationError as exc:  # the service's own refusal (the note is checked above)
@@ -276,8 +277,9 @@ def _archive(request: HttpRequest, action: str, note: str) -> None:
 @require_POST
 def archive_account(request: HttpRequest, user_id: int) -> HttpResponse:
     person = get_object_or_404(User, pk=user_id)
-    note = parse.parse_text(request.POST.get("note", ""), field="note",
-                            max_length=archiving.MAX_NOTE)  # fmt: skip
+    note = parse.parse_text(
+        request.POST.get("note", ""), field="note", max_length=archiving.MAX_NOTE
+    )
     try:
         if request.POST.get("action") == "unarchive":
             archiving.unarchive_account(user=person, by=request.user, note=note)
@@ -314,8 +316,15 @@ def _expert_page(request: HttpRequest, person, *, status: int = 200, **forms) ->
         "trainings": profile.trainings.select_related("recorded_by"),
         "assignments": Assignment.objects.filter(expert=person)
         .select_related("paper")
-        .only("id", "status", "role", "created_at", "paper__arxiv_id", "paper__version",
-              "paper__title")[:200],
+        .only(
+            "id",
+            "status",
+            "role",
+            "created_at",
+            "paper__arxiv_id",
+            "paper__version",
+            "paper__title",
+        )[:200],
         "profile_form": forms.get("profile_form")
         or ExpertProfileForm(
             initial={
@@ -326,7 +335,7 @@ def _expert_page(request: HttpRequest, person, *, status: int = 200, **forms) ->
         ),
         "publication_form": forms.get("publication_form") or PublicationForm(),
         "training_form": forms.get("training_form") or TrainingForm(),
-    }  # fmt: skip
+    }
     return render(request, "annotation/expert.html", context, status=status)
 
 

@@ -22,10 +22,22 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     # search, filters, pages and the archiving actions.
     filters = lists.PaperListForm(request.GET or None, status_choices=list(Paper.Status.choices))
     papers = visible_papers(request.user).only(
-        "arxiv_id", "version", "title", "primary_category", "status", "status_reason",
-        "acceptance", "venue", "table_count", "chart_count", "paragraph_count", "degraded_count",
-        "images_status", "synthetic", "archived_at",
-    )  # fmt: skip
+        "arxiv_id",
+        "version",
+        "title",
+        "primary_category",
+        "status",
+        "status_reason",
+        "acceptance",
+        "venue",
+        "table_count",
+        "chart_count",
+        "paragraph_count",
+        "degraded_count",
+        "images_status",
+        "synthetic",
+        "archived_at",
+    )
     show = filters.value("show") if request.user.is_staff else lists.SHOW_LIVE
     papers = lists.archived_filter(papers, show)
     if query := filters.value("q"):

@@ -65,15 +65,22 @@ def _labels(ids: set[int]) -> dict[int, str]:
     from papers.models import Element
 
     rows = Element.objects.filter(pk__in=ids).values_list("pk", "kind", "label", "anchor")
-    return {pk: label or (f"paragraph {anchor}" if kind == "paragraph" else anchor)
-            for pk, kind, label, anchor in rows}  # fmt: skip
+    return {
+        pk: label or (f"paragraph {anchor}" if kind == "paragraph" else anchor)
+        for pk, kind, label, anchor in rows
+    }
 
 
 def compare(spec: Spec, kept: Mapping, won: Mapping | None) -> list[tuple[str, str, str]]:
     """The lines of the comparison: each of `spec` that either side holds."""
     won = won or {}
-    ids = {pk for line in spec if line.kind == "ids" for side in (kept, won)
-           for pk in id_set(side.get(line.key))}  # fmt: skip
+    ids = {
+        pk
+        for line in spec
+        if line.kind == "ids"
+        for side in (kept, won)
+        for pk in id_set(side.get(line.key))
+    }
     labels = _labels(ids) if ids else {}
 
     def shown(line: Shown, side: Mapping) -> str:
@@ -84,8 +91,11 @@ def compare(spec: Spec, kept: Mapping, won: Mapping | None) -> list[tuple[str, s
             return ", ".join(str(v) for v in value) if isinstance(value, list) and value else "none"
         return "" if value is None else str(value)
 
-    return [(line.caption, shown(line, kept), shown(line, won) if line.key in won else "")
-            for line in spec if line.key in kept or line.key in won]  # fmt: skip
+    return [
+        (line.caption, shown(line, kept), shown(line, won) if line.key in won else "")
+        for line in spec
+        if line.key in kept or line.key in won
+    ]
 
 
 def submitted_values(item: WorkItem) -> dict:
@@ -129,8 +139,12 @@ def _refusal(
     now = WorkItem.objects.get(pk=item.pk)
     links = list(links)
     if not isinstance(exc, work.StaleWork | work.NotHolder):
-        return Refusal(exc.reason, f"{exc.message} {KEPT}", compared=compare(spec, kept, None),
-                       links=links + [("Workspace", "/")])  # fmt: skip
+        return Refusal(
+            exc.reason,
+            f"{exc.message} {KEPT}",
+            compared=compare(spec, kept, None),
+            links=links + [("Workspace", "/")],
+        )
     if now.held_by(user):
         # Still theirs, changed since the page was opened (handed back and taken again, perhaps
         # in another tab): their own draft saved since is what won.
@@ -159,8 +173,13 @@ def _refusal(
             won_title="What was recorded",
             links=links,
         )
-    return Refusal(reason, f"{message} {KEPT}", compared=compare(spec, kept, None),
-                   links=[("Workspace", "/")], own_page=user.is_staff)  # fmt: skip
+    return Refusal(
+        reason,
+        f"{message} {KEPT}",
+        compared=compare(spec, kept, None),
+        links=[("Workspace", "/")],
+        own_page=user.is_staff,
+    )
 
 
 def invalid(message: str, errors: Mapping[str, str] | None = None, *, status: int = 400) -> Refusal:
@@ -195,8 +214,9 @@ def answer(
         return as_json(request, refusal)
     if page is not None and refusal.own_page:
         return page()
-    return render(request, "annotation/refused.html", {"refusal": refusal},
-                  status=refusal.http_status)  # fmt: skip
+    return render(
+        request, "annotation/refused.html", {"refusal": refusal}, status=refusal.http_status
+    )
 
 
 def done(request: HttpRequest, response: HttpResponse) -> HttpResponse:

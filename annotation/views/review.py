@@ -41,9 +41,13 @@ from annotation.writing import selectors as writing
 from papers.access import staff_required
 
 REVIEW_FIELDS: dict[str, parse.Field] = {
-    "label": parse.Text(16), "evidence": parse.Ids(), "decision": parse.Text(16, default="decided"),
-    "confidence": parse.Text(8), "reason": parse.Text(32), "notes": parse.Text(MAX_TEXT),
-}  # fmt: skip
+    "label": parse.Text(16),
+    "evidence": parse.Ids(),
+    "decision": parse.Text(16, default="decided"),
+    "confidence": parse.Text(8),
+    "reason": parse.Text(32),
+    "notes": parse.Text(MAX_TEXT),
+}
 
 
 @dataclass
@@ -70,8 +74,14 @@ class ReviewForm:
         return cls.from_data(draft or {}, errors={})
 
     def as_draft(self) -> dict:
-        return {"label": self.label, "evidence": sorted(self.evidence), "decision": self.decision,
-                "confidence": self.confidence, "reason": self.reason, "notes": self.notes}  # fmt: skip
+        return {
+            "label": self.label,
+            "evidence": sorted(self.evidence),
+            "decision": self.decision,
+            "confidence": self.confidence,
+            "reason": self.reason,
+            "notes": self.notes,
+        }
 
 
 # What a refusal sets beside what won (refusals.compare): only ever the requester's own work.
@@ -98,11 +108,24 @@ def _note(data, errors: dict[str, str], name: str = "note") -> str:
 
 def _item(item_key: str, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> WorkItem:
     return get_object_or_404(
-        WorkItem.objects.only("id", "key", "kind", "status", "holder_id", "done_by_id",
-                              "assignee_id", "pair_id", "paper_id", "claim_id", "version",
-                              "draft", "lease_expires_at"),
-        key=item_key, kind__in=kinds,
-    )  # fmt: skip
+        WorkItem.objects.only(
+            "id",
+            "key",
+            "kind",
+            "status",
+            "holder_id",
+            "done_by_id",
+            "assignee_id",
+            "pair_id",
+            "paper_id",
+            "claim_id",
+            "version",
+            "draft",
+            "lease_expires_at",
+        ),
+        key=item_key,
+        kind__in=kinds,
+    )
 
 
 def _may_see(request: HttpRequest, item: WorkItem) -> bool:
@@ -132,10 +155,16 @@ next_item = next_view(
 
 
 def _render(
-    request: HttpRequest, item: WorkItem, form: ReviewForm | None = None, *, status: int = 200,
-    errors: dict[str, str] | None = None, error: str = "", token: str = "",
+    request: HttpRequest,
+    item: WorkItem,
+    form: ReviewForm | None = None,
+    *,
+    status: int = 200,
+    errors: dict[str, str] | None = None,
+    error: str = "",
+    token: str = "",
     refusal: refusals.Refusal | None = None,
-) -> HttpResponse:  # fmt: skip
+) -> HttpResponse:
     adjudicating = item.kind == WorkKind.ADJUDICATE
     page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
     editable = page.item.held_by(request.user)
@@ -143,8 +172,10 @@ def _render(
         form = ReviewForm.from_draft(page.item.draft)
         if page.item.status == WorkStatus.DONE and not adjudicating:
             annotation = page.item.evidence_annotation
-            form = ReviewForm(label=annotation.label,
-                              evidence=set(annotation.evidence.values_list("pk", flat=True)))  # fmt: skip
+            form = ReviewForm(
+                label=annotation.label,
+                evidence=set(annotation.evidence.values_list("pk", flat=True)),
+            )
     extra = _evidence_rule(page) if adjudicating else {}
     return render(
         request,
@@ -195,34 +226,58 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
     token_text = request.POST.get("token", "")
 
     def refused(refusal: refusals.Refusal, **kept) -> HttpResponse:
-        return refusals.answer(request, refusal, lambda: _render(
-            request, item, form, status=refusal.http_status, errors=refusal.errors,
-            error=refusal.message, refusal=refusal, **kept))  # fmt: skip
+        return refusals.answer(
+            request,
+            refusal,
+            lambda: _render(
+                request,
+                item,
+                form,
+                status=refusal.http_status,
+                errors=refusal.errors,
+                error=refusal.message,
+                refusal=refusal,
+                **kept,
+            ),
+        )
 
     try:
         token = parse.parse_token(token_text)
     except parse.BadInput as exc:
         return refused(refusals.invalid(exc.message))
     if problems:
-        return refused(refusals.invalid("Nothing was recorded: " + " ".join(problems.values()),
-                                        problems), token=token_text)  # fmt: skip
-    common = {"item": item, "user": request.user, "version": version,
-              "token": token, "label": form.label, "evidence_ids": form.evidence}  # fmt: skip
+        return refused(
+            refusals.invalid("Nothing was recorded: " + " ".join(problems.values()), problems),
+            token=token_text,
+        )
+    common = {
+        "item": item,
+        "user": request.user,
+        "version": version,
+        "token": token,
+        "label": form.label,
+        "evidence_ids": form.evidence,
+    }
     try:
         if kind == WorkKind.EVIDENCE:
             services.submit_second_annotation(**common)
         else:
-            services.submit_adjudication(**common, decision=form.decision,
-                                         confidence=form.confidence, reason=form.reason,
-                                         notes=form.notes)  # fmt: skip
+            services.submit_adjudication(
+                **common,
+                decision=form.decision,
+                confidence=form.confidence,
+                reason=form.reason,
+                notes=form.notes,
+            )
     except services.InvalidAnnotation as exc:
         return refused(refusals.invalid(exc.message, exc.errors), token=token_text)
     except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs
         refusal = refusals.for_work(request, item, exc, kept=form.as_draft(), spec=SHOWN[kind])
         return refused(refusal)
     # Neutral on purpose: saying whether it agreed would reveal the first annotation.
-    messages.success(request, "Recorded. Thank you." if kind == WorkKind.EVIDENCE
-                     else "Adjudication recorded.")  # fmt: skip
+    messages.success(
+        request, "Recorded. Thank you." if kind == WorkKind.EVIDENCE else "Adjudication recorded."
+    )
     return refusals.done(request, redirect("annotation:home"))
 
 
@@ -258,9 +313,14 @@ def context(request: HttpRequest, item_key: str) -> HttpResponse:
     return render(
         request,
         "annotation/review/_context.html",
-        {"sections": writing.full_context(page.item.pair.task), "shown": shown, "item": item,
-         "editable": item.held_by(request.user), "form": ReviewForm.from_draft(item.draft)},
-    )  # fmt: skip
+        {
+            "sections": writing.full_context(page.item.pair.task),
+            "shown": shown,
+            "item": item,
+            "editable": item.held_by(request.user),
+            "form": ReviewForm.from_draft(item.draft),
+        },
+    )
 
 
 @login_required
@@ -281,9 +341,13 @@ def overview(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/review/overview.html",
-        {"ov": selectors.review_overview(),
-         "experts": User.objects.filter(is_active=True, expert__active=True).order_by("username")},
-    )  # fmt: skip
+        {
+            "ov": selectors.review_overview(),
+            "experts": User.objects.filter(is_active=True, expert__active=True).order_by(
+                "username"
+            ),
+        },
+    )
 
 
 def _done(request: HttpRequest, call, success: str, back: str = "annotation:review_overview"):
@@ -310,15 +374,20 @@ def allow_expert(request: HttpRequest, item_key: str) -> HttpResponse:
     note = _note(request.POST, errors)
     if errors:
         return refused_text(
-            request, errors, title=f"allow {expert.get_username()} to take item {item.key}",
-            fields=[("note", "Note (why)", note)], button="Allow", back=back, keep=("expert",),
-        )  # fmt: skip
+            request,
+            errors,
+            title=f"allow {expert.get_username()} to take item {item.key}",
+            fields=[("note", "Note (why)", note)],
+            button="Allow",
+            back=back,
+            keep=("expert",),
+        )
     return _done(
         request,
         lambda: services.allow_expert(item=item, expert=expert, by=request.user, note=note),
         f"{expert.get_username()} may now take the {item.get_kind_display()} item.",
         back,
-    )  # fmt: skip
+    )
 
 
 @staff_required
@@ -329,15 +398,18 @@ def reopen(request: HttpRequest, claim_key: str) -> HttpResponse:
     note = _note(request.POST, errors)
     if errors:
         return refused_text(
-            request, errors, title=f"reopen claim {claim.key} for another adjudicator",
-            fields=[("note", "Note", note)], button="Reopen for another adjudicator",
+            request,
+            errors,
+            title=f"reopen claim {claim.key} for another adjudicator",
+            fields=[("note", "Note", note)],
+            button="Reopen for another adjudicator",
             back="annotation:review_overview",
-        )  # fmt: skip
+        )
     return _done(
         request,
         lambda: services.reopen_unresolved(claim=claim, by=request.user, note=note),
         f"Claim {claim.pk} reopened for another adjudicator.",
-    )  # fmt: skip
+    )
 
 
 @staff_required
@@ -348,11 +420,15 @@ def drop(request: HttpRequest, pair_key: str) -> HttpResponse:
     reason = _note(request.POST, errors, "reason")
     if errors:
         return refused_text(
-            request, errors, title=f"drop pair {pair.key}", fields=[("reason", "Reason", reason)],
-            button="Drop the pair", back="annotation:review_overview",
-        )  # fmt: skip
+            request,
+            errors,
+            title=f"drop pair {pair.key}",
+            fields=[("reason", "Reason", reason)],
+            button="Drop the pair",
+            back="annotation:review_overview",
+        )
     return _done(
         request,
         lambda: services.drop_pair(pair=pair, by=request.user, reason=reason),
         f"Pair {pair.pk} dropped.",
-    )  # fmt: skip
+    )

@@ -47,22 +47,42 @@ def _plots(summary: stats.AgreementSummary) -> dict[str, str]:
     return {
         name: mark_safe(svg)  # noqa: S308 - built by annotation.review.plots, every text escaped
         for name, svg in {
-            "subset": plots.bar_chart("Agreement per subset", rows(subsets), series=series,
-                                      maximum=1.0, percent=False, counts=counts(subsets),
-                                      axis=scale),
-            "pair": plots.bar_chart(pair_title, rows(top_pairs), series=series, maximum=1.0,
-                                    percent=False, counts=counts(top_pairs), axis=scale),
-            "reasons": plots.bar_chart("Adjudication reasons",
-                                       [(label, [n]) for _, label, n in summary.reasons],
-                                       series=["adjudications"], percent=False,
-                                       axis="adjudications"),
-            "progress": plots.line_chart("Progress over time", days, {
-                "pairs written": [w for _, w, _, _ in summary.progress],
-                "claims annotated blind": [a for _, _, a, _ in summary.progress],
-                "adjudications": [j for _, _, _, j in summary.progress],
-            }),
+            "subset": plots.bar_chart(
+                "Agreement per subset",
+                rows(subsets),
+                series=series,
+                maximum=1.0,
+                percent=False,
+                counts=counts(subsets),
+                axis=scale,
+            ),
+            "pair": plots.bar_chart(
+                pair_title,
+                rows(top_pairs),
+                series=series,
+                maximum=1.0,
+                percent=False,
+                counts=counts(top_pairs),
+                axis=scale,
+            ),
+            "reasons": plots.bar_chart(
+                "Adjudication reasons",
+                [(label, [n]) for _, label, n in summary.reasons],
+                series=["adjudications"],
+                percent=False,
+                axis="adjudications",
+            ),
+            "progress": plots.line_chart(
+                "Progress over time",
+                days,
+                {
+                    "pairs written": [w for _, w, _, _ in summary.progress],
+                    "claims annotated blind": [a for _, _, a, _ in summary.progress],
+                    "adjudications": [j for _, _, _, j in summary.progress],
+                },
+            ),
         }.items()
-    }  # fmt: skip
+    }
 
 
 @staff_required
@@ -71,9 +91,12 @@ def agreement(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/stats/agreement.html",
-        {"s": summary, "plots": _plots(summary),
-         "groups": [(g, GROUP_NAMES.get(g, g), summary.reports[g]) for g in stats.GROUPS]},
-    )  # fmt: skip
+        {
+            "s": summary,
+            "plots": _plots(summary),
+            "groups": [(g, GROUP_NAMES.get(g, g), summary.reports[g]) for g in stats.GROUPS],
+        },
+    )
 
 
 @staff_required

@@ -44,13 +44,23 @@ def open_reperturbation(
     if existing is not None:
         return existing
     item = work.create_item(
-        kind=WorkKind.REPERTURB, paper_id=pair.paper_id, subfield_code=pair.subfield_code,
-        actor=actor, pair=pair, claim=claim, assignee_id=pair.writer_id,
-    )  # fmt: skip
-    lifecycle.move(pair, PairState.REPERTURB, actor=actor, action=WorkAction.SENT_BACK, item=item,
-                   new={"claim": claim.pk, "final_label": ClaimLabel.ENTAILED,
-                        "writer": pair.writer_id},
-                   note=f"the perturbation turned out true: {why}")  # fmt: skip
+        kind=WorkKind.REPERTURB,
+        paper_id=pair.paper_id,
+        subfield_code=pair.subfield_code,
+        actor=actor,
+        pair=pair,
+        claim=claim,
+        assignee_id=pair.writer_id,
+    )
+    lifecycle.move(
+        pair,
+        PairState.REPERTURB,
+        actor=actor,
+        action=WorkAction.SENT_BACK,
+        item=item,
+        new={"claim": claim.pk, "final_label": ClaimLabel.ENTAILED, "writer": pair.writer_id},
+        note=f"the perturbation turned out true: {why}",
+    )
     return item
 
 
@@ -62,6 +72,7 @@ def cancel_reperturbation(*, pair: ClaimPair, actor: AbstractBaseUser | None, no
     )
     pair = ClaimPair.objects.get(pk=pair.pk)
     if pair.state == PairState.REPERTURB:
-        lifecycle.move(pair, PairState.ACTIVE, actor=actor,
-                       action=WorkAction.REPERTURB_WITHDRAWN, note=note)  # fmt: skip
+        lifecycle.move(
+            pair, PairState.ACTIVE, actor=actor, action=WorkAction.REPERTURB_WITHDRAWN, note=note
+        )
     return cancelled

@@ -40,9 +40,19 @@ from papers.parsing.document import Cell, GridTooLarge, grid_occupancy
 from papers.render import MAX_GRID_SLOTS
 
 ELEMENT_FIELDS = (
-    "id", "section_id", "kind", "anchor", "order", "label", "number", "caption", "text",
-    "image", "image_error", "degraded",
-)  # fmt: skip
+    "id",
+    "section_id",
+    "kind",
+    "anchor",
+    "order",
+    "label",
+    "number",
+    "caption",
+    "text",
+    "image",
+    "image_error",
+    "degraded",
+)
 
 
 def _in_context(context: CuratedContext) -> QuerySet[CuratedElement]:
@@ -176,10 +186,15 @@ def full_context(task: ClaimTask) -> list[ContextSection]:
     elements = list(
         Element.objects.filter(pk__in=in_context.values("element_id"))
         .select_related("section")
-        .only(*ELEMENT_FIELDS, "section__anchor", "section__number", "section__title",
-              "section__order")
+        .only(
+            *ELEMENT_FIELDS,
+            "section__anchor",
+            "section__number",
+            "section__title",
+            "section__order",
+        )
         .order_by("order")
-    )  # fmt: skip
+    )
     out: dict[int, ContextSection] = {}
     for element in elements:
         out.setdefault(element.section_id, ContextSection(element.section)).elements.append(element)
@@ -280,9 +295,13 @@ def warnings_for(
         )
     if refuted.strip():
         found["refuted"] = checks.claim_warnings(
-            text=refuted, entailed=entailed, refuted=refuted, paragraphs=paragraphs,
-            visuals=visuals, **bounds,
-        )  # fmt: skip
+            text=refuted,
+            entailed=entailed,
+            refuted=refuted,
+            paragraphs=paragraphs,
+            visuals=visuals,
+            **bounds,
+        )
     found = {name: [w for w in ws if w.code != "length"] for name, ws in found.items()}
     return {name: ws for name, ws in found.items() if ws}
 
@@ -407,8 +426,9 @@ def reperturbation_page(item_id: int) -> ReperturbationPage:
     """Everything the new-perturbation page shows: the entailed claim with its evidence (in
     reading order, with sections), the perturbation that turned out true and why, and the
     task's sampled tables/charts and paragraphs the new claim may cite instead."""
-    item = WorkItem.objects.select_related("pair__task", "pair__context", "paper", "holder",
-                                           "claim").get(pk=item_id, kind=WorkKind.REPERTURB)  # fmt: skip
+    item = WorkItem.objects.select_related(
+        "pair__task", "pair__context", "paper", "holder", "claim"
+    ).get(pk=item_id, kind=WorkKind.REPERTURB)
     pair = item.pair
     task = pair.task
     entailed = current_claim(pair, ClaimLabel.ENTAILED)
@@ -434,15 +454,22 @@ def reperturbation_page(item_id: int) -> ReperturbationPage:
         .order_by("superseded_at", "id")
     )
     return ReperturbationPage(
-        item=item, pair=pair, entailed=entailed,
+        item=item,
+        pair=pair,
+        entailed=entailed,
         evidence=[e for pk, e in elements.items() if pk in evidence_ids],
-        failed=_failed(item.claim), earlier=earlier, definition=SUBSET_GUIDE[pair.subset][0],
+        failed=_failed(item.claim),
+        earlier=earlier,
+        definition=SUBSET_GUIDE[pair.subset][0],
         sampled=[elements[pk] for pk in task.sampled_ids if pk in other],
         paragraphs=[elements[pk] for pk in task.paragraph_ids if pk in other],
-        extra=[e for pk, e in elements.items()
-               if pk in other - set(task.sampled_ids) - set(task.paragraph_ids)],
+        extra=[
+            e
+            for pk, e in elements.items()
+            if pk in other - set(task.sampled_ids) - set(task.paragraph_ids)
+        ],
         shown_ids=set(elements),
-    )  # fmt: skip
+    )
 
 
 def pair_history(pair: ClaimPair) -> list[WorkEvent]:
@@ -500,7 +527,7 @@ def writing_queue(
             ClaimPair.objects.filter(writer_id=user.pk)
             .select_related("paper")
             .only("id", "key", "subset", "created_at", "paper__arxiv_id", "paper__version")[:5]
-        ),  # fmt: skip
+        ),
         papers_without_tasks=list(
             Paper.objects.filter(pk__in=set(ready_paper_ids) - with_tasks).only(
                 "id", "arxiv_id", "version", "title"
@@ -525,14 +552,18 @@ def writing_overview() -> WritingOverview:
     because no eligible expert can take them (with the reason)."""
     written = dict(
         ClaimPair.objects.filter(paper__archived_at__isnull=True)
-        .values("writer__username").annotate(n=Count("id"))
+        .values("writer__username")
+        .annotate(n=Count("id"))
         .values_list("writer__username", "n")
-    )  # fmt: skip
+    )
     held = dict(
-        WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.LEASED,
-                                paper__archived_at__isnull=True)
-        .values("holder__username").annotate(n=Count("id")).values_list("holder__username", "n")
-    )  # fmt: skip
+        WorkItem.objects.filter(
+            kind=WorkKind.WRITE, status=WorkStatus.LEASED, paper__archived_at__isnull=True
+        )
+        .values("holder__username")
+        .annotate(n=Count("id"))
+        .values_list("holder__username", "n")
+    )
     names = sorted(set(written) | set(held))
     total, waiting = work.waiting_items(WorkKind.WRITE)
     return WritingOverview(

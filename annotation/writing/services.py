@@ -96,12 +96,23 @@ def create_claim_tasks(
         subset = choose_subset(counts, settings.CLAIM_SUBSET_TARGETS, seed=task_seed)
         counts[subset] += 1
         task = ClaimTask.objects.create(
-            paper=paper, context=context, subset=subset, seed=task_seed,
-            candidate_ids=candidates, sampled_ids=sampled,
-            paragraph_ids=surrounding_paragraphs(elements, references, sampled), created_by=by,
-        )  # fmt: skip
-        work.create_item(kind=WorkKind.WRITE, paper_id=paper.pk, subfield_code=code, actor=by,
-                         task=task, assignee_id=writer)  # fmt: skip
+            paper=paper,
+            context=context,
+            subset=subset,
+            seed=task_seed,
+            candidate_ids=candidates,
+            sampled_ids=sampled,
+            paragraph_ids=surrounding_paragraphs(elements, references, sampled),
+            created_by=by,
+        )
+        work.create_item(
+            kind=WorkKind.WRITE,
+            paper_id=paper.pk,
+            subfield_code=code,
+            actor=by,
+            task=task,
+            assignee_id=writer,
+        )
         tasks.append(task)
     return tasks
 
@@ -140,32 +151,51 @@ def submit_claim_pair(
         evidence if refuted_evidence_ids is None else frozenset(id_set(refuted_evidence_ids))
     )
     draft = PairDraft(
-        subset=task.subset, entailed=entailed.strip(), evidence=evidence, refuted=refuted.strip(),
-        refuted_evidence=refuted_evidence, explanation=explanation.strip(),
+        subset=task.subset,
+        entailed=entailed.strip(),
+        evidence=evidence,
+        refuted=refuted.strip(),
+        refuted_evidence=refuted_evidence,
+        explanation=explanation.strip(),
         perturbation_kind=perturbation_kind,
-    )  # fmt: skip
+    )
     kinds, texts = writing_selectors.evidence_kinds_and_texts(task.context)
     errors = check_pair(
-        draft, sampled=task.sampled_ids, kinds=kinds, paragraph_texts=texts,
-        min_words=settings.CLAIM_MIN_WORDS, max_words=settings.CLAIM_MAX_WORDS,
+        draft,
+        sampled=task.sampled_ids,
+        kinds=kinds,
+        paragraph_texts=texts,
+        min_words=settings.CLAIM_MIN_WORDS,
+        max_words=settings.CLAIM_MAX_WORDS,
         perturbation_kinds=PerturbationKind.values,
         labels=_labels(kinds, evidence, refuted_evidence),
-    )  # fmt: skip
+    )
     if errors:
         raise InvalidClaim(errors)
     pair = ClaimPair.objects.create(
-        task=task, paper_id=task.paper_id, context=task.context, subset=task.subset, writer=user,
+        task=task,
+        paper_id=task.paper_id,
+        context=task.context,
+        subset=task.subset,
+        writer=user,
         subfield_code=item.subfield_code,
-    )  # fmt: skip
-    lifecycle.opened(pair, actor=user, action=WorkAction.CREATED, item=item,
-                     new={"subset": pair.subset, "subfield": pair.subfield_code})  # fmt: skip
+    )
+    lifecycle.opened(
+        pair,
+        actor=user,
+        action=WorkAction.CREATED,
+        item=item,
+        new={"subset": pair.subset, "subfield": pair.subfield_code},
+    )
     fields = {
         ClaimLabel.ENTAILED: {"text": draft.entailed},
         ClaimLabel.REFUTED: {
-            "text": draft.refuted, "perturbation_kind": draft.perturbation_kind,
-            "suggestion": suggestion.strip(), "explanation": draft.explanation,
+            "text": draft.refuted,
+            "perturbation_kind": draft.perturbation_kind,
+            "suggestion": suggestion.strip(),
+            "explanation": draft.explanation,
         },
-    }  # fmt: skip
+    }
     order = list(fields)
     secrets.SystemRandom().shuffle(order)  # nothing may follow from which claim came first
     claims = {
@@ -175,17 +205,23 @@ def submit_claim_pair(
     claims[ClaimLabel.REFUTED].evidence.set(sorted(draft.refuted_evidence))
     PairRole.objects.create(pair=pair, expert=user, role=Role.WRITER)
     work.finish_submission(
-        item, user=user, token=token, pair=pair, old={"draft": item.draft},
+        item,
+        user=user,
+        token=token,
+        pair=pair,
+        old={"draft": item.draft},
         new={
             "subset": task.subset,
             "entailed": {"text": draft.entailed, "evidence": sorted(draft.evidence)},
             "refuted": {
-                "text": draft.refuted, "evidence": sorted(draft.refuted_evidence),
-                "perturbation_kind": draft.perturbation_kind, "suggestion": suggestion.strip(),
+                "text": draft.refuted,
+                "evidence": sorted(draft.refuted_evidence),
+                "perturbation_kind": draft.perturbation_kind,
+                "suggestion": suggestion.strip(),
                 "explanation": draft.explanation,
             },
         },
-    )  # fmt: skip
+    )
     review_services.open_second_annotation(pair=pair, actor=user)
     return pair
 
@@ -241,17 +277,25 @@ def submit_reperturbation(
         else frozenset(id_set(refuted_evidence_ids))
     )
     draft = PairDraft(
-        subset=pair.subset, entailed=entailed.text, evidence=entailed_evidence,
-        refuted=refuted.strip(), refuted_evidence=refuted_evidence,
-        explanation=explanation.strip(), perturbation_kind=perturbation_kind,
-    )  # fmt: skip
+        subset=pair.subset,
+        entailed=entailed.text,
+        evidence=entailed_evidence,
+        refuted=refuted.strip(),
+        refuted_evidence=refuted_evidence,
+        explanation=explanation.strip(),
+        perturbation_kind=perturbation_kind,
+    )
     kinds, texts = writing_selectors.evidence_kinds_and_texts(pair.context)
     errors = check_pair(
-        draft, sampled=pair.task.sampled_ids, kinds=kinds, paragraph_texts=texts,
-        min_words=settings.CLAIM_MIN_WORDS, max_words=settings.CLAIM_MAX_WORDS,
+        draft,
+        sampled=pair.task.sampled_ids,
+        kinds=kinds,
+        paragraph_texts=texts,
+        min_words=settings.CLAIM_MIN_WORDS,
+        max_words=settings.CLAIM_MAX_WORDS,
         perturbation_kinds=PerturbationKind.values,
         labels=_labels(kinds, entailed_evidence, refuted_evidence),
-    )  # fmt: skip
+    )
     if "evidence" in errors and refuted_evidence == entailed_evidence:
         errors["refuted_evidence"] = (
             "The entailed claim's final evidence does not meet the evidence rule, so the new "
@@ -270,31 +314,54 @@ def submit_reperturbation(
     old.superseded_at = timezone.now()
     old.save(update_fields=["superseded_at"])
     new = Claim.objects.create(
-        pair=pair, label=ClaimLabel.REFUTED, text=draft.refuted,
-        perturbation_kind=draft.perturbation_kind, suggestion=suggestion.strip(),
-        explanation=draft.explanation, replaces=old,
-    )  # fmt: skip
+        pair=pair,
+        label=ClaimLabel.REFUTED,
+        text=draft.refuted,
+        perturbation_kind=draft.perturbation_kind,
+        suggestion=suggestion.strip(),
+        explanation=draft.explanation,
+        replaces=old,
+    )
     new.evidence.set(sorted(draft.refuted_evidence))
     # Work still open on the old claim (e.g. a re-opened validation) has nothing left to judge.
     work.cancel_items(
-        WorkItem.objects.filter(claim=old).exclude(pk=item.pk), actor=user,
+        WorkItem.objects.filter(claim=old).exclude(pk=item.pk),
+        actor=user,
         note=f"claim {old.pk} superseded by claim {new.pk}",
-    )  # fmt: skip
+    )
     submitted = {
-        "claim": new.pk, "text": draft.refuted, "evidence": sorted(draft.refuted_evidence),
-        "perturbation_kind": draft.perturbation_kind, "suggestion": suggestion.strip(),
+        "claim": new.pk,
+        "text": draft.refuted,
+        "evidence": sorted(draft.refuted_evidence),
+        "perturbation_kind": draft.perturbation_kind,
+        "suggestion": suggestion.strip(),
         "explanation": draft.explanation,
-    }  # fmt: skip
-    replaced = {"claim": old.pk, "text": old.text,
-                "evidence": sorted(old.evidence.values_list("pk", flat=True)),
-                "perturbation_kind": old.perturbation_kind,
-                "explanation": old.explanation}  # fmt: skip
-    work.finish_submission(item, user=user, token=token, pair=None,
-                           old={"draft": item.draft, "refuted": replaced}, new=submitted)  # fmt: skip
-    lifecycle.move(pair, PairState.ACTIVE, actor=user, action=WorkAction.PERTURBATION_REPLACED,
-                   item=item, old=replaced, new=submitted,
-                   note=f"claim {old.pk} superseded; claim {new.pk} goes to blind second "
-                   "annotation")  # fmt: skip
+    }
+    replaced = {
+        "claim": old.pk,
+        "text": old.text,
+        "evidence": sorted(old.evidence.values_list("pk", flat=True)),
+        "perturbation_kind": old.perturbation_kind,
+        "explanation": old.explanation,
+    }
+    work.finish_submission(
+        item,
+        user=user,
+        token=token,
+        pair=None,
+        old={"draft": item.draft, "refuted": replaced},
+        new=submitted,
+    )
+    lifecycle.move(
+        pair,
+        PairState.ACTIVE,
+        actor=user,
+        action=WorkAction.PERTURBATION_REPLACED,
+        item=item,
+        old=replaced,
+        new=submitted,
+        note=f"claim {old.pk} superseded; claim {new.pk} goes to blind second annotation",
+    )
     review_services.open_replacement_review(claim=new, actor=user)
     return new
 
@@ -345,7 +412,8 @@ def reassign_reperturbation(
         )
     if expert.pk == item.assignee_id:
         raise AnnotationError(f"{expert.get_username()} already holds this item.")
-    PairRole.objects.get_or_create(pair_id=item.pair_id, expert=expert, claim=None,
-                                   role=Role.WRITER)  # fmt: skip
+    PairRole.objects.get_or_create(
+        pair_id=item.pair_id, expert=expert, claim=None, role=Role.WRITER
+    )
     _drop_unused_writer_role(item)
     return work.assign(item, expert.pk, actor=by, action=WorkAction.OVERRIDE, note=note.strip())

@@ -71,12 +71,16 @@ class RecallReport:
     def as_dict(self) -> dict:
         keys = ("all", *SUBSETS)
         return {
-            "release": self.name, "part": self.part, "k": self.k,
-            "claims": self.count(), "without_evidence": self.without_evidence,
-            "recall": {r.name: {key: self.mean(r.name, key) for key in keys}
-                       for r in self.retrievers},
+            "release": self.name,
+            "part": self.part,
+            "k": self.k,
+            "claims": self.count(),
+            "without_evidence": self.without_evidence,
+            "recall": {
+                r.name: {key: self.mean(r.name, key) for key in keys} for r in self.retrievers
+            },
             "sciver": {r.name: SCIVER_RECALL.get(r.name) for r in self.retrievers},
-        }  # fmt: skip
+        }
 
     def table(self) -> str:
         claims = self._claims()
@@ -88,18 +92,22 @@ class RecallReport:
             (key, str(self.count(key)), *(percent(self.mean(n, key)) for n in names))
             for key in ("all", *SUBSETS)
         ]
-        for title, kinds in (("paragraph pieces", ("paragraph",)),
-                             ("table/chart pieces", ("table", "chart"))):  # fmt: skip
+        for title, kinds in (
+            ("paragraph pieces", ("paragraph",)),
+            ("table/chart pieces", ("table", "chart")),
+        ):
             counts = [self.by_kind(n, kinds) for n in names]
-            body.append((title, str(counts[0][1]),
-                         *(percent(f / t if t else None) for f, t in counts)))  # fmt: skip
-        body.append(("SciVer Table 4", "1000",
-                     *(percent(SCIVER_RECALL.get(n)) for n in names)))  # fmt: skip
+            body.append(
+                (title, str(counts[0][1]), *(percent(f / t if t else None) for f, t in counts))
+            )
+        body.append(("SciVer Table 4", "1000", *(percent(SCIVER_RECALL.get(n)) for n in names)))
         widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
 
         def line(row: Sequence[str]) -> str:
-            cells = (c.ljust(w) if i == 0 else c.rjust(w)
-                     for i, (c, w) in enumerate(zip(row, widths, strict=True)))  # fmt: skip
+            cells = (
+                c.ljust(w) if i == 0 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
             return "  ".join(cells).rstrip()
 
         heading = (
@@ -144,7 +152,7 @@ def recall_report(part: ReleasePart, retrievers: Sequence[Retriever], k: int) ->
                     unmatched=sum(not piece.units for piece in gold),
                     kinds=tuple((p.kind, f) for p, f in zip(gold, found, strict=True)),
                     retrieved=tuple(ranked),
-                )  # fmt: skip
+                )
             )
     if not report.claims[retrievers[0].name]:
         raise EvaluationError(

@@ -73,8 +73,10 @@ def paper_units(paper: Mapping[str, Any]) -> list[Unit]:
         lines = [line for line in str(section.get("text") or "").split("\n") if line.strip()]
         for n, line in enumerate(lines, start=1):
             units.append(Unit(f"{sid}/p{n}", "paragraph", line, sid, name))
-    for kind, key, caption_key in (("table", "tables", "capture"), ("chart", "image_paths",
-                                                                      "caption")):  # fmt: skip
+    for kind, key, caption_key in (
+        ("table", "tables", "capture"),
+        ("chart", "image_paths", "caption"),
+    ):
         for item, entry in _entry(paper, key).items():
             entry = entry if isinstance(entry, Mapping) else {}
             caption = str(entry.get(caption_key) or "")

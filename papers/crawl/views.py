@@ -54,8 +54,9 @@ def run_list(request: HttpRequest) -> HttpResponse:
     # Found, fetched and kept counted in this one query (not counts()'s two queries per run).
     runs = CrawlRun.objects.with_item_counts().order_by("-created_at")[:50]
     status = 400 if form.is_bound else 200  # bound here: refused, its errors on the page
-    return render(request, "papers/crawl/run_list.html", {"form": form, "runs": runs},
-                  status=status)  # fmt: skip
+    return render(
+        request, "papers/crawl/run_list.html", {"form": form, "runs": runs}, status=status
+    )
 
 
 def _progress_context(run: CrawlRun) -> dict[str, Any]:

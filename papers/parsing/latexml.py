@@ -78,10 +78,18 @@ _SKIP_CLASSES = frozenset(
     }
 )
 _SECTION_LEVELS = {
-    "ltx_part": 1, "ltx_chapter": 1, "ltx_section": 1, "ltx_appendix": 1, "ltx_bibliography": 1,
-    "ltx_index": 1, "ltx_glossary": 1, "ltx_subsection": 2, "ltx_subsubsection": 3,
-    "ltx_paragraph": 4, "ltx_subparagraph": 5,
-}  # fmt: skip
+    "ltx_part": 1,
+    "ltx_chapter": 1,
+    "ltx_section": 1,
+    "ltx_appendix": 1,
+    "ltx_bibliography": 1,
+    "ltx_index": 1,
+    "ltx_glossary": 1,
+    "ltx_subsection": 2,
+    "ltx_subsubsection": 3,
+    "ltx_paragraph": 4,
+    "ltx_subparagraph": 5,
+}
 _SKIP_TAGS = frozenset({"nav", "footer", "header", "button", "script", "style", "noscript"})
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _BLOCK_TAGS = frozenset(

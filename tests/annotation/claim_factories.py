@@ -11,11 +11,13 @@ from annotation.writing import services as writing
 from papers.models import Element, Paper, Section
 from tests.annotation.factories import make_paper
 
-CELLS = [[
-    [{"text": "Model"}, {"text": "BLEU"}, {"text": "F1"}],
-    [{"text": "Ours"}, {"text": "73.2"}, {"text": "80.1"}],
-    [{"text": "Baseline"}, {"text": "68.9"}, {"text": "75.0"}],
-]]  # fmt: skip
+CELLS = [
+    [
+        [{"text": "Model"}, {"text": "BLEU"}, {"text": "F1"}],
+        [{"text": "Ours"}, {"text": "73.2"}, {"text": "80.1"}],
+        [{"text": "Baseline"}, {"text": "68.9"}, {"text": "75.0"}],
+    ]
+]
 
 ENTAILED = "Ours reaches a BLEU of 73.2, which is higher than the Baseline model."
 REFUTED = "Ours reaches a BLEU of 68.9, which is higher than the Baseline model."
@@ -39,10 +41,13 @@ def curated_paper(curator, *, layout=None, **paper_fields) -> tuple[Paper, Curat
         )
     )
     context = services.save_curated_context(
-        paper=paper, user=curator, kept_section_ids=kept_sections,
+        paper=paper,
+        user=curator,
+        kept_section_ids=kept_sections,
         kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
-        not_chart_ids=(), latest_seen=None,
-    )  # fmt: skip
+        not_chart_ids=(),
+        latest_seen=None,
+    )
     return paper, context
 
 
@@ -64,6 +69,9 @@ def pair_fields(item: WorkItem, **overrides) -> dict:
 def submit(item: WorkItem, user, **overrides) -> ClaimPair:
     item.refresh_from_db()
     return writing.submit_claim_pair(
-        item=item, user=user, version=item.version, token=overrides.pop("token", uuid.uuid4()),
+        item=item,
+        user=user,
+        version=item.version,
+        token=overrides.pop("token", uuid.uuid4()),
         **pair_fields(item, **overrides),
-    )  # fmt: skip
+    )

@@ -30,9 +30,12 @@ def make_expert(
     for subfield in subfields:
         for n in range(publications):
             Publication.objects.create(
-                expert=profile, title=f"Paper {n} in {subfield.code}", venue="ACL", year=2023,
+                expert=profile,
+                title=f"Paper {n} in {subfield.code}",
+                venue="ACL",
+                year=2023,
                 subfield=subfield,
-            )  # fmt: skip
+            )
     if trained:
         Training.objects.create(expert=profile, completed_on=dt.date(2024, 11, 1), trainer="t")
     return user
@@ -66,20 +69,30 @@ def make_paper(
     CC BY unless told (a default split takes only redistributable papers)."""
     n = next(_ids)
     paper = Paper.objects.create(
-        arxiv_id=f"2410.{90000 + n:05d}", version=1, title=title, primary_category=category,
-        categories=[category], status=status, acceptance=acceptance,
+        arxiv_id=f"2410.{90000 + n:05d}",
+        version=1,
+        title=title,
+        primary_category=category,
+        categories=[category],
+        status=status,
+        acceptance=acceptance,
         license_url=license_url,
-    )  # fmt: skip
+    )
     sections: list[Section] = []
     order = itertools.count()
     counts = {"p": 0, "t": 0, "c": 0}
     rows = []
     for index, (kind, name, parent, elements) in enumerate(layout or DEFAULT_LAYOUT):
         section = Section.objects.create(
-            paper=paper, anchor=f"S{index + 1}", number=str(index + 1), title=name,
-            level=1 if parent is None else 2, parent=sections[parent] if parent is not None else None,
-            order=index, kind=kind,
-        )  # fmt: skip
+            paper=paper,
+            anchor=f"S{index + 1}",
+            number=str(index + 1),
+            title=name,
+            level=1 if parent is None else 2,
+            parent=sections[parent] if parent is not None else None,
+            order=index,
+            kind=kind,
+        )
         sections.append(section)
         for code in elements:
             counts[code] += 1
@@ -96,7 +109,7 @@ def make_paper(
                     caption=f"Caption of {label}" if label else "",
                     text=f"Paragraph {counts['p']} of {name}." if code == "p" else "",
                     table_html="<table><tr><td>1</td></tr></table>" if code == "t" else "",
-                )  # fmt: skip
+                )
             )
     Element.objects.bulk_create(rows)
     paper.table_count, paper.chart_count, paper.paragraph_count = (

@@ -44,10 +44,15 @@ def annotate(
     if flip:
         label = FLIP[claim.label]
     review.submit_second_annotation(
-        item=item, user=user, version=item.version, token=uuid.uuid4(),
+        item=item,
+        user=user,
+        version=item.version,
+        token=uuid.uuid4(),
         label=label or claim.label,
-        evidence_ids=evidence if evidence is not None else claim.evidence.values_list("pk", flat=True),
-    )  # fmt: skip
+        evidence_ids=evidence
+        if evidence is not None
+        else claim.evidence.values_list("pk", flat=True),
+    )
     item.refresh_from_db()
     return item
 
@@ -55,10 +60,16 @@ def annotate(
 def adjudicate(user, **fields) -> WorkItem:
     item = review.take_next(user=user, kind="adjudicate")
     claim = item.claim
-    values = {"decision": "decided", "label": claim.label,
-              "evidence_ids": list(claim.evidence.values_list("pk", flat=True)),
-              "confidence": "high", "reason": "second_annotator_error", "notes": ""} | fields  # fmt: skip
-    review.submit_adjudication(item=item, user=user, version=item.version, token=uuid.uuid4(),
-                               **values)  # fmt: skip
+    values = {
+        "decision": "decided",
+        "label": claim.label,
+        "evidence_ids": list(claim.evidence.values_list("pk", flat=True)),
+        "confidence": "high",
+        "reason": "second_annotator_error",
+        "notes": "",
+    } | fields
+    review.submit_adjudication(
+        item=item, user=user, version=item.version, token=uuid.uuid4(), **values
+    )
     item.refresh_from_db()
     return item

@@ -75,9 +75,12 @@ def test_password_change(client):
     assert client.get("/accounts/password_change/").status_code == 200
     response = client.post(
         "/accounts/password_change/",
-        {"old_password": "pw-for-tests-1", "new_password1": "another-long-phrase-7",
-         "new_password2": "another-long-phrase-7"},
-    )  # fmt: skip
+        {
+            "old_password": "pw-for-tests-1",
+            "new_password1": "another-long-phrase-7",
+            "new_password2": "another-long-phrase-7",
+        },
+    )
     assert response.status_code == 302 and response.url == "/accounts/password_change/done/"
     user.refresh_from_db()
     assert user.check_password("another-long-phrase-7")

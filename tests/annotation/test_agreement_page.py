@@ -22,10 +22,14 @@ def fast_passwords(settings):
 
 def test_bars_have_an_axis_with_ticks_its_name_and_n_per_bar():
     svg = plots.bar_chart(
-        "Agreement per subset", [("direct", [0.5, None]), ("parallel", [1.0, 0.25])],
-        series=["label", "κ"], maximum=1.0, percent=False, counts=[4, 7],
+        "Agreement per subset",
+        [("direct", [0.5, None]), ("parallel", [1.0, 0.25])],
+        series=["label", "κ"],
+        maximum=1.0,
+        percent=False,
+        counts=[4, 7],
         axis="agreement (0 to 1)",
-    )  # fmt: skip
+    )
     assert svg.count('class="axis"') == 2  # the baseline and the value axis
     ticks = re.findall(r'class="tick"[^>]*>([^<]+)<', svg)
     assert ticks == ["0", "0.25", "0.50", "0.75", "1"]

@@ -188,8 +188,9 @@ def test_an_account_is_archived_from_people_only_without_open_work_and_never_one
     assert f'name="experts" value="{retired.pk}"' not in page  # nor to spread over
 
     # Ticking "active" on an archived profile does not make it eligible: archived wins.
-    services.update_expert_profile(profile=profile, subfields=list(profile.subfields.all()),
-                                   active=True)  # fmt: skip
+    services.update_expert_profile(
+        profile=profile, subfields=list(profile.subfields.all()), active=True
+    )
     assert retired not in eligible_experts("cs.CL")
     result = client.post(
         "/manage/assignments/",
@@ -251,8 +252,9 @@ def test_an_archiving_note_over_the_limit_is_refused_by_every_service_and_kept_w
             unarchive(long)
         assert refused.value.message == f"Nothing was un-archived: {said}"
     assert ArchiveEvent.objects.count() == archived
-    assert not Paper.objects.filter(pk__in=[paper.pk, *(p.pk for p in fake)],
-                                    archived_at__isnull=True).exists()  # fmt: skip
+    assert not Paper.objects.filter(
+        pk__in=[paper.pk, *(p.pk for p in fake)], archived_at__isnull=True
+    ).exists()
     assert ExpertProfile.objects.get(user=person).archived_at is not None
     assert archiving.unarchive_papers(papers=[paper], by=admin, note=at_limit) == 1
     archiving.unarchive_account(user=person, by=admin, note=at_limit)

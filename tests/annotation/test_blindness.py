@@ -100,8 +100,11 @@ def build_and_fetch(label: str) -> World:
 
 def placeholders(pair: ClaimPair, mine: Claim) -> dict[str, str]:
     """Each opaque key of the world, and what stands for it (its role, never its label)."""
-    names = {pair.key: "<pair>", pair.paper.versioned_id: "<paper>",
-             pair.paper.arxiv_id: "<arxiv-id>"}  # fmt: skip
+    names = {
+        pair.key: "<pair>",
+        pair.paper.versioned_id: "<paper>",
+        pair.paper.arxiv_id: "<arxiv-id>",
+    }
     for claim in Claim.objects.filter(pair=pair):
         names[claim.key] = "<claim:held>" if claim.pk == mine.pk else "<claim:other>"
     for item in WorkItem.objects.filter(paper=pair.paper):
@@ -137,16 +140,27 @@ def fetch(world: World, ann: Client, names: dict[str, str], mine: Claim) -> None
             text = f"<{len(body)} bytes: {hash(body)}>"
         text = normalise(text, names, mine)
         headers = tuple((h, normalise(response.get(h, ""), names, mine)) for h in HEADERS)
-        world.answers[f"{method} {normalise(url, names, mine)}"] = (response.status_code, headers,
-                                                                    text)  # fmt: skip
+        world.answers[f"{method} {normalise(url, names, mine)}"] = (
+            response.status_code,
+            headers,
+            text,
+        )
         world.texts.append(body.decode(errors="replace"))
         return body.decode(errors="replace")
 
     # The annotator takes her claim as she would: Next, then the redirect.
     start = ann.post("/review/annotate/next/")
     assert start.status_code == 302 and "/review/annotate/" in start.url
-    queue = [start.url, "/", "/agreement/", "/agreement.csv", "/papers/", "/manage/review/",
-             f"/papers/{mine.pair.paper.versioned_id}/", f"/curate/{mine.pair.paper.versioned_id}/"]  # fmt: skip
+    queue = [
+        start.url,
+        "/",
+        "/agreement/",
+        "/agreement.csv",
+        "/papers/",
+        "/manage/review/",
+        f"/papers/{mine.pair.paper.versioned_id}/",
+        f"/curate/{mine.pair.paper.versioned_id}/",
+    ]
     queue = [(url, True) for url in queue]
     queued = {url for url, _ in queue}
     seen: set[str] = set()
@@ -182,10 +196,14 @@ def fetch(world: World, ann: Client, names: dict[str, str], mine: Claim) -> None
     body = '{"version": 1, "draft": {"label": "entailed"}}'
     for key, name in keys.items():
         if name.startswith("<item"):
-            record("post", f"/review/items/{key}/draft/", data=body,
-                   content_type="application/json")  # fmt: skip
-            record("post", f"/review/annotate/{key}/",
-                   data={"token": str(uuid.uuid4()), "label": "entailed"})  # fmt: skip
+            record(
+                "post", f"/review/items/{key}/draft/", data=body, content_type="application/json"
+            )
+            record(
+                "post",
+                f"/review/annotate/{key}/",
+                data={"token": str(uuid.uuid4()), "label": "entailed"},
+            )
     assert len(seen) > 20  # the crawl reached the item's page, fragments and images
 
 
@@ -232,11 +250,17 @@ def test_three_experts_take_a_subfield_from_writing_to_validation():
                 return
             claim = item.claim
             validation.submit_validation(
-                item=item, user=person, version=item.version, token=uuid.uuid4(),
-                criteria_failed=[], text=claim.text, subset=claim.pair.subset,
-                label=claim.review.final_label, explanation=claim.explanation,
+                item=item,
+                user=person,
+                version=item.version,
+                token=uuid.uuid4(),
+                criteria_failed=[],
+                text=claim.text,
+                subset=claim.pair.subset,
+                label=claim.review.final_label,
+                explanation=claim.explanation,
                 evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
-            )  # fmt: skip
+            )
             validated[claim.pk] = person.username
 
     validate_all(c["ann"])
@@ -253,8 +277,10 @@ def test_three_experts_take_a_subfield_from_writing_to_validation():
     admin.force_login(c["boss"])
     page = admin.get("/manage/validation/").content.decode()
     assert f'action="/manage/review/items/{waiting[0].item.key}/allow/"' in page
-    admin.post(f"/manage/review/items/{waiting[0].item.key}/allow/",
-               {"expert": olga.pk, "note": "cs.CL has no fourth expert"})  # fmt: skip
+    admin.post(
+        f"/manage/review/items/{waiting[0].item.key}/allow/",
+        {"expert": olga.pk, "note": "cs.CL has no fourth expert"},
+    )
     validate_all(olga)
     assert validated == {second.claim_id: "ann", first.claim_id: "olga"}
     assert work.waiting_items()[0] == 0
@@ -283,10 +309,10 @@ def test_an_image_is_served_only_for_the_items_curated_context():
     pair, _ = final_pair(team)
     item = validation.take_next(user=team.validators[0])
     visuals = list(
-        CuratedElement.objects.filter(context=pair.context, in_context=True,
-                                      element__kind__in=["table", "chart"])
-        .values_list("element_id", flat=True)
-    )  # fmt: skip
+        CuratedElement.objects.filter(
+            context=pair.context, in_context=True, element__kind__in=["table", "chart"]
+        ).values_list("element_id", flat=True)
+    )
     kept, removed = visuals[0], visuals[-1]
     CuratedElement.objects.filter(context=pair.context, element_id=removed).update(in_context=False)
     validator = Client()

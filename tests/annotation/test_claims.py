@@ -35,10 +35,15 @@ pytestmark = pytest.mark.django_db
 def test_surrounding_paragraphs_are_referencing_and_neighbouring_ones():
     e = ContextElement
     elements = [
-        e(1, 10, "paragraph", 1), e(2, 10, "table", 2), e(3, 10, "chart", 3),
-        e(4, 10, "paragraph", 4), e(5, 11, "paragraph", 5), e(6, 11, "chart", 6),
-        e(7, 12, "paragraph", 7), e(8, 12, "paragraph", 8),
-    ]  # fmt: skip
+        e(1, 10, "paragraph", 1),
+        e(2, 10, "table", 2),
+        e(3, 10, "chart", 3),
+        e(4, 10, "paragraph", 4),
+        e(5, 11, "paragraph", 5),
+        e(6, 11, "chart", 6),
+        e(7, 12, "paragraph", 7),
+        e(8, 12, "paragraph", 8),
+    ]
     # Table 2: paragraph 1 before it, paragraph 4 after (past chart 3); chart 6: paragraph 5
     # before, none after in its section; paragraph 8 references chart 6.
     assert surrounding_paragraphs(elements, {8: {6}}, [2, 6]) == [1, 4, 5, 8]
@@ -50,11 +55,14 @@ KINDS = {1: "paragraph", 2: "table", 3: "chart", 4: "chart", 5: "figure", 6: "pa
 
 def draft(**kw) -> PairDraft:
     base = dict(
-        subset="direct", entailed="The model scores 73.2 BLEU on the test set.",
-        evidence=frozenset({2, 1}), refuted="The model scores 68.9 BLEU on the test set.",
-        refuted_evidence=frozenset({2, 1}), explanation="It scores 73.2, per Table 1.",
+        subset="direct",
+        entailed="The model scores 73.2 BLEU on the test set.",
+        evidence=frozenset({2, 1}),
+        refuted="The model scores 68.9 BLEU on the test set.",
+        refuted_evidence=frozenset({2, 1}),
+        explanation="It scores 73.2, per Table 1.",
         perturbation_kind="number",
-    )  # fmt: skip
+    )
     base.update(kw)
     if "evidence" in kw and "refuted_evidence" not in kw:
         base["refuted_evidence"] = kw["evidence"]
@@ -93,10 +101,14 @@ def draft(**kw) -> PairDraft:
 )
 def test_pair_rules(changes, field, message):
     errors = check_pair(
-        draft(**changes), sampled={2, 3, 4}, kinds=KINDS,
+        draft(**changes),
+        sampled={2, 3, 4},
+        kinds=KINDS,
         paragraph_texts=["First. The paragraph says exactly this about results! More."],
-        min_words=6, max_words=40, perturbation_kinds={"number", "other"},
-    )  # fmt: skip
+        min_words=6,
+        max_words=40,
+        perturbation_kinds={"number", "other"},
+    )
     if field is None:
         assert errors == {}
     else:
@@ -127,10 +139,12 @@ def test_tasks_sample_three_of_the_curated_context_reproducibly(alice, curated):
     tasks = writing.create_claim_tasks(paper=paper, by=alice, count=8, seed=100)
     allowed = set(
         CuratedElement.objects.filter(
-            context=context, in_context=True, not_a_chart=False,
+            context=context,
+            in_context=True,
+            not_a_chart=False,
             element__kind__in=["table", "chart"],
         ).values_list("element_id", flat=True)
-    )  # fmt: skip
+    )
     assert len(allowed) == 3  # Table 1, Table 2, Figure 2 (Figure 3 is not a chart)
     for task in tasks:
         assert task.context == context
@@ -192,9 +206,16 @@ def test_an_expired_lease_returns_the_item_with_its_draft(alice, curated, settin
         work.save_draft(item=item, user=alice, version=item.version, draft={"entailed": "x"})
     with pytest.raises(work.StaleWork):
         writing.submit_claim_pair(
-            item=item, user=alice, version=item.version, token=uuid.uuid4(), entailed=ENTAILED,
-            evidence_ids=[], refuted=REFUTED, explanation="", perturbation_kind="",
-        )  # fmt: skip
+            item=item,
+            user=alice,
+            version=item.version,
+            token=uuid.uuid4(),
+            entailed=ENTAILED,
+            evidence_ids=[],
+            refuted=REFUTED,
+            explanation="",
+            perturbation_kind="",
+        )
     assert not ClaimPair.objects.exists()
 
 
@@ -257,9 +278,14 @@ def test_a_submitted_task_cannot_be_handed_back(alice, curated):
 
 def test_shared_evidence_is_judged_once():
     errors = check_pair(
-        draft(evidence=frozenset()), sampled={2, 3, 4}, kinds=KINDS, paragraph_texts=[],
-        min_words=6, max_words=40, perturbation_kinds={"number"},
-    )  # fmt: skip
+        draft(evidence=frozenset()),
+        sampled={2, 3, 4},
+        kinds=KINDS,
+        paragraph_texts=[],
+        min_words=6,
+        max_words=40,
+        perturbation_kinds={"number"},
+    )
     assert set(errors) == {"evidence"}
 
 
@@ -295,9 +321,16 @@ def test_the_same_submission_twice_records_once(alice, curated):
     first = submit(item, alice, token=token)
     item.version -= 1  # the retry carries the version the page had
     again = writing.submit_claim_pair(
-        item=item, user=alice, version=item.version, token=token, entailed=ENTAILED,
-        evidence_ids=[], refuted=REFUTED, explanation="", perturbation_kind="",
-    )  # fmt: skip
+        item=item,
+        user=alice,
+        version=item.version,
+        token=token,
+        entailed=ENTAILED,
+        evidence_ids=[],
+        refuted=REFUTED,
+        explanation="",
+        perturbation_kind="",
+    )
     assert again == first
     assert ClaimPair.objects.count() == 1 and Claim.objects.count() == 2
     assert WorkEvent.objects.filter(action="submitted").count() == 1
@@ -311,10 +344,16 @@ def test_a_stale_version_is_refused_and_nothing_is_recorded(alice, curated):
     item = work.next_item(user=alice, kind="write")
     with pytest.raises(work.StaleWork, match="changed since you opened"):
         writing.submit_claim_pair(
-            item=item, user=alice, version=item.version - 1, token=uuid.uuid4(),
-            entailed=ENTAILED, evidence_ids=item.task.sampled_ids, refuted=REFUTED,
-            explanation="because it is wrong", perturbation_kind="number",
-        )  # fmt: skip
+            item=item,
+            user=alice,
+            version=item.version - 1,
+            token=uuid.uuid4(),
+            entailed=ENTAILED,
+            evidence_ids=item.task.sampled_ids,
+            refuted=REFUTED,
+            explanation="because it is wrong",
+            perturbation_kind="number",
+        )
     assert not ClaimPair.objects.exists()
     assert WorkItem.objects.get(pk=item.pk).status == "leased"
 
@@ -350,8 +389,9 @@ def test_items_nobody_eligible_can_take_wait_with_the_reason(alice, curated):
     item = work.next_item(user=alice, kind="write")
     pair = submit(item, alice)
     # A later stage's item on the pair: alice (the only cs.CL expert) already writes it.
-    later = work.create_item(kind="write", paper_id=paper.pk, subfield_code="cs.CL",
-                             actor=None, pair=pair)  # fmt: skip
+    later = work.create_item(
+        kind="write", paper_id=paper.pk, subfield_code="cs.CL", actor=None, pair=pair
+    )
     lonely = work.create_item(kind="write", paper_id=paper.pk, subfield_code="cs.RO", actor=None)
     total, waiting = work.waiting_items()
     reasons = {w.item.pk: w.reason for w in waiting}

@@ -38,11 +38,15 @@ def setup():
 def form(item: WorkItem, **changes) -> dict:
     item.refresh_from_db()
     data = {
-        "version": item.version, "token": str(uuid.uuid4()), "entailed": ENTAILED,
-        "evidence": [str(pk) for pk in item.task.sampled_ids[:2]], "refuted": REFUTED,
-        "explanation": "Table 1 says 73.2, not 68.9.", "perturbation_kind": "number",
+        "version": item.version,
+        "token": str(uuid.uuid4()),
+        "entailed": ENTAILED,
+        "evidence": [str(pk) for pk in item.task.sampled_ids[:2]],
+        "refuted": REFUTED,
+        "explanation": "Table 1 says 73.2, not 68.9.",
+        "perturbation_kind": "number",
         "suggestion": REFUTED,
-    }  # fmt: skip
+    }
     return data | changes
 
 
@@ -96,15 +100,17 @@ def test_autosave_keeps_the_draft_for_a_reload(setup):
         "version": item.version,
         "draft": {"entailed": "Half a claim", "evidence": item.task.sampled_ids[:1]},
     }
-    response = client.post(f"/claims/write/{item.key}/draft/", json.dumps(body),
-                           content_type="application/json")  # fmt: skip
+    response = client.post(
+        f"/claims/write/{item.key}/draft/", json.dumps(body), content_type="application/json"
+    )
     assert response.status_code == 200 and "saved_at" in response.json()
     html = client.get(f"/claims/write/{item.key}/").content.decode()
     assert "Half a claim" in html
     assert f'value="{item.task.sampled_ids[0]}" form="writing" checked' in html
     body["version"] = item.version - 1
-    stale = client.post(f"/claims/write/{item.key}/draft/", json.dumps(body),
-                        content_type="application/json")  # fmt: skip
+    stale = client.post(
+        f"/claims/write/{item.key}/draft/", json.dumps(body), content_type="application/json"
+    )
     assert stale.status_code == 409 and "changed since" in stale.json()["error"]
 
 
@@ -122,8 +128,10 @@ def test_the_page_offers_different_evidence_for_the_refuted_claim_and_hand_back(
 def test_the_refuted_claim_can_cite_different_evidence(setup):
     client, item, *_ = setup
     sampled = item.task.sampled_ids
-    response = client.post(f"/claims/write/{item.key}/", form(
-        item, split_evidence="1", refuted_evidence=[str(pk) for pk in sampled[1:]]))  # fmt: skip
+    response = client.post(
+        f"/claims/write/{item.key}/",
+        form(item, split_evidence="1", refuted_evidence=[str(pk) for pk in sampled[1:]]),
+    )
     assert response.status_code == 302
     pair = ClaimPair.objects.get()
     claims = {c.label: sorted(c.evidence.values_list("pk", flat=True)) for c in pair.claims.all()}
@@ -133,8 +141,9 @@ def test_the_refuted_claim_can_cite_different_evidence(setup):
 def test_without_the_toggle_the_refuted_claim_shares_the_evidence(setup):
     client, item, *_ = setup
     sampled = item.task.sampled_ids
-    response = client.post(f"/claims/write/{item.key}/", form(
-        item, refuted_evidence=[str(pk) for pk in sampled[2:]]))  # fmt: skip
+    response = client.post(
+        f"/claims/write/{item.key}/", form(item, refuted_evidence=[str(pk) for pk in sampled[2:]])
+    )
     assert response.status_code == 302
     refuted = ClaimPair.objects.get().claims.get(label="refuted")
     assert sorted(refuted.evidence.values_list("pk", flat=True)) == sorted(sampled[:2])
@@ -143,8 +152,10 @@ def test_without_the_toggle_the_refuted_claim_shares_the_evidence(setup):
 def test_refuted_evidence_breaking_the_subset_rule_is_refused(setup):
     client, item, *_ = setup
     paragraph = item.task.paragraph_ids[0]
-    response = client.post(f"/claims/write/{item.key}/", form(
-        item, split_evidence="1", refuted_evidence=[str(paragraph)]))  # fmt: skip
+    response = client.post(
+        f"/claims/write/{item.key}/",
+        form(item, split_evidence="1", refuted_evidence=[str(paragraph)]),
+    )
     assert response.status_code == 400
     html = response.content.decode()
     # The evidence rule, named, with what to mark (no table/chart at all is marked).
@@ -200,17 +211,26 @@ def test_a_refuted_claims_own_evidence_is_held_to_the_rule_too(setup):
     client, item, *_ = setup
     _as_subset(item, "direct")
     sampled = item.task.sampled_ids
-    response = client.post(f"/claims/write/{item.key}/", form(
-        item, evidence=[str(sampled[0])], split_evidence="1",
-        refuted_evidence=[str(pk) for pk in sampled[1:]]))  # fmt: skip
+    response = client.post(
+        f"/claims/write/{item.key}/",
+        form(
+            item,
+            evidence=[str(sampled[0])],
+            split_evidence="1",
+            refuted_evidence=[str(pk) for pk in sampled[1:]],
+        ),
+    )
     assert response.status_code == 400
     html = response.content.decode()
     assert 'id="err-evidence"' not in html
     error = html.split('id="err-refuted-evidence">')[1].split("</p>")[0]
     assert "A direct claim rests on exactly one table or chart" in error and "Untick one" in error
-    response = client.post(f"/claims/write/{item.key}/", form(
-        item, evidence=[str(sampled[0])], split_evidence="1",
-        refuted_evidence=[str(sampled[1])]))  # fmt: skip
+    response = client.post(
+        f"/claims/write/{item.key}/",
+        form(
+            item, evidence=[str(sampled[0])], split_evidence="1", refuted_evidence=[str(sampled[1])]
+        ),
+    )
     assert response.status_code == 302
 
 
@@ -225,11 +245,18 @@ def test_the_page_states_the_rule_for_the_tasks_subset(setup):
 def test_the_draft_keeps_the_refuted_claims_evidence(setup):
     client, item, *_ = setup
     sampled = item.task.sampled_ids
-    body = {"version": item.version, "draft": {
-        "entailed": "Half a claim", "evidence": sampled[:1], "split_evidence": True,
-        "refuted_evidence": [sampled[2]]}}  # fmt: skip
-    response = client.post(f"/claims/write/{item.key}/draft/", json.dumps(body),
-                           content_type="application/json")  # fmt: skip
+    body = {
+        "version": item.version,
+        "draft": {
+            "entailed": "Half a claim",
+            "evidence": sampled[:1],
+            "split_evidence": True,
+            "refuted_evidence": [sampled[2]],
+        },
+    }
+    response = client.post(
+        f"/claims/write/{item.key}/draft/", json.dumps(body), content_type="application/json"
+    )
     assert response.status_code == 200
     item.refresh_from_db()
     assert item.draft["split_evidence"] is True and item.draft["refuted_evidence"] == [sampled[2]]
@@ -340,8 +367,12 @@ def test_the_writing_page_runs_a_fixed_number_of_queries(django_assert_max_num_q
         item = work.next_item(user=alice, kind="write")
         # A draft citing many elements must not add queries either.
         context_ids = list(item.task.candidate_ids)
-        work.save_draft(item=item, user=alice, version=item.version,
-                        draft={"entailed": "x", "evidence": context_ids})  # fmt: skip
+        work.save_draft(
+            item=item,
+            user=alice,
+            version=item.version,
+            draft={"entailed": "x", "evidence": context_ids},
+        )
         client = Client()
         client.force_login(alice)
         _page_queries(django_assert_max_num_queries, client, item)

@@ -62,9 +62,13 @@ def test_two_tabs_saving_the_same_version_one_is_told_to_reload():
 
     def save() -> CuratedContext:
         return services.save_curated_context(
-            paper=paper, user=alice, kept_section_ids=sections, kept_element_ids=elements,
-            not_chart_ids=(), latest_seen=None,
-        )  # fmt: skip
+            paper=paper,
+            user=alice,
+            kept_section_ids=sections,
+            kept_element_ids=elements,
+            not_chart_ids=(),
+            latest_seen=None,
+        )
 
     results = race(save, save)
     assert sorted(type(r).__name__ for r in results) == ["CuratedContext", "StaleContext"]

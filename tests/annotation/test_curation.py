@@ -34,9 +34,14 @@ def proposal(paper) -> set[int]:
 
 def save(paper, user, *, sections, elements, not_charts=(), latest_seen=None, **kw):
     return services.save_curated_context(
-        paper=paper, user=user, kept_section_ids=sections, kept_element_ids=elements,
-        not_chart_ids=not_charts, latest_seen=latest_seen, **kw,
-    )  # fmt: skip
+        paper=paper,
+        user=user,
+        kept_section_ids=sections,
+        kept_element_ids=elements,
+        not_chart_ids=not_charts,
+        latest_seen=latest_seen,
+        **kw,
+    )
 
 
 def test_accepting_the_proposal_keeps_the_body(assigned):
@@ -81,9 +86,13 @@ def test_versions_are_kept_and_numbered(assigned):
     )
     one_table = Element.objects.filter(paper=paper, kind="table", section__kind="body").first()
     second = save(
-        paper, alice, sections=proposal(paper), elements=elements - {one_table.pk},
-        not_charts=charts, latest_seen=1,
-    )  # fmt: skip
+        paper,
+        alice,
+        sections=proposal(paper),
+        elements=elements - {one_table.pk},
+        not_charts=charts,
+        latest_seen=1,
+    )
     assert (second.number, second.based_on) == (2, first)
     assert (second.table_count, second.chart_count, second.not_chart_count) == (1, 0, 2)
     assert not second.ready_for_claims
@@ -100,8 +109,14 @@ def test_saving_the_same_decisions_again_writes_no_new_version(assigned, client)
     again = save(paper, alice, sections=proposal(paper), elements=elements, latest_seen=1)
     assert again == first and CuratedContext.objects.filter(paper=paper).count() == 1
     # A note, or any decision, is a change.
-    noted = save(paper, alice, sections=proposal(paper), elements=elements, latest_seen=1,
-                 note="checked the appendix")  # fmt: skip
+    noted = save(
+        paper,
+        alice,
+        sections=proposal(paper),
+        elements=elements,
+        latest_seen=1,
+        note="checked the appendix",
+    )
     assert noted.number == 2
     # The page says so.
     client.force_login(alice)
@@ -153,8 +168,11 @@ def test_the_page_shows_the_proposal_then_the_saved_version(assigned):
     page = selectors.curation_page(paper)
     assert page.proposal_pending and page.shown is None
     assert [s.section.title for s in page.proposed] == [
-        "Related Work", "Acknowledgments", "References", "Appendix A",
-    ]  # fmt: skip
+        "Related Work",
+        "Acknowledgments",
+        "References",
+        "Appendix A",
+    ]
     assert page.proposed_inside == 1 and all(s.kept for s in page.sections)
     sections, elements = all_ids(paper)
     chart = Element.objects.filter(paper=paper, kind="chart", section__kind="body").first()

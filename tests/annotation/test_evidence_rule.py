@@ -11,8 +11,16 @@ from hypothesis import strategies as st
 from annotation.evidence import evidence_rule_problem, rule_text, visual_ids, visuals_needed
 
 # 1-2 paragraphs, 3-5 sampled tables/charts, 6 a figure that is not a chart, 7-8 not sampled.
-KINDS = {1: "paragraph", 2: "paragraph", 3: "table", 4: "chart", 5: "table", 6: "figure",
-         7: "table", 8: "chart"}  # fmt: skip
+KINDS = {
+    1: "paragraph",
+    2: "paragraph",
+    3: "table",
+    4: "chart",
+    5: "table",
+    6: "figure",
+    7: "table",
+    8: "chart",
+}
 SAMPLED = (3, 4, 5)
 LABELS = {3: "Table 1", 4: "Figure 2", 5: "Table 3", 7: "Table 4", 8: "Figure 5"}
 
@@ -45,24 +53,53 @@ def test_evidence_that_meets_the_rule(subset, evidence):
 @pytest.mark.parametrize(
     ("subset", "evidence", "says"),
     [
-        ("direct", {3, 4}, ["A direct claim rests on exactly one table or chart",
-                            "2 are marked (Table 1, Figure 2)", "Untick one"]),
-        ("analytical", {3, 4, 5, 1}, ["An analytical claim rests on exactly one",
-                                      "3 are marked", "Untick two"]),
-        ("parallel", {3, 4, 5}, ["A parallel claim rests on exactly two tables/charts",
-                                 "3 are marked", "Untick one"]),
-        ("sequential", {3, 1}, ["exactly two tables/charts", "1 is marked (Table 1)",
-                                "Mark one more"]),
+        (
+            "direct",
+            {3, 4},
+            [
+                "A direct claim rests on exactly one table or chart",
+                "2 are marked (Table 1, Figure 2)",
+                "Untick one",
+            ],
+        ),
+        (
+            "analytical",
+            {3, 4, 5, 1},
+            ["An analytical claim rests on exactly one", "3 are marked", "Untick two"],
+        ),
+        (
+            "parallel",
+            {3, 4, 5},
+            ["A parallel claim rests on exactly two tables/charts", "3 are marked", "Untick one"],
+        ),
+        (
+            "sequential",
+            {3, 1},
+            ["exactly two tables/charts", "1 is marked (Table 1)", "Mark one more"],
+        ),
         ("direct", {1, 6}, ["none is marked", "Mark one of the three sampled"]),
         ("parallel", {1}, ["none is marked", "Mark two, at least one of them among the three"]),
         ("parallel", {7}, ["1 is marked (Table 4)", "Mark one of the three sampled"]),
         ("direct", {7}, ["one of the three sampled", "(Table 4) is not sampled", "Untick it"]),
-        ("parallel", {7, 8}, ["none of those marked (Table 4, Figure 5) is sampled",
-                              "Untick one and mark a sampled"]),
-        ("direct", {7, 8}, ["2 are marked", "None of them is one of the three sampled",
-                            "untick two and mark a sampled"]),
+        (
+            "parallel",
+            {7, 8},
+            [
+                "none of those marked (Table 4, Figure 5) is sampled",
+                "Untick one and mark a sampled",
+            ],
+        ),
+        (
+            "direct",
+            {7, 8},
+            [
+                "2 are marked",
+                "None of them is one of the three sampled",
+                "untick two and mark a sampled",
+            ],
+        ),
     ],
-)  # fmt: skip
+)
 def test_evidence_that_breaks_the_rule_says_which_rule_and_what_to_do(subset, evidence, says):
     message = problem(subset, evidence)
     for part in says:

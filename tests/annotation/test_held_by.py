@@ -16,8 +16,11 @@ ME, OTHER = User(pk=7, username="me"), User(pk=8, username="other")
 
 
 def _item(status=WorkStatus.LEASED, holder=ME, expires_in=dt.timedelta(minutes=30)) -> WorkItem:
-    return WorkItem(status=status, holder_id=holder.pk if holder else None,
-                    lease_expires_at=timezone.now() + expires_in if holder else None)  # fmt: skip
+    return WorkItem(
+        status=status,
+        holder_id=holder.pk if holder else None,
+        lease_expires_at=timezone.now() + expires_in if holder else None,
+    )
 
 
 def test_the_holder_holds_a_leased_item():

@@ -69,9 +69,15 @@ def writing():
 
 def _posted(item: WorkItem, **changes) -> dict:
     fields = pair_fields(item)
-    data = {"version": item.version, "token": str(uuid.uuid4()), "entailed": fields["entailed"],
-            "evidence": [str(pk) for pk in fields["evidence_ids"]], "refuted": fields["refuted"],
-            "explanation": fields["explanation"], "perturbation_kind": "number"}  # fmt: skip
+    data = {
+        "version": item.version,
+        "token": str(uuid.uuid4()),
+        "entailed": fields["entailed"],
+        "evidence": [str(pk) for pk in fields["evidence_ids"]],
+        "refuted": fields["refuted"],
+        "explanation": fields["explanation"],
+        "perturbation_kind": "number",
+    }
     return data | changes
 
 
@@ -127,9 +133,15 @@ def test_the_adjudication_page_refuses_long_notes_keeps_them_and_takes_them_at_t
     people, pair, item = adjudication
     client = client_for(people["dave"])
     url = f"/review/adjudicate/{item.key}/"
-    data = {"token": str(uuid.uuid4()), "version": item.version, "decision": "decided",
-            "label": "entailed", "confidence": "high", "reason": "ambiguous_claim",
-            "evidence": [str(pair.task.sampled_ids[0])]}  # fmt: skip
+    data = {
+        "token": str(uuid.uuid4()),
+        "version": item.version,
+        "decision": "decided",
+        "label": "entailed",
+        "confidence": "high",
+        "reason": "ambiguous_claim",
+        "evidence": [str(pair.task.sampled_ids[0])],
+    }
     long = text_of(LIMIT + 1)
     refused = client.post(url, data | {"notes": long})
     page = refused.content.decode()
@@ -138,8 +150,11 @@ def test_the_adjudication_page_refuses_long_notes_keeps_them_and_takes_them_at_t
     assert 'value="entailed" checked' in page  # everything else chosen stays too
     assert not Adjudication.objects.exists()
     draft_url = f"/review/items/{item.key}/draft/"
-    saved = client.post(draft_url, {"version": item.version, "draft": {"notes": long}},
-                        content_type="application/json")  # fmt: skip
+    saved = client.post(
+        draft_url,
+        {"version": item.version, "draft": {"notes": long}},
+        content_type="application/json",
+    )
     assert saved.status_code == 400 and saved.json()["reason"] == "invalid"
     assert saved.json()["errors"] == {"notes": too_long("notes", LIMIT + 1)}
     item.refresh_from_db()
@@ -159,8 +174,12 @@ def test_edit_my_last_adjudication_refuses_long_notes_keeps_them_and_takes_them_
     client = client_for(people["dave"])
     url = reverse("answers:edit", args=[item.key])
     evidence = [str(pk) for pk in claim.evidence.values_list("pk", flat=True)]
-    data = {"label": claim.label, "evidence": evidence, "confidence": "medium",
-            "reason": "ambiguous_claim"}  # fmt: skip
+    data = {
+        "label": claim.label,
+        "evidence": evidence,
+        "confidence": "medium",
+        "reason": "ambiguous_claim",
+    }
     limit = answers.MAX_NOTES
     assert limit == LIMIT  # the adjudication page's bound: notes it took are never refused here
     long = text_of(limit + 1)
@@ -200,8 +219,9 @@ def test_an_admins_note_to_allow_an_expert_is_refused_whole_and_taken_at_the_lim
     item = WorkItem.objects.filter(pair=pair, kind="evidence").first()
     url = f"/manage/review/items/{item.key}/allow/"
     long = text_of(LIMIT + 1)
-    page = _refused_form(admin.post(url, {"expert": olga.pk, "note": long}), url=url, name="note",
-                         text=long)  # fmt: skip
+    page = _refused_form(
+        admin.post(url, {"expert": olga.pk, "note": long}), url=url, name="note", text=long
+    )
     assert f'<input type="hidden" name="expert" value="{olga.pk}">' in page  # sent again as is
     assert "olga" in page and "/manage/review/" in page
     script = admin.post(url, {"expert": olga.pk, "note": long}, **SCRIPT)
@@ -217,10 +237,18 @@ def test_an_admins_note_to_allow_an_expert_is_refused_whole_and_taken_at_the_lim
 
 def test_an_admins_note_to_reopen_or_drop_is_refused_whole_and_taken_at_the_limit(adjudication):
     people, pair, item = adjudication
-    review.submit_adjudication(item=item, user=people["dave"], version=item.version,
-                               token=uuid.uuid4(), decision="unresolved", label="",
-                               evidence_ids=[], confidence="low", reason="other",
-                               notes="cannot tell")  # fmt: skip
+    review.submit_adjudication(
+        item=item,
+        user=people["dave"],
+        version=item.version,
+        token=uuid.uuid4(),
+        decision="unresolved",
+        label="",
+        evidence_ids=[],
+        confidence="low",
+        reason="other",
+        notes="cannot tell",
+    )
     claim = item.claim
     admin = client_for(people["boss"])
     long = text_of(LIMIT + 1)
@@ -246,8 +274,9 @@ def test_an_admins_note_handing_a_new_perturbation_over_is_refused_whole_and_tak
     admin = client_for(c["boss"])
     url = reverse("annotation:reassign_reperturbation", args=[item.key])
     long = text_of(LIMIT + 1)
-    page = _refused_form(admin.post(url, {"expert": c["nia"].pk, "note": long}), url=url,
-                         name="note", text=long)  # fmt: skip
+    page = _refused_form(
+        admin.post(url, {"expert": c["nia"].pk, "note": long}), url=url, name="note", text=long
+    )
     assert f'<input type="hidden" name="expert" value="{c["nia"].pk}">' in page
     item.refresh_from_db()
     assert item.assignee == c["wendy"]

@@ -28,7 +28,7 @@ from tests.factories import AdminFactory
         (r"The loss L_{bal} falls below 0.1.", "latex", "_{"),
         (r"Routing with \(k=1\) recovers most of it.", "latex", r"\("),
     ],
-)  # fmt: skip
+)
 def test_markup_is_found_and_named(text, kind, span):
     found = checks.markup_in(text)
     assert list(found) == [kind] and found[kind][0] == span

@@ -28,9 +28,13 @@ def test_workspace_lists_papers_to_curate_and_curated_with_progress(client):
     services.assign_papers(papers=[first, second], experts=[alice], assigned_by=None)
     sections, elements = all_ids(first)
     services.save_curated_context(
-        paper=first, user=alice, kept_section_ids=sections, kept_element_ids=elements,
-        not_chart_ids=(), latest_seen=None,
-    )  # fmt: skip
+        paper=first,
+        user=alice,
+        kept_section_ids=sections,
+        kept_element_ids=elements,
+        not_chart_ids=(),
+        latest_seen=None,
+    )
     client.force_login(alice)
     page = html(client.get("/"))
     to_curate = page.split('id="to-curate"')[1].split('id="curated"')[0]
@@ -72,9 +76,13 @@ def test_assignment_page_assigns_and_shows_the_overview(client):
     assert 'data-expert="bob"' in page  # the overview still lists him
     response = client.post(
         "/manage/assignments/",
-        {"action": "assign", "papers": [paper.pk], "expert": alice.pk,
-         "next": "/manage/assignments/?subfield=cs.CL"},
-    )  # fmt: skip
+        {
+            "action": "assign",
+            "papers": [paper.pk],
+            "expert": alice.pk,
+            "next": "/manage/assignments/?subfield=cs.CL",
+        },
+    )
     assert response.status_code == 302 and response.url == "/manage/assignments/?subfield=cs.CL"
     assert Assignment.objects.get().expert == alice
     page = html(client.get(response.url))
@@ -110,8 +118,11 @@ def test_assignment_page_spreads_unassigns_and_sets_subfields(client):
         "/manage/assignments/", {"action": "spread", "papers": ids, "experts": [alice.pk, bob.pk]}
     )
     assert sorted(Assignment.objects.values_list("expert__username", flat=True)) == [
-        "alice", "alice", "bob", "bob"
-    ]  # fmt: skip
+        "alice",
+        "alice",
+        "bob",
+        "bob",
+    ]
     client.post("/manage/assignments/", {"action": "unassign", "papers": ids[:1]})
     assert Assignment.objects.filter(status="unassigned").count() == 1
     cv = Subfield.objects.get(code="cs.CV")
@@ -198,10 +209,15 @@ def test_curation_page_shows_the_context_and_saves_a_version(client):
     chart = Element.objects.filter(paper=paper, kind="chart", section__kind="body").first()
     response = client.post(
         f"/curate/{paper.versioned_id}/",
-        {"keep_section": sorted(keep), "keep": sorted(elements), "not_chart": [chart.pk],
-         "latest_seen": "", "note": "first"},
+        {
+            "keep_section": sorted(keep),
+            "keep": sorted(elements),
+            "not_chart": [chart.pk],
+            "latest_seen": "",
+            "note": "first",
+        },
         follow=True,
-    )  # fmt: skip
+    )
     page = html(response)
     assert "Saved context v1: 2 tables and 1 charts kept, ready for claims." in page
     assert f'name="not_chart" value="{chart.pk}" checked' in page
@@ -217,16 +233,24 @@ def test_a_stale_save_keeps_the_choices_on_the_page(client):
     services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     sections, elements = all_ids(paper)
     services.save_curated_context(
-        paper=paper, user=AdminFactory(username="boss"), kept_section_ids=sections,
-        kept_element_ids=elements, not_chart_ids=(), latest_seen=None,
-    )  # fmt: skip
+        paper=paper,
+        user=AdminFactory(username="boss"),
+        kept_section_ids=sections,
+        kept_element_ids=elements,
+        not_chart_ids=(),
+        latest_seen=None,
+    )
     client.force_login(alice)
     dropped = Element.objects.filter(paper=paper, kind="table").first()
     response = client.post(
         f"/curate/{paper.versioned_id}/",
-        {"keep_section": sorted(sections), "keep": sorted(elements - {dropped.pk}),
-         "latest_seen": "", "note": "my note"},
-    )  # fmt: skip
+        {
+            "keep_section": sorted(sections),
+            "keep": sorted(elements - {dropped.pk}),
+            "latest_seen": "",
+            "note": "my note",
+        },
+    )
     assert response.status_code == 409
     page = html(response)
     assert "saved by boss since you opened the page" in page and "my note" in page
@@ -243,9 +267,14 @@ def test_an_older_version_can_be_shown(client):
     sections, elements = all_ids(paper)
     for seen, note in ((None, ""), (1, "second look")):  # a new note makes a new version
         services.save_curated_context(
-            paper=paper, user=alice, kept_section_ids=sections, kept_element_ids=elements,
-            not_chart_ids=(), latest_seen=seen, note=note,
-        )  # fmt: skip
+            paper=paper,
+            user=alice,
+            kept_section_ids=sections,
+            kept_element_ids=elements,
+            not_chart_ids=(),
+            latest_seen=seen,
+            note=note,
+        )
     client.force_login(alice)
     page = html(client.get(f"/curate/{paper.versioned_id}/?version=1"))
     assert "Showing v1; the latest is v2" in page and 'name="latest_seen" value="2"' in page
@@ -260,9 +289,12 @@ def test_text_from_arxiv_and_users_is_escaped(client):
     Section.objects.filter(paper=paper).update(title=f"Sec {evil}")
     services.assign_papers(papers=[paper], experts=[alice], assigned_by=None, note=evil)
     Publication.objects.create(
-        expert=alice.expert, title=f"Pub {evil}", venue=evil, year=2023,
+        expert=alice.expert,
+        title=f"Pub {evil}",
+        venue=evil,
+        year=2023,
         subfield=Subfield.objects.get(code="cs.CL"),
-    )  # fmt: skip
+    )
     client.force_login(alice)
     pages = [html(client.get("/")), html(client.get(f"/curate/{paper.versioned_id}/"))]
     client.force_login(AdminFactory())
@@ -291,9 +323,13 @@ def test_curation_page_runs_a_constant_number_of_queries(
     for paper in (small, big):  # with a saved version too: its decisions are read as well
         sections, elements = all_ids(paper)
         services.save_curated_context(
-            paper=paper, user=alice, kept_section_ids=sections, kept_element_ids=elements,
-            not_chart_ids=(), latest_seen=None,
-        )  # fmt: skip
+            paper=paper,
+            user=alice,
+            kept_section_ids=sections,
+            kept_element_ids=elements,
+            not_chart_ids=(),
+            latest_seen=None,
+        )
     client.force_login(alice)
     counts = []
     for paper in (small, big):
@@ -326,9 +362,13 @@ def test_workspace_assignment_and_people_pages_do_not_grow_with_the_data(client)
         for paper in papers[:n]:
             sections, elements = all_ids(paper)
             services.save_curated_context(
-                paper=paper, user=admin, kept_section_ids=sections, kept_element_ids=elements,
-                not_chart_ids=(), latest_seen=None,
-            )  # fmt: skip
+                paper=paper,
+                user=admin,
+                kept_section_ids=sections,
+                kept_element_ids=elements,
+                not_chart_ids=(),
+                latest_seen=None,
+            )
 
     grow(2)
     before = [_queries(client, url) for url in urls]

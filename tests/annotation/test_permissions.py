@@ -99,10 +99,13 @@ def world() -> World:
         media="/media/" + chart.image.name,
         other_media="/media/" + other_chart.image.name,
         crawl_run=CrawlRun.objects.create(
-            date_from=dt.date(2024, 9, 1), date_to=dt.date(2024, 9, 2), categories=["cs.CL"],
-            status=CrawlRun.Status.FINISHED, phase=CrawlRun.Phase.DONE,
+            date_from=dt.date(2024, 9, 1),
+            date_to=dt.date(2024, 9, 2),
+            categories=["cs.CL"],
+            status=CrawlRun.Status.FINISHED,
+            phase=CrawlRun.Phase.DONE,
         ).pk,  # finished: stop and resume only explain why not
-    )  # fmt: skip
+    )
 
 
 LOGIN = "login"  # expected: a redirect to the sign-in page
@@ -145,9 +148,23 @@ CASES = [
         data=lambda w: {"latest_seen": "", "note": "x"},
     ),
     Case("annotation:table_html", lambda w: f"/curate/{w.vid}/tables/{w.table.pk}/", PAPER),
-    Case("annotation:next_task", lambda w: "/claims/next/", signed_in(own=302, other=302, admin=302), method="post"),
-    Case("annotation:create_tasks", lambda w: f"/claims/tasks/{w.vid}/", signed_in(own=302, other=403, admin=302), method="post"),
-    Case("annotation:write", lambda w: f"/claims/write/{w.item}/", signed_in(own=200, other=404, admin=200)),
+    Case(
+        "annotation:next_task",
+        lambda w: "/claims/next/",
+        signed_in(own=302, other=302, admin=302),
+        method="post",
+    ),
+    Case(
+        "annotation:create_tasks",
+        lambda w: f"/claims/tasks/{w.vid}/",
+        signed_in(own=302, other=403, admin=302),
+        method="post",
+    ),
+    Case(
+        "annotation:write",
+        lambda w: f"/claims/write/{w.item}/",
+        signed_in(own=200, other=404, admin=200),
+    ),
     Case(
         "annotation:write",
         lambda w: f"/claims/write/{w.item}/",
@@ -163,35 +180,152 @@ CASES = [
         data=lambda w: '{"draft": {"entailed": "draft"}}',
         content_type="application/json",
     ),
-    Case("annotation:release_task", lambda w: f"/claims/write/{w.item}/release/", signed_in(own=302, other=404, admin=403), method="post"),
-    Case("annotation:suggest", lambda w: f"/claims/write/{w.item}/suggest/", signed_in(own=200, other=404, admin=200), method="post", data=lambda w: {"entailed": "It is higher."}),
-    Case("annotation:write_context", lambda w: f"/claims/write/{w.item}/context/", signed_in(own=200, other=404, admin=200)),
-    Case("annotation:write_warnings", lambda w: f"/claims/write/{w.item}/warnings/", signed_in(own=200, other=404, admin=200), method="post", data=lambda w: {"entailed": "The the claim."}),
-    Case("annotation:pair", lambda w: f"/claims/pairs/{w.pair}/", signed_in(own=200, other=404, admin=200)),
+    Case(
+        "annotation:release_task",
+        lambda w: f"/claims/write/{w.item}/release/",
+        signed_in(own=302, other=404, admin=403),
+        method="post",
+    ),
+    Case(
+        "annotation:suggest",
+        lambda w: f"/claims/write/{w.item}/suggest/",
+        signed_in(own=200, other=404, admin=200),
+        method="post",
+        data=lambda w: {"entailed": "It is higher."},
+    ),
+    Case(
+        "annotation:write_context",
+        lambda w: f"/claims/write/{w.item}/context/",
+        signed_in(own=200, other=404, admin=200),
+    ),
+    Case(
+        "annotation:write_warnings",
+        lambda w: f"/claims/write/{w.item}/warnings/",
+        signed_in(own=200, other=404, admin=200),
+        method="post",
+        data=lambda w: {"entailed": "The the claim."},
+    ),
+    Case(
+        "annotation:pair",
+        lambda w: f"/claims/pairs/{w.pair}/",
+        signed_in(own=200, other=404, admin=200),
+    ),
     # A new perturbation asked of alice: she takes it with Next (then it is hers to write).
-    Case("annotation:next_reperturbation", lambda w: "/claims/reperturb/next/", signed_in(own=302, other=302, admin=302), method="post"),
-    Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=404, admin=200)),
-    Case("annotation:reperturb", lambda w: f"/claims/reperturb/{w.reperturb_item}/", signed_in(own=403, other=404, admin=403), method="post", data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "refuted": "x"}),
-    Case("annotation:reperturb_draft", lambda w: f"/claims/reperturb/{w.reperturb_item}/draft/", autosave(own=403, other=404, admin=403), method="post", data=lambda w: '{"draft": {"refuted": "x"}}', content_type="application/json"),
-    Case("annotation:reperturb_context", lambda w: f"/claims/reperturb/{w.reperturb_item}/context/", signed_in(own=403, other=404, admin=200)),
-    Case("annotation:reperturb_suggest", lambda w: f"/claims/reperturb/{w.reperturb_item}/suggest/", signed_in(own=403, other=404, admin=200), method="post"),
-    Case("annotation:reperturb_warnings", lambda w: f"/claims/reperturb/{w.reperturb_item}/warnings/", signed_in(own=403, other=404, admin=200), method="post", data=lambda w: {"refuted": "x"}),
-    Case("annotation:reperturb_image", lambda w: f"/claims/reperturb/{w.reperturb_item}/images/{w.table.pk}/", signed_in(own=403, other=404, admin=404)),
-    Case("annotation:reassign_reperturbation", lambda w: f"/manage/claims/reperturb/{w.reperturb_item}/reassign/", STAFF_POST, method="post", data=lambda w: {"expert": w.users["other"].pk}),
+    Case(
+        "annotation:next_reperturbation",
+        lambda w: "/claims/reperturb/next/",
+        signed_in(own=302, other=302, admin=302),
+        method="post",
+    ),
+    Case(
+        "annotation:reperturb",
+        lambda w: f"/claims/reperturb/{w.reperturb_item}/",
+        signed_in(own=403, other=404, admin=200),
+    ),
+    Case(
+        "annotation:reperturb",
+        lambda w: f"/claims/reperturb/{w.reperturb_item}/",
+        signed_in(own=403, other=404, admin=403),
+        method="post",
+        data=lambda w: {"token": "6f1c4c53-3c5e-4d0e-9d5c-8f0d7f3a2b1e", "refuted": "x"},
+    ),
+    Case(
+        "annotation:reperturb_draft",
+        lambda w: f"/claims/reperturb/{w.reperturb_item}/draft/",
+        autosave(own=403, other=404, admin=403),
+        method="post",
+        data=lambda w: '{"draft": {"refuted": "x"}}',
+        content_type="application/json",
+    ),
+    Case(
+        "annotation:reperturb_context",
+        lambda w: f"/claims/reperturb/{w.reperturb_item}/context/",
+        signed_in(own=403, other=404, admin=200),
+    ),
+    Case(
+        "annotation:reperturb_suggest",
+        lambda w: f"/claims/reperturb/{w.reperturb_item}/suggest/",
+        signed_in(own=403, other=404, admin=200),
+        method="post",
+    ),
+    Case(
+        "annotation:reperturb_warnings",
+        lambda w: f"/claims/reperturb/{w.reperturb_item}/warnings/",
+        signed_in(own=403, other=404, admin=200),
+        method="post",
+        data=lambda w: {"refuted": "x"},
+    ),
+    Case(
+        "annotation:reperturb_image",
+        lambda w: f"/claims/reperturb/{w.reperturb_item}/images/{w.table.pk}/",
+        signed_in(own=403, other=404, admin=404),
+    ),
+    Case(
+        "annotation:reassign_reperturbation",
+        lambda w: f"/manage/claims/reperturb/{w.reperturb_item}/reassign/",
+        STAFF_POST,
+        method="post",
+        data=lambda w: {"expert": w.users["other"].pk},
+    ),
     Case("annotation:claims_overview", lambda w: "/manage/claims/", STAFF_ONLY),
     # Review (roles in depth: tests/annotation/test_review_views.py). bob, the only other
     # cs.CL expert, may take either claim of alice's pair; nobody holds them yet, so to both
     # alice and bob an item answers 404, as for a key that names no item.
-    Case("annotation:next_review", lambda w: "/review/annotate/next/", signed_in(own=302, other=302, admin=302), method="post"),
-    Case("annotation:annotate", lambda w: f"/review/annotate/{w.evidence_item}/", signed_in(own=404, other=404, admin=200)),
-    Case("annotation:adjudicate", lambda w: "/review/adjudicate/" + "A" * 22 + "/", signed_in(own=404, other=404, admin=404)),
-    Case("annotation:review_draft", lambda w: f"/review/items/{w.evidence_item}/draft/", autosave(own=404, other=404, admin=403), method="post", data=lambda w: "{}", content_type="application/json"),
-    Case("annotation:review_context", lambda w: f"/review/items/{w.evidence_item}/context/", signed_in(own=404, other=404, admin=200)),
-    Case("annotation:review_image", lambda w: f"/review/items/{w.evidence_item}/images/{w.table.pk}/", signed_in(own=404, other=404, admin=404)),
+    Case(
+        "annotation:next_review",
+        lambda w: "/review/annotate/next/",
+        signed_in(own=302, other=302, admin=302),
+        method="post",
+    ),
+    Case(
+        "annotation:annotate",
+        lambda w: f"/review/annotate/{w.evidence_item}/",
+        signed_in(own=404, other=404, admin=200),
+    ),
+    Case(
+        "annotation:adjudicate",
+        lambda w: "/review/adjudicate/" + "A" * 22 + "/",
+        signed_in(own=404, other=404, admin=404),
+    ),
+    Case(
+        "annotation:review_draft",
+        lambda w: f"/review/items/{w.evidence_item}/draft/",
+        autosave(own=404, other=404, admin=403),
+        method="post",
+        data=lambda w: "{}",
+        content_type="application/json",
+    ),
+    Case(
+        "annotation:review_context",
+        lambda w: f"/review/items/{w.evidence_item}/context/",
+        signed_in(own=404, other=404, admin=200),
+    ),
+    Case(
+        "annotation:review_image",
+        lambda w: f"/review/items/{w.evidence_item}/images/{w.table.pk}/",
+        signed_in(own=404, other=404, admin=404),
+    ),
     Case("annotation:review_overview", lambda w: "/manage/review/", STAFF_ONLY),
-    Case("annotation:allow_expert", lambda w: f"/manage/review/items/{w.evidence_item}/allow/", STAFF_POST, method="post", data=lambda w: {"expert": w.users["other"].pk}),
-    Case("annotation:reopen_claim", lambda w: f"/manage/review/claims/{w.claim}/reopen/", STAFF_POST, method="post"),
-    Case("annotation:drop_pair", lambda w: f"/manage/review/pairs/{w.pair}/drop/", STAFF_POST, method="post", data=lambda w: {"reason": "x"}),
+    Case(
+        "annotation:allow_expert",
+        lambda w: f"/manage/review/items/{w.evidence_item}/allow/",
+        STAFF_POST,
+        method="post",
+        data=lambda w: {"expert": w.users["other"].pk},
+    ),
+    Case(
+        "annotation:reopen_claim",
+        lambda w: f"/manage/review/claims/{w.claim}/reopen/",
+        STAFF_POST,
+        method="post",
+    ),
+    Case(
+        "annotation:drop_pair",
+        lambda w: f"/manage/review/pairs/{w.pair}/drop/",
+        STAFF_POST,
+        method="post",
+        data=lambda w: {"reason": "x"},
+    ),
     Case("annotation:agreement", lambda w: "/agreement/", STAFF_ONLY),
     Case("annotation:agreement_csv", lambda w: "/agreement.csv", STAFF_ONLY),
     Case("annotation:assignments", lambda w: "/manage/assignments/", STAFF_ONLY),
@@ -217,10 +351,20 @@ CASES = [
     Case("annotation:expert", lambda w: f"/manage/people/{w.users['other'].pk}/", STAFF_ONLY),
     Case("annotation:people_time_csv", lambda w: "/manage/people/time.csv", STAFF_ONLY),
     # Archiving (issue 20): posts that change nothing here (un-archive what is not archived).
-    Case("annotation:archive", lambda w: "/manage/archive/", STAFF_POST, method="post",
-         data=lambda w: {"action": "unarchive_papers", "papers": [w.paper.pk]}),
-    Case("annotation:archive_account", lambda w: f"/manage/people/{w.users['other'].pk}/archive/",
-         STAFF_POST, method="post", data=lambda w: {"action": "unarchive"}),
+    Case(
+        "annotation:archive",
+        lambda w: "/manage/archive/",
+        STAFF_POST,
+        method="post",
+        data=lambda w: {"action": "unarchive_papers", "papers": [w.paper.pk]},
+    ),
+    Case(
+        "annotation:archive_account",
+        lambda w: f"/manage/people/{w.users['other'].pk}/archive/",
+        STAFF_POST,
+        method="post",
+        data=lambda w: {"action": "unarchive"},
+    ),
     Case(
         "annotation:expert_profile",
         lambda w: f"/manage/people/{w.users['other'].pk}/profile/",
@@ -234,7 +378,10 @@ CASES = [
         STAFF_POST,
         method="post",
         data=lambda w: {
-            "title": "T", "venue": "V", "year": 2024, "subfield": Subfield.objects.first().pk
+            "title": "T",
+            "venue": "V",
+            "year": 2024,
+            "subfield": Subfield.objects.first().pk,
         },
     ),
     Case(
@@ -259,13 +406,21 @@ CASES = [
     Case("media", lambda w: w.media, PAPER),
     Case("media", lambda w: w.other_media, signed_in(own=403, other=403, admin=200)),
     Case("media", lambda w: "/media/elsewhere/x.png", signed_in(own=403, other=403, admin=404)),
-    Case("media", lambda w: "/media/" + "../" * 6 + "etc/passwd", signed_in(own=403, other=403, admin=400)),
+    Case(
+        "media",
+        lambda w: "/media/" + "../" * 6 + "etc/passwd",
+        signed_in(own=403, other=403, admin=400),
+    ),
     Case("crawl:list", lambda w: "/crawl/", STAFF_ONLY),
     Case("crawl:detail", lambda w: f"/crawl/{w.crawl_run}/", STAFF_ONLY),
     Case("crawl:progress", lambda w: f"/crawl/{w.crawl_run}/progress/", STAFF_ONLY),
     Case("crawl:stop", lambda w: f"/crawl/{w.crawl_run}/stop/", STAFF_POST, method="post"),
     Case("crawl:resume", lambda w: f"/crawl/{w.crawl_run}/resume/", STAFF_POST, method="post"),
-    Case("login", lambda w: "/accounts/login/", {"anonymous": 200, "own": 302, "other": 302, "admin": 302}),
+    Case(
+        "login",
+        lambda w: "/accounts/login/",
+        {"anonymous": 200, "own": 302, "other": 302, "admin": 302},
+    ),
     Case("logout", lambda w: "/accounts/logout/", {r: 302 for r in ROLES}, method="post"),
     Case("password_change", lambda w: "/accounts/password_change/", EVERYONE),
     Case("password_change_done", lambda w: "/accounts/password_change/done/", EVERYONE),
@@ -276,8 +431,12 @@ CASES = [
     ),
     Case("password_reset_complete", lambda w: "/accounts/reset/done/", {r: 200 for r in ROLES}),
     Case("healthz", lambda w: "/healthz", {r: 200 for r in ROLES}),
-    Case("admin", lambda w: "/admin/annotation/assignment/", {"anonymous": 302, "own": 302, "other": 302, "admin": 200}),
-]  # fmt: skip
+    Case(
+        "admin",
+        lambda w: "/admin/annotation/assignment/",
+        {"anonymous": 302, "own": 302, "other": 302, "admin": 200},
+    ),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.method} {c.route}")

@@ -49,7 +49,11 @@ def by_kind(claim: str, kind: str, **kwargs) -> list[str]:
             ["RouteAdapt reaches 25.0 BLEU.", "RouteAdapt reaches 24.1 BLEU."],
         ),
         # ... never another quantity of its row: a latency is no BLEU score.
-        ("RouteAdapt runs in 14 ms.", "number", ["RouteAdapt runs in 15 ms.", "RouteAdapt runs in 12 ms."]),
+        (
+            "RouteAdapt runs in 14 ms.",
+            "number",
+            ["RouteAdapt runs in 15 ms.", "RouteAdapt runs in 12 ms."],
+        ),
         # Comparatives and directions flip, keeping case (after the comparison flipped).
         (
             "RouteAdapt outperforms LoRA on BLEU.",
@@ -62,7 +66,6 @@ def by_kind(claim: str, kind: str, **kwargs) -> list[str]:
             ["Lower rank increases latency.", "Higher rank decreases latency."],
         ),
         ("Accuracy is more than 80% here.", "direction", ["Accuracy is less than 80% here."]),
-
         # Superlatives swap.
         (
             "RouteAdapt has the best chrF++ of all systems.",
@@ -77,7 +80,7 @@ def by_kind(claim: str, kind: str, **kwargs) -> list[str]:
             ["LoRA reach 49.0 chrF++.", "RouteAdapt reach 49.0 chrF++."],
         ),
     ],
-)  # fmt: skip
+)
 def test_suggestions_by_kind(claim: str, kind: str, expected: list[str]):
     assert by_kind(claim, kind, tables=[RESULTS])[: len(expected)] == expected
 
@@ -92,9 +95,10 @@ def test_a_number_the_evidence_does_not_state_is_never_changed():
 
 def test_chart_numbers_come_from_its_caption_and_the_paragraphs_citing_it():
     suggested = [
-        s for s in perturbation_suggestions("Recall reaches 74.8% with 20 passages.", charts=[RECALL])
+        s
+        for s in perturbation_suggestions("Recall reaches 74.8% with 20 passages.", charts=[RECALL])
         if s.kind == "number"
-    ]  # fmt: skip
+    ]
     assert [s.text for s in suggested] == [
         "Recall reaches 61.2% with 20 passages.",  # the same unit, nearest in value
         "Recall reaches 74.8% with 5 passages.",  # a number of passages for one of passages
@@ -115,9 +119,10 @@ def test_each_suggestion_says_where_its_value_comes_from():
     assert first.source == Source("cell", "Table 2", row="Adapters", column="BLEU")
     assert str(first.source) == "Table 2, row “Adapters”, column “BLEU”"
     (direction,) = [
-        s for s in perturbation_suggestions("RouteAdapt outperforms LoRA on BLEU.", tables=[RESULTS])
+        s
+        for s in perturbation_suggestions("RouteAdapt outperforms LoRA on BLEU.", tables=[RESULTS])
         if s.description == "outperforms → underperforms"
-    ]  # fmt: skip
+    ]
     assert direction.source.kind == "change" and str(direction.source) == (
         "no new value: direction flipped"
     )
@@ -165,13 +170,17 @@ def test_numbers_that_name_a_reference_citation_setting_year_or_model_are_never_
     [
         # 27.4 may not become 24.1 (not higher than 25.0) nor 25.0 (equal): false from the
         # claim alone, without the evidence. 25.0 may become 24.1, still below 27.4.
-        ("RouteAdapt reaches 27.4 BLEU, higher than the 25.0 of Adapters.",
-         ["RouteAdapt reaches 27.4 BLEU, higher than the 24.1 of Adapters."]),
+        (
+            "RouteAdapt reaches 27.4 BLEU, higher than the 25.0 of Adapters.",
+            ["RouteAdapt reaches 27.4 BLEU, higher than the 24.1 of Adapters."],
+        ),
         # "From 14 ms to 12 ms": 14 may become 15 (still above 12), 12 neither 15 nor 14.
-        ("RouteAdapt lowers latency from 14 ms to 12 ms.",
-         ["RouteAdapt lowers latency from 15 ms to 12 ms."]),
+        (
+            "RouteAdapt lowers latency from 14 ms to 12 ms.",
+            ["RouteAdapt lowers latency from 15 ms to 12 ms."],
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_new_value_keeps_the_claims_own_comparisons(claim, expected):
     assert by_kind(claim, "number", tables=[RESULTS], limit=50) == expected
 
@@ -205,9 +214,10 @@ def test_every_suggestion_differs_from_the_claim_and_each_other():
 
 def test_two_entities_the_claim_compares_are_exchanged():
     (flip,) = [
-        s for s in perturbation_suggestions("RouteAdapt outperforms LoRA on BLEU.", tables=[RESULTS])
+        s
+        for s in perturbation_suggestions("RouteAdapt outperforms LoRA on BLEU.", tables=[RESULTS])
         if s.source.change.startswith("comparison")
-    ]  # fmt: skip
+    ]
     assert flip.text == "LoRA outperforms RouteAdapt on BLEU."
     assert flip.kind == "direction"  # a kind a refuted claim records: comparative flipped
     assert flip.description == "RouteAdapt ⇄ LoRA"
@@ -217,10 +227,12 @@ def test_two_entities_the_claim_compares_are_exchanged():
         "Table 1", [["Method", "RMSE"], ["Baseline", "6.612"], ["GateDepth", "6.204"]]
     )
     assert not [
-        s for s in perturbation_suggestions(
-            "GateDepth lowers RMSE below the baseline.", tables=[table])
+        s
+        for s in perturbation_suggestions(
+            "GateDepth lowers RMSE below the baseline.", tables=[table]
+        )
         if s.source.change.startswith("comparison")
-    ]  # fmt: skip
+    ]
 
 
 def test_limit_and_empty_claim():
@@ -236,9 +248,13 @@ def test_table_cells_with_markup_and_signs_still_match():
     )
     ablation = EvidenceTable(
         "Table 4",
-        [["Variant", "chrF++", "$\\Delta$"], ["Full", "45.9", "–"], ["w/o loss", "44.7", "$-1.2$"],
-         ["pool of 4", "44.2", "$-1.7$"]],
-    )  # fmt: skip
+        [
+            ["Variant", "chrF++", "$\\Delta$"],
+            ["Full", "45.9", "–"],
+            ["w/o loss", "44.7", "$-1.2$"],
+            ["pool of 4", "44.2", "$-1.7$"],
+        ],
+    )
     # "costing 1.7" is the Δ of −1.7 without its sign: another Δ, written the claim's way.
     assert by_kind("A pool of 4 adapters costs 1.7 chrF++.", "number", tables=[ablation]) == [
         "A pool of 4 adapters costs 1.2 chrF++."
@@ -248,9 +264,14 @@ def test_table_cells_with_markup_and_signs_still_match():
 def test_a_model_named_by_its_size_becomes_another_model_of_the_table():
     table = EvidenceTable(
         "Table 1",
-        [["Triager", "F1", "Latency"], ["Rules", "0.71", "2 ms"], ["125M", "0.83", "18 ms"],
-         ["350M", "0.89", "40 ms"], ["1.3B", "0.90", "121 ms"]],
-    )  # fmt: skip
+        [
+            ["Triager", "F1", "Latency"],
+            ["Rules", "0.71", "2 ms"],
+            ["125M", "0.83", "18 ms"],
+            ["350M", "0.89", "40 ms"],
+            ["1.3B", "0.90", "121 ms"],
+        ],
+    )
     got = perturbation_suggestions("The 350M model reaches an F1 of 0.89.", tables=[table])
     assert got[0].text == "The 125M model reaches an F1 of 0.89."
     assert str(got[0].source) == "Table 1, row header “125M”"
@@ -265,13 +286,17 @@ def test_spanned_cells_keep_values_in_their_own_column():
 
     # As stored from the page: the second RouteAdapt row has no first cell (it is spanned).
     stored = [
-        [cell("Method", rowspan=2), cell("k", rowspan=2), cell("Trainable (%)", rowspan=2),
-         cell("chrF++", colspan=2)],
+        [
+            cell("Method", rowspan=2),
+            cell("k", rowspan=2),
+            cell("Trainable (%)", rowspan=2),
+            cell("chrF++", colspan=2),
+        ],
         [cell("African"), cell("Asian")],
         [cell("RouteAdapt (ours)", rowspan=2), cell("2"), cell("1.2"), cell("45.9"), cell("51.0")],
         [cell("4"), cell("3.4"), cell("47.1"), cell("52.3")],
         [cell("Full fine-tuning"), cell("-"), cell("100.0"), cell("44.0"), cell("50.2")],
-    ]  # fmt: skip
+    ]
     rows = _aligned_rows(stored)
     assert rows[3] == ["RouteAdapt (ours)", "4", "3.4", "47.1", "52.3"]
     assert rows[0][3:] == ["chrF++", "chrF++"] and rows[1][:3] == ["Method", "k", "Trainable (%)"]
@@ -292,7 +317,9 @@ def test_a_table_with_spans_no_browser_lays_out_is_read_as_written():
     gigabytes to lay out: the writer's suggestions read its rows as stored instead."""
     from annotation.writing.selectors import _aligned_rows
 
-    stored = [[{"text": f"v{r}{c}", "rowspan": 1000, "colspan": 1000} for c in range(10)]
-              for r in range(10)]  # fmt: skip
+    stored = [
+        [{"text": f"v{r}{c}", "rowspan": 1000, "colspan": 1000} for c in range(10)]
+        for r in range(10)
+    ]
     rows = _aligned_rows(stored)
     assert rows == [[f"v{r}{c}" for c in range(10)] for r in range(10)]

@@ -69,15 +69,18 @@ def test_the_judge_refuses_what_a_reviewer_refuses(cases):
     assert verdict("45.9", "43.1")[0]  # Full fine-tuning's African chrF++
     assert verdict("best", "worst")[0]
     assert verdict("45.9", "45.90") == (
-        False, "no fact changed: differs from its entailed claim only in number formatting"
-    )  # fmt: skip
+        False,
+        "no fact changed: differs from its entailed claim only in number formatting",
+    )
     assert verdict("Table 1", "Table 4") == (
-        False, "no fact changed: differs from its entailed claim only in a reference number"
-    )  # fmt: skip
+        False,
+        "no fact changed: differs from its entailed claim only in a reference number",
+    )
     assert verdict("k=2", "k=3")[1].startswith("setting:")
     assert verdict("45.9", "36.7") == (
-        False, "45.9 → 36.7: invented value (the evidence states no 36.7)"
-    )  # fmt: skip
+        False,
+        "45.9 → 36.7: invented value (the evidence states no 36.7)",
+    )
     assert not verdict("45.9", "18.9")[0]  # the row's BLEU: another quantity
     assert not verdict("African", "Zero-shot")[0]
 

@@ -50,10 +50,17 @@ def _one_cycle(client: Client) -> dict[str, int]:
     item = WorkItem.objects.select_related("claim").get(key=url.rstrip("/").rsplit("/", 1)[1])
     version = re.search(r'name="version" value="(\d+)"', response.content.decode()).group(1)
     evidence = list(item.claim.evidence.values_list("pk", flat=True))
-    response, counts["submit"] = _counted(lambda: client.post(url, {
-        "label": item.claim.label, "evidence": evidence, "version": version,
-        "token": str(uuid.uuid4()),
-    }))  # fmt: skip
+    response, counts["submit"] = _counted(
+        lambda: client.post(
+            url,
+            {
+                "label": item.claim.label,
+                "evidence": evidence,
+                "version": version,
+                "token": str(uuid.uuid4()),
+            },
+        )
+    )
     assert response.status_code == 302 and response.url == "/"
     return counts
 

@@ -51,9 +51,15 @@ def task():
 
 def posted(item: WorkItem, **changes) -> dict:
     fields = pair_fields(item)
-    data = {"version": item.version, "token": str(uuid.uuid4()), "entailed": fields["entailed"],
-            "evidence": [str(pk) for pk in fields["evidence_ids"]], "refuted": fields["refuted"],
-            "explanation": fields["explanation"], "perturbation_kind": "number"}  # fmt: skip
+    data = {
+        "version": item.version,
+        "token": str(uuid.uuid4()),
+        "entailed": fields["entailed"],
+        "evidence": [str(pk) for pk in fields["evidence_ids"]],
+        "refuted": fields["refuted"],
+        "explanation": fields["explanation"],
+        "perturbation_kind": "number",
+    }
     return data | changes
 
 
@@ -77,8 +83,11 @@ def test_a_submission_from_another_tab_is_refused_beside_what_was_recorded(task)
     assert script.status_code == 409 and answer["reason"] == "submitted"
     assert "Nothing on this page was recorded" in answer["message"]
     assert mine in answer["html"] and ENTAILED in answer["html"]
-    draft = client.post(f"{url}draft/", json.dumps({"version": item.version,
-                        "draft": {"entailed": mine}}), content_type="application/json")  # fmt: skip
+    draft = client.post(
+        f"{url}draft/",
+        json.dumps({"version": item.version, "draft": {"entailed": mine}}),
+        content_type="application/json",
+    )
     assert draft.status_code == 409 and draft.json()["reason"] == "submitted"
     assert pair.claims.get(label="entailed").text == ENTAILED
 
@@ -90,16 +99,18 @@ def test_a_page_older_than_the_item_may_keep_its_text_as_the_draft(task):
     again = work.next_item(user=alice, kind="write")  # taken again, in another tab
     work.save_draft(item=again, user=alice, version=again.version, draft={"entailed": "B's"})
     body = {"version": item.version, "draft": {"entailed": "A's"}}
-    stale = client.post(f"/claims/write/{item.key}/draft/", json.dumps(body),
-                        content_type="application/json")  # fmt: skip
+    stale = client.post(
+        f"/claims/write/{item.key}/draft/", json.dumps(body), content_type="application/json"
+    )
     answer = stale.json()
     assert stale.status_code == 409 and answer["reason"] == "stale"
     assert answer["version"] == again.version  # "keep this page's text" saves with it
     assert "changed since you opened the page" in answer["error"]
     assert ">A&#x27;s<" in answer["html"] and ">B&#x27;s<" in answer["html"]
     body["version"] = answer["version"]
-    kept = client.post(f"/claims/write/{item.key}/draft/", json.dumps(body),
-                       content_type="application/json")  # fmt: skip
+    kept = client.post(
+        f"/claims/write/{item.key}/draft/", json.dumps(body), content_type="application/json"
+    )
     assert kept.status_code == 200
     assert WorkItem.objects.get(pk=item.pk).draft["entailed"] == "A's"
 
@@ -131,22 +142,33 @@ def _blind_world(label: str) -> dict[str, tuple]:
     taken = review.take_next(user=c["bob"], kind="evidence")
     assert taken.pk == item.pk
     evidence = list(pair.task.sampled_ids[:1])
-    review.submit_second_annotation(item=taken, user=c["bob"], version=taken.version,
-                                    token=uuid.uuid4(), label=label, evidence_ids=evidence)  # fmt: skip
+    review.submit_second_annotation(
+        item=taken,
+        user=c["bob"],
+        version=taken.version,
+        token=uuid.uuid4(),
+        label=label,
+        evidence_ids=evidence,
+    )
     ann = client_for(c["ann"])
     mine = {"label": "entailed", "evidence": [str(pk) for pk in pair.task.sampled_ids[1:2]]}
     submission = mine | {"version": "1", "token": str(uuid.uuid4())}
     responses = {
-        "draft": ann.post(f"/review/items/{item.key}/draft/",
-                          json.dumps({"version": 1, "draft": mine}),
-                          content_type="application/json"),
+        "draft": ann.post(
+            f"/review/items/{item.key}/draft/",
+            json.dumps({"version": 1, "draft": mine}),
+            content_type="application/json",
+        ),
         "script": ann.post(f"/review/annotate/{item.key}/", submission, **SCRIPT),
         "form": ann.post(f"/review/annotate/{item.key}/", submission),
-    }  # fmt: skip
+    }
     answers = {}
     for name, response in responses.items():
-        text = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"|"X-CSRFToken": "[^"]+"', "",
-                      response.content.decode())  # fmt: skip
+        text = re.sub(
+            r'name="csrfmiddlewaretoken" value="[^"]+"|"X-CSRFToken": "[^"]+"',
+            "",
+            response.content.decode(),
+        )
         answers[name] = (response.status_code, text.replace(item.key, "<item>"))
     return answers
 
@@ -190,22 +212,43 @@ def test_a_stale_curation_save_shows_where_the_version_saved_meanwhile_differs()
     sections, elements = all_ids(paper)
     method = Section.objects.get(paper=paper, title="Method")
     table = Element.objects.filter(paper=paper, kind="table", section__title="Experiments").get()
-    services.save_curated_context(paper=paper, user=alice, kept_section_ids=sections,
-                                  kept_element_ids=elements, not_chart_ids=(), latest_seen=None)  # fmt: skip
-    services.save_curated_context(paper=paper, user=boss, kept_section_ids=sections - {method.pk},
-                                  kept_element_ids=elements, not_chart_ids=(), latest_seen=1)  # fmt: skip
-    mine = {"keep_section": sorted(sections), "keep": sorted(elements - {table.pk}),
-            "latest_seen": "1", "based_on": "1"}  # fmt: skip
+    services.save_curated_context(
+        paper=paper,
+        user=alice,
+        kept_section_ids=sections,
+        kept_element_ids=elements,
+        not_chart_ids=(),
+        latest_seen=None,
+    )
+    services.save_curated_context(
+        paper=paper,
+        user=boss,
+        kept_section_ids=sections - {method.pk},
+        kept_element_ids=elements,
+        not_chart_ids=(),
+        latest_seen=1,
+    )
+    mine = {
+        "keep_section": sorted(sections),
+        "keep": sorted(elements - {table.pk}),
+        "latest_seen": "1",
+        "based_on": "1",
+    }
     client = client_for(alice)
     response = client.post(f"/curate/{paper.versioned_id}/", mine)
     html = response.content.decode()
     assert response.status_code == 409
     assert "Your changes were not saved; reload" not in html
     assert "keep them as version 3, or take version 2" in html and "Save as version 3" in html
-    rows = re.findall(r'<tr class="differs"[^>]*><th>([^<]+)</th><td class="won">([^<]+)</td>'
-                      r'<td class="kept">([^<]+)</td><td class="muted small">([^<]*)</td>', html)  # fmt: skip
-    assert rows == [("Section 5 Method", "removed", "kept", "boss changed it"),
-                    (table.label, "kept", "removed", "you changed it")]  # fmt: skip
+    rows = re.findall(
+        r'<tr class="differs"[^>]*><th>([^<]+)</th><td class="won">([^<]+)</td>'
+        r'<td class="kept">([^<]+)</td><td class="muted small">([^<]*)</td>',
+        html,
+    )
+    assert rows == [
+        ("Section 5 Method", "removed", "kept", "boss changed it"),
+        (table.label, "kept", "removed", "you changed it"),
+    ]
     assert 'href="?version=2"' in html and "Keep mine as version 3" in html
     script = client.post(f"/curate/{paper.versioned_id}/", mine, **SCRIPT)
     assert script.status_code == 409 and script.json()["reason"] == "stale"

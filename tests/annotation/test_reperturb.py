@@ -47,9 +47,13 @@ def found_true(names=("wendy", "sam", "tom", "ada", "val", "nia"), *, seed: int 
         item = review.take_next(user=c[name], kind="evidence")
         claim = item.claim
         review.submit_second_annotation(
-            item=item, user=c[name], version=item.version, token=uuid.uuid4(),
-            label="entailed", evidence_ids=claim.evidence.values_list("pk", flat=True),
-        )  # fmt: skip
+            item=item,
+            user=c[name],
+            version=item.version,
+            token=uuid.uuid4(),
+            label="entailed",
+            evidence_ids=claim.evidence.values_list("pk", flat=True),
+        )
     adjudicate(c["ada"], label="entailed", reason="writer_error", notes=NOTES)
     return c, pair
 
@@ -62,9 +66,12 @@ def submit_new(item: WorkItem, user, **overrides) -> Claim:
     item.refresh_from_db()
     values = {"refuted": NEW, "explanation": WHY, "perturbation_kind": "number"} | overrides
     return writing.submit_reperturbation(
-        item=item, user=user, version=item.version, token=overrides.pop("token", uuid.uuid4()),
+        item=item,
+        user=user,
+        version=item.version,
+        token=overrides.pop("token", uuid.uuid4()),
         **{k: v for k, v in values.items() if k != "token"},
-    )  # fmt: skip
+    )
 
 
 def test_an_adjudication_that_finds_the_perturbation_true_sends_it_back_to_its_writer():
@@ -77,8 +84,9 @@ def test_an_adjudication_that_finds_the_perturbation_true_sends_it_back_to_its_w
     # Idempotent: asking again returns the open item; the database refuses a second one.
     assert reperturbation.open_reperturbation(claim=old, actor=None, why="again") == item
     with pytest.raises(IntegrityError), transaction.atomic():
-        WorkItem.objects.create(kind=WorkKind.REPERTURB, paper=pair.paper, pair=pair,
-                                subfield_code="cs.CL")  # fmt: skip
+        WorkItem.objects.create(
+            kind=WorkKind.REPERTURB, paper=pair.paper, pair=pair, subfield_code="cs.CL"
+        )
     # The claim found true is not validated (its replacement will be); the pair waits.
     opened = Validation.objects.filter(claim__pair=pair)
     assert {v.claim.label for v in opened} == {"entailed"}
@@ -117,8 +125,13 @@ def test_only_the_writer_may_take_and_write_it_and_admins_look_or_hand_it_over(c
     back = client.get(reverse("validation:overview")).content.decode()
     assert f'data-pair="{pair.key}"' in back and url in back  # the admins' list, with the item
     item.refresh_from_db()
-    data = {"version": item.version, "token": str(uuid.uuid4()), "refuted": NEW,
-            "explanation": WHY, "perturbation_kind": "number"}  # fmt: skip
+    data = {
+        "version": item.version,
+        "token": str(uuid.uuid4()),
+        "refuted": NEW,
+        "explanation": WHY,
+        "perturbation_kind": "number",
+    }
     assert client.post(url, data).status_code == 403
     assert not Claim.objects.filter(text=NEW).exists()
     # Handing it over: only to an expert with no other role on the pair, only by an admin.
@@ -178,9 +191,14 @@ def test_a_bad_submission_records_nothing_and_says_which_field(client):
     item.refresh_from_db()
     response = client.post(
         reverse("annotation:reperturb", args=[item.key]),
-        {"version": item.version, "token": str(uuid.uuid4()), "refuted": old.text,
-         "explanation": WHY, "perturbation_kind": "number"},
-    )  # fmt: skip
+        {
+            "version": item.version,
+            "token": str(uuid.uuid4()),
+            "refuted": old.text,
+            "explanation": WHY,
+            "perturbation_kind": "number",
+        },
+    )
     assert response.status_code == 400
     assert "turned out true: write a new one" in response.content.decode()
 
@@ -215,8 +233,9 @@ def test_the_new_claim_replaces_the_old_one_which_is_kept_superseded():
             review.take_next(user=c[name], kind="evidence")
     assert review.take_next(user=c["nia"], kind="evidence") == evidence_item
     with pytest.raises(work.StaleWork):  # the item is done: a second submission is refused
-        submit_new(item, c["wendy"], refuted="Ours reaches a BLEU of 80.1, higher than the "
-                   "Baseline model.")  # fmt: skip
+        submit_new(
+            item, c["wendy"], refuted="Ours reaches a BLEU of 80.1, higher than the Baseline model."
+        )
 
 
 def test_a_validators_revision_to_entailed_sends_it_back_and_back_to_refuted_withdraws_it(
@@ -227,9 +246,13 @@ def test_a_validators_revision_to_entailed_sends_it_back_and_back_to_refuted_wit
     for name in ("sam", "tom"):  # both agree with the writer: unanimous
         item = review.take_next(user=c[name], kind="evidence")
         review.submit_second_annotation(
-            item=item, user=c[name], version=item.version, token=uuid.uuid4(),
-            label=item.claim.label, evidence_ids=item.claim.evidence.values_list("pk", flat=True),
-        )  # fmt: skip
+            item=item,
+            user=c[name],
+            version=item.version,
+            token=uuid.uuid4(),
+            label=item.claim.label,
+            evidence_ids=item.claim.evidence.values_list("pk", flat=True),
+        )
     refuted = pair.claims.get(label="refuted")
 
     def validate(user, label):
@@ -242,19 +265,26 @@ def test_a_validators_revision_to_entailed_sends_it_back_and_back_to_refuted_wit
     def validate_one(item, user, label):
         claim = Claim.objects.select_related("review").get(pk=item.claim_id)
         return validation.submit_validation(
-            item=item, user=user, version=item.version, token=uuid.uuid4(),
+            item=item,
+            user=user,
+            version=item.version,
+            token=uuid.uuid4(),
             criteria_failed=["label"] if label != claim.review.final_label else [],
-            text=claim.text, subset=pair.subset, label=label,
+            text=claim.text,
+            subset=pair.subset,
+            label=label,
             evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
             explanation=claim.explanation,
-        )  # fmt: skip
+        )
 
     validate(c["val"], "entailed")
     validate_all_for(c["val"])  # the other claim, if it became final (and so waits) later
     item = reperturb_item(pair)
     assert item.assignee == c["wendy"] and item.claim == refuted
-    assert "revised to entailed by its validator" in WorkEvent.objects.get(
-        item=item, action="sent back to writer").note  # fmt: skip
+    assert (
+        "revised to entailed by its validator"
+        in WorkEvent.objects.get(item=item, action="sent back to writer").note
+    )
     assert validation_selectors.complete_pair_ids() == ([], [pair.pk])
     # The page says what the validator changed, and later why it was re-opened (an admin looks).
     client.force_login(c["boss"])
@@ -282,9 +312,13 @@ def test_the_whole_loop_ends_in_a_pair_that_may_enter_a_split():
     # nia annotates the new claim blind and agrees: it is final (unanimous).
     evidence_item = review.take_next(user=c["nia"], kind="evidence")
     review.submit_second_annotation(
-        item=evidence_item, user=c["nia"], version=evidence_item.version, token=uuid.uuid4(),
-        label="refuted", evidence_ids=new.evidence.values_list("pk", flat=True),
-    )  # fmt: skip
+        item=evidence_item,
+        user=c["nia"],
+        version=evidence_item.version,
+        token=uuid.uuid4(),
+        label="refuted",
+        evidence_ids=new.evidence.values_list("pk", flat=True),
+    )
     new.review.refresh_from_db()
     assert (new.review.state, new.review.final_label) == ("unanimous", "refuted")
     # The pair's validator validates the new claim too.
@@ -385,7 +419,7 @@ def _not_in_context(pair) -> int:
         "outside-the-context",
         "below-the-subset-rule",
         "above-the-subset-rule",
-    ],  # fmt: skip
+    ],
 )
 def test_evidence_breaking_the_writing_rules_is_refused_and_nothing_is_recorded(
     seed, evidence, message
@@ -402,15 +436,21 @@ def test_evidence_breaking_the_writing_rules_is_refused_and_nothing_is_recorded(
     old.refresh_from_db()
     item.refresh_from_db()
     assert not old.superseded and pair.claims.count() == 2 and item.status == "leased"
-    assert not WorkEvent.objects.filter(item=item, action__in=["submitted",
-                                                               "perturbation replaced"])  # fmt: skip
+    assert not WorkEvent.objects.filter(
+        item=item, action__in=["submitted", "perturbation replaced"]
+    )
     assert not WorkItem.objects.filter(kind="evidence", claim__replaces=old).exists()
 
 
 def reperturb_form(item: WorkItem, **changes) -> dict:
     item.refresh_from_db()
-    return {"version": item.version, "token": str(uuid.uuid4()), "refuted": NEW,
-            "explanation": WHY, "perturbation_kind": "number"} | changes  # fmt: skip
+    return {
+        "version": item.version,
+        "token": str(uuid.uuid4()),
+        "refuted": NEW,
+        "explanation": WHY,
+        "perturbation_kind": "number",
+    } | changes
 
 
 def test_the_page_offers_the_context_to_cite_and_records_the_choice(client):
@@ -431,16 +471,18 @@ def test_the_page_offers_the_context_to_cite_and_records_the_choice(client):
     assert reverse("annotation:reperturb_image", args=[item.key, task.sampled_ids[2]]) in html
     # Evidence the writing rules refuse comes back on the page, with what was marked.
     chosen = [task.sampled_ids[2], task.paragraph_ids[0]]
-    refused = client.post(url, reperturb_form(item, refuted_evidence=[str(task.paragraph_ids[0])],
-                                              split_evidence="1"))  # fmt: skip
+    refused = client.post(
+        url, reperturb_form(item, refuted_evidence=[str(task.paragraph_ids[0])], split_evidence="1")
+    )
     assert refused.status_code == 400
     page = refused.content.decode()
     assert 'id="err-refuted-evidence"' in page and "one of the three sampled" in page
     assert 'name="split_evidence" value="1" checked' in page  # what was marked stays
     assert f'name="refuted_evidence" value="{task.paragraph_ids[0]}" form="writing" checked' in page
     assert not Claim.objects.filter(text=NEW).exists()
-    response = client.post(url, reperturb_form(
-        item, split_evidence="1", refuted_evidence=[str(pk) for pk in chosen]))  # fmt: skip
+    response = client.post(
+        url, reperturb_form(item, split_evidence="1", refuted_evidence=[str(pk) for pk in chosen])
+    )
     assert response.status_code == 302
     assert evidence_of(Claim.objects.get(text=NEW)) == sorted(chosen)
 
@@ -466,11 +508,19 @@ def test_the_draft_keeps_the_new_claims_evidence(client):
     shown = {*final_evidence(pair), *task.sampled_ids, *task.paragraph_ids}
     kept = CuratedElement.objects.filter(context=pair.context, in_context=True)
     extra = kept.exclude(element_id__in=shown).values_list("element_id", flat=True).first()
-    body = {"version": item.version, "draft": {
-        "refuted": "Half a claim", "split_evidence": True,
-        "refuted_evidence": [task.sampled_ids[2], extra]}}  # fmt: skip
-    saved = client.post(reverse("annotation:reperturb_draft", args=[item.key]), json.dumps(body),
-                        content_type="application/json")  # fmt: skip
+    body = {
+        "version": item.version,
+        "draft": {
+            "refuted": "Half a claim",
+            "split_evidence": True,
+            "refuted_evidence": [task.sampled_ids[2], extra],
+        },
+    }
+    saved = client.post(
+        reverse("annotation:reperturb_draft", args=[item.key]),
+        json.dumps(body),
+        content_type="application/json",
+    )
     assert saved.status_code == 200
     item.refresh_from_db()
     assert item.draft["split_evidence"] is True

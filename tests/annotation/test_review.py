@@ -65,7 +65,10 @@ def test_the_two_claims_go_to_different_second_annotators():
     second = annotate(c["carol"])
     assert {first.claim_id, second.claim_id} == set(pair.claims.values_list("pk", flat=True))
     assert set(PairRole.objects.filter(pair=pair).values_list("expert__username", "role")) == {
-        ("alice", "writer"), ("bob", "evidence"), ("carol", "evidence")}  # fmt: skip
+        ("alice", "writer"),
+        ("bob", "evidence"),
+        ("carol", "evidence"),
+    }
 
 
 def test_with_one_eligible_expert_the_second_claim_waits_for_an_admin():
@@ -91,8 +94,11 @@ def test_a_subfield_may_allow_the_flagged_behaviour_with_one_eligible_expert():
     Subfield.objects.filter(code="cs.CL").update(shared_second_annotator=True)
     pair = written_pair(c["alice"], c["boss"])
     assert PairReview.objects.get(pair=pair).same_second_annotator
-    assert set(WorkItem.objects.filter(pair=pair, kind="evidence")
-               .values_list("assignee__username", flat=True)) == {"bob"}  # fmt: skip
+    assert set(
+        WorkItem.objects.filter(pair=pair, kind="evidence").values_list(
+            "assignee__username", flat=True
+        )
+    ) == {"bob"}
     assert selectors.review_queue(c["bob"]).evidence_available == 2  # both are his
     annotate(c["bob"])
     annotate(c["bob"])
@@ -121,12 +127,16 @@ def test_with_two_eligible_experts_each_annotates_one_claim_and_adjudicates_the_
     with pytest.raises(work.NothingToDo):
         review.take_next(user=c["bob"], kind="adjudicate")
     assert set(states(pair).values()) == {"adjudicated"}
-    roles = set(PairRole.objects.filter(pair=pair).values_list("expert__username", "role",
-                                                               "claim_id"))  # fmt: skip
-    assert roles == {("alice", "writer", None), ("bob", "evidence", bobs.claim_id),
-                     ("carol", "evidence", carols.claim_id),
-                     ("carol", "adjudicator", bobs.claim_id),
-                     ("bob", "adjudicator", carols.claim_id)}  # fmt: skip
+    roles = set(
+        PairRole.objects.filter(pair=pair).values_list("expert__username", "role", "claim_id")
+    )
+    assert roles == {
+        ("alice", "writer", None),
+        ("bob", "evidence", bobs.claim_id),
+        ("carol", "evidence", carols.claim_id),
+        ("carol", "adjudicator", bobs.claim_id),
+        ("bob", "adjudicator", carols.claim_id),
+    }
 
 
 def test_an_adjudication_waits_while_its_only_possible_adjudicator_is_blind_on_the_pair():
@@ -156,8 +166,9 @@ def test_with_nobody_eligible_the_items_wait_with_the_reason_until_an_admin_allo
     written_pair(c["alice"], c["boss"])
     total, waiting = work.waiting_items("evidence")
     assert total == 2
-    assert all("nobody eligible for cs.CL may take it (alice wrote the pair)" in w.reason
-               for w in waiting)  # fmt: skip
+    assert all(
+        "nobody eligible for cs.CL may take it (alice wrote the pair)" in w.reason for w in waiting
+    )
     with pytest.raises(work.NothingToDo):
         review.take_next(user=outsider, kind="evidence")
     item = waiting[0].item
@@ -183,7 +194,8 @@ def test_agreement_makes_the_claim_final_and_disagreement_sends_it_to_adjudicati
     assert reviews[first.claim_id].state == "unanimous"
     assert reviews[first.claim_id].final_label == first.claim.label
     assert set(reviews[first.claim_id].final_evidence.values_list("pk", flat=True)) == set(
-        first.claim.evidence.values_list("pk", flat=True))  # fmt: skip
+        first.claim.evidence.values_list("pk", flat=True)
+    )
     disputed = next(r for pk, r in reviews.items() if pk != first.claim_id)
     assert (disputed.state, disputed.disagreement) == ("adjudication", "label")
     assert WorkItem.objects.filter(kind="adjudicate", claim_id=disputed.claim_id).count() == 1
@@ -209,8 +221,11 @@ def test_evidence_overlap_counts_as_agreed_at_the_configured_threshold(settings)
     annotate(c["bob"], evidence=visual)
     settings.EVIDENCE_JACCARD_THRESHOLD = 1.0
     annotate(c["carol"], evidence=visual)
-    got = sorted(ClaimReview.objects.filter(claim__pair=pair).values_list("state", "disagreement",
-                                                                          "evidence_jaccard"))  # fmt: skip
+    got = sorted(
+        ClaimReview.objects.filter(claim__pair=pair).values_list(
+            "state", "disagreement", "evidence_jaccard"
+        )
+    )
     assert got == [("adjudication", "evidence", 0.5), ("unanimous", "", 0.5)]
 
 
@@ -226,9 +241,13 @@ def test_a_count_that_breaks_the_evidence_rule_is_a_disagreement_whatever_the_ov
     ev = writer_evidence(pair, first.claim.label)
     # Bob is not held to the rule: his second table is recorded (Jaccard 2/3 ≥ 0.5)…
     once = review.submit_second_annotation(
-        item=first, user=c["bob"], version=first.version, token=uuid.uuid4(),
-        label=first.claim.label, evidence_ids=[*ev, sampled[1]],
-    )  # fmt: skip
+        item=first,
+        user=c["bob"],
+        version=first.version,
+        token=uuid.uuid4(),
+        label=first.claim.label,
+        evidence_ids=[*ev, sampled[1]],
+    )
     assert once.evidence.count() == 3
     review_row = ClaimReview.objects.get(claim=first.claim)
     # …and the claim is an evidence disagreement, with the reason in its history.
@@ -253,12 +272,24 @@ def test_the_second_annotation_is_validated_and_recorded_once():
     written_pair(c["alice"], c["boss"])
     item = review.take_next(user=c["bob"], kind="evidence")
     with pytest.raises(review.InvalidAnnotation) as refused:
-        review.submit_second_annotation(item=item, user=c["bob"], version=item.version,
-                                        token=uuid.uuid4(), label="maybe", evidence_ids=[])  # fmt: skip
+        review.submit_second_annotation(
+            item=item,
+            user=c["bob"],
+            version=item.version,
+            token=uuid.uuid4(),
+            label="maybe",
+            evidence_ids=[],
+        )
     assert set(refused.value.errors) == {"label", "evidence"}
     token = uuid.uuid4()
-    kwargs = {"item": item, "user": c["bob"], "version": item.version, "token": token,
-              "label": "entailed", "evidence_ids": item.claim.evidence.values_list("pk", flat=True)}  # fmt: skip
+    kwargs = {
+        "item": item,
+        "user": c["bob"],
+        "version": item.version,
+        "token": token,
+        "label": "entailed",
+        "evidence_ids": item.claim.evidence.values_list("pk", flat=True),
+    }
     once = review.submit_second_annotation(**kwargs)
     assert review.submit_second_annotation(**kwargs).pk == once.pk  # a retry records once
     with pytest.raises(work.StaleWork):
@@ -281,10 +312,18 @@ def test_adjudication_needs_a_third_expert_and_records_its_provenance():
     item = review.take_next(user=c["dave"], kind="adjudicate")
     claim = item.claim
     wrong = "refuted" if claim.label == "entailed" else "entailed"
-    base = {"item": item, "user": c["dave"], "version": item.version, "token": uuid.uuid4(),
-            "decision": "decided", "label": wrong, "confidence": "medium",
-            "reason": "ambiguous_claim", "notes": "",
-            "evidence_ids": [*writer_evidence(pair, claim.label), pair.task.paragraph_ids[0]]}  # fmt: skip
+    base = {
+        "item": item,
+        "user": c["dave"],
+        "version": item.version,
+        "token": uuid.uuid4(),
+        "decision": "decided",
+        "label": wrong,
+        "confidence": "medium",
+        "reason": "ambiguous_claim",
+        "notes": "",
+        "evidence_ids": [*writer_evidence(pair, claim.label), pair.task.paragraph_ids[0]],
+    }
     with pytest.raises(review.InvalidAnnotation) as refused:  # differs from both: notes needed
         review.submit_adjudication(**base)
     assert "notes" in refused.value.errors
@@ -296,7 +335,8 @@ def test_adjudication_needs_a_third_expert_and_records_its_provenance():
     assert PairRole.objects.get(pair=pair, expert=c["dave"]).role == "adjudicator"
     assert PairRole.objects.get(pair=pair, expert=c["dave"]).claim_id == disputed.claim_id
     assert set(selectors.releasable_claims().filter(pair=pair).values_list("pk", flat=True)) == set(
-        pair.claims.values_list("pk", flat=True))  # fmt: skip
+        pair.claims.values_list("pk", flat=True)
+    )
 
 
 def test_the_adjudicators_final_evidence_is_held_to_the_evidence_rule():
@@ -305,9 +345,17 @@ def test_the_adjudicators_final_evidence_is_held_to_the_evidence_rule():
     disputed = _disagree(c, pair)
     item = review.take_next(user=c["dave"], kind="adjudicate")
     sampled = pair.task.sampled_ids
-    base = {"item": item, "user": c["dave"], "version": item.version, "token": uuid.uuid4(),
-            "decision": "decided", "label": item.claim.label, "confidence": "high",
-            "reason": "second_annotator_error", "notes": "Both tables say so."}  # fmt: skip
+    base = {
+        "item": item,
+        "user": c["dave"],
+        "version": item.version,
+        "token": uuid.uuid4(),
+        "decision": "decided",
+        "label": item.claim.label,
+        "confidence": "high",
+        "reason": "second_annotator_error",
+        "notes": "Both tables say so.",
+    }
     with pytest.raises(review.InvalidAnnotation) as refused:
         review.submit_adjudication(**base, evidence_ids=sampled[:2])
     message = refused.value.errors["evidence"]
@@ -350,9 +398,18 @@ def test_unresolved_claims_are_reopened_for_another_adjudicator_or_their_pair_dr
     with pytest.raises(review.InvalidAnnotation):
         adjudicate(c["dave"], decision="unresolved")  # notes required
     item = WorkItem.objects.get(kind="adjudicate", holder=c["dave"])
-    review.submit_adjudication(item=item, user=c["dave"], version=item.version, token=uuid.uuid4(),
-                               decision="unresolved", label="", evidence_ids=[], confidence="low",
-                               reason="guideline_gap", notes="The guidelines say nothing.")  # fmt: skip
+    review.submit_adjudication(
+        item=item,
+        user=c["dave"],
+        version=item.version,
+        token=uuid.uuid4(),
+        decision="unresolved",
+        label="",
+        evidence_ids=[],
+        confidence="low",
+        reason="guideline_gap",
+        notes="The guidelines say nothing.",
+    )
     assert ClaimReview.objects.get(claim=disputed.claim).state == "unresolved"
     assert disputed.claim_id not in set(selectors.releasable_claims().values_list("pk", flat=True))
     with pytest.raises(AnnotationError):
@@ -384,8 +441,9 @@ def test_dropping_cancels_the_open_review_items():
     pair = written_pair(c["alice"], c["boss"])
     review.take_next(user=c["bob"], kind="evidence")
     review.drop_pair(pair=pair, by=c["boss"], reason="duplicate")
-    assert set(WorkItem.objects.filter(pair=pair, kind="evidence")
-               .values_list("status", flat=True)) == {"cancelled"}  # fmt: skip
+    assert set(
+        WorkItem.objects.filter(pair=pair, kind="evidence").values_list("status", flat=True)
+    ) == {"cancelled"}
     with pytest.raises(work.NothingToDo):
         review.take_next(user=c["carol"], kind="evidence")
 
@@ -426,10 +484,13 @@ def test_the_adjudication_queue_puts_label_disagreements_first():
         wrong = "refuted" if claim.label == "entailed" else "entailed"
         on_label_pair = claim.pair_id == label_pair.pk
         review.submit_second_annotation(
-            item=item, user=c[person], version=item.version, token=uuid.uuid4(),
+            item=item,
+            user=c[person],
+            version=item.version,
+            token=uuid.uuid4(),
             label=wrong if on_label_pair else claim.label,
             evidence_ids=ev if on_label_pair else [*ev, claim.pair.task.paragraph_ids[0]],
-        )  # fmt: skip
+        )
     queue = WorkItem.objects.filter(kind="adjudicate")
     assert queue.count() == 4
     # The evidence-only disagreements are older: severity still comes first.

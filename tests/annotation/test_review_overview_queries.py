@@ -50,8 +50,9 @@ def _overview() -> tuple[selectors.ReviewOverview, list[str]]:
 def _state_queries(sql: list[str]) -> list[str]:
     """Queries filtering reviews on current claims: the state counts (the unresolved list
     reads superseded_at but does not filter on it)."""
-    return [s for s in sql
-            if 'FROM "annotation_claimreview"' in s and '"superseded_at" IS NULL' in s]  # fmt: skip
+    return [
+        s for s in sql if 'FROM "annotation_claimreview"' in s and '"superseded_at" IS NULL' in s
+    ]
 
 
 def test_review_overview_counts_states_in_one_aggregate_query():

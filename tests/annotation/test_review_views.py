@@ -43,10 +43,21 @@ def world():
     agreed = annotate(c["bob"])
     disputed = annotate(c["carol"], flip=True)
     adjudication = review.take_next(user=c["dave"], kind="adjudicate")
-    users = {"writer": c["alice"], "second": c["carol"], "adjudicator": c["dave"],
-             "other": c["erin"], "admin": c["boss"], "bob": c["bob"]}  # fmt: skip
-    return {"pair": pair, "users": users, "agreed": agreed, "disputed": disputed,
-            "adjudication": adjudication}  # fmt: skip
+    users = {
+        "writer": c["alice"],
+        "second": c["carol"],
+        "adjudicator": c["dave"],
+        "other": c["erin"],
+        "admin": c["boss"],
+        "bob": c["bob"],
+    }
+    return {
+        "pair": pair,
+        "users": users,
+        "agreed": agreed,
+        "disputed": disputed,
+        "adjudication": adjudication,
+    }
 
 
 def client_for(user) -> Client:
@@ -119,9 +130,16 @@ def test_the_adjudication_page_refuses_evidence_that_breaks_the_rule_and_keeps_i
     assert "A direct claim rests on exactly one table or chart, one of the three" in page
     assert page.count("meets it") == 2  # both sides' evidence meets the rule
     sampled = pair.task.sampled_ids
-    data = {"token": str(uuid.uuid4()), "version": item.version, "decision": "decided",
-            "label": "entailed", "confidence": "high", "reason": "ambiguous_claim",
-            "notes": "Two tables say it.", "evidence": [str(pk) for pk in sampled[:2]]}  # fmt: skip
+    data = {
+        "token": str(uuid.uuid4()),
+        "version": item.version,
+        "decision": "decided",
+        "label": "entailed",
+        "confidence": "high",
+        "reason": "ambiguous_claim",
+        "notes": "Two tables say it.",
+        "evidence": [str(pk) for pk in sampled[:2]],
+    }
     response = dave.post(f"/review/adjudicate/{item.key}/", data)
     assert response.status_code == 400
     html = response.content.decode()
@@ -159,10 +177,18 @@ def test_next_takes_the_expert_to_their_item(world):
 def test_admins_reopen_drop_and_allow_over_http(world):
     admin = client_for(world["users"]["admin"])
     item = world["adjudication"]
-    review.submit_adjudication(item=item, user=world["users"]["adjudicator"], version=item.version,
-                               token=uuid.uuid4(), decision="unresolved", label="",
-                               evidence_ids=[], confidence="low", reason="other",
-                               notes="cannot tell")  # fmt: skip
+    review.submit_adjudication(
+        item=item,
+        user=world["users"]["adjudicator"],
+        version=item.version,
+        token=uuid.uuid4(),
+        decision="unresolved",
+        label="",
+        evidence_ids=[],
+        confidence="low",
+        reason="other",
+        notes="cannot tell",
+    )
     page = admin.get("/manage/review/").content.decode()
     claim = world["disputed"].claim
     assert f'id="unresolved-{claim.key}"' in page and "cannot tell" in page
@@ -183,7 +209,8 @@ def test_admins_reopen_drop_and_allow_over_http(world):
     assert "Say why the pair is dropped" in response.content.decode()
     admin.post(f"/manage/review/pairs/{pair.key}/drop/", {"reason": "misparsed table"})
     assert set(ClaimReview.objects.filter(claim__pair=pair).values_list("state", flat=True)) == {
-        "dropped"}  # fmt: skip
+        "dropped"
+    }
 
 
 def test_an_admin_allows_an_expert_of_another_subfield_over_http():
@@ -218,13 +245,23 @@ def normalise(text: str) -> str:
 
 def reachable(client: Client, item: WorkItem, pair) -> dict[str, bytes]:
     """Every page, fragment and file the second annotator can reach while annotating."""
-    urls = ["/", "/papers/", f"/review/annotate/{item.key}/", f"/review/items/{item.key}/context/",
-            f"/claims/pairs/{pair.key}/", "/agreement/", "/agreement.csv", "/manage/review/",
-            "/manage/claims/"]  # fmt: skip
+    urls = [
+        "/",
+        "/papers/",
+        f"/review/annotate/{item.key}/",
+        f"/review/items/{item.key}/context/",
+        f"/claims/pairs/{pair.key}/",
+        "/agreement/",
+        "/agreement.csv",
+        "/manage/review/",
+        "/manage/claims/",
+    ]
     writing_item = WorkItem.objects.get(pair=pair, kind="write")
     urls += [f"/claims/write/{writing_item.key}/", f"/claims/write/{writing_item.key}/context/"]
-    urls += [f"/review/adjudicate/{i.key}/" for i in WorkItem.objects.filter(
-        pair=pair, kind="adjudicate").values_list("pk", flat=True)]  # fmt: skip
+    urls += [
+        f"/review/adjudicate/{i.key}/"
+        for i in WorkItem.objects.filter(pair=pair, kind="adjudicate").values_list("pk", flat=True)
+    ]
     bodies = {url: client.get(url).content for url in urls}
     page = bodies[f"/review/annotate/{item.key}/"].decode()
     page += bodies[f"/review/items/{item.key}/context/"].decode()
@@ -234,8 +271,11 @@ def reachable(client: Client, item: WorkItem, pair) -> dict[str, bytes]:
         response = client.get(url)
         assert response.status_code == 200
         bodies[url] = b"".join(response.streaming_content)
-    draft = client.post(f"/review/items/{item.key}/draft/", '{"draft": {"label": "refuted"}}',
-                        content_type="application/json")  # fmt: skip
+    draft = client.post(
+        f"/review/items/{item.key}/draft/",
+        '{"draft": {"label": "refuted"}}',
+        content_type="application/json",
+    )
     bodies["draft"] = draft.content
     return bodies
 
@@ -251,8 +291,13 @@ def test_nothing_reachable_by_the_second_annotator_reveals_the_first_annotation(
     own = claims[bob_item.claim.label]
     sibling = claims["refuted" if own.label == "entailed" else "entailed"]
     refuted = claims["refuted"]
-    secrets = [c["alice"].username, sibling.text, refuted.explanation, refuted.suggestion,
-               refuted.get_perturbation_kind_display()]  # fmt: skip
+    secrets = [
+        c["alice"].username,
+        sibling.text,
+        refuted.explanation,
+        refuted.suggestion,
+        refuted.get_perturbation_kind_display(),
+    ]
     if own.label == "refuted":
         secrets.remove(refuted.suggestion)  # the suggestion is the claim's own text here
     before = reachable(bob, bob_item, pair)
@@ -276,7 +321,8 @@ def test_nothing_reachable_by_the_second_annotator_reveals_the_first_annotation(
         if url in ("draft",):
             continue
         assert normalise(before[url].decode("utf-8", "replace")) == normalise(
-            after[url].decode("utf-8", "replace")), url  # fmt: skip
+            after[url].decode("utf-8", "replace")
+        ), url
 
     # The label: the entailed claim's page and the refuted claim's page say the same about it.
     WorkItem.objects.filter(pk__in=[bob_item.pk, carol_item.pk]).update(draft={})
@@ -289,14 +335,21 @@ def test_nothing_reachable_by_the_second_annotator_reveals_the_first_annotation(
     assert label_words(bob, bob_item) == label_words(carol, carol_item)
 
     # Submitting says nothing about the comparison; the done page shows only their own work.
-    response = bob.post(f"/review/annotate/{bob_item.key}/", {
-        "token": str(uuid.uuid4()), "version": bob_item.version,
-        "label": "refuted" if own.label == "entailed" else "entailed",
-        "evidence": list(own.evidence.values_list("pk", flat=True)),
-    }, follow=True)  # fmt: skip
+    response = bob.post(
+        f"/review/annotate/{bob_item.key}/",
+        {
+            "token": str(uuid.uuid4()),
+            "version": bob_item.version,
+            "label": "refuted" if own.label == "entailed" else "entailed",
+            "evidence": list(own.evidence.values_list("pk", flat=True)),
+        },
+        follow=True,
+    )
     text = response.content.decode()
-    assert "Recorded. Thank you." in text and "adjudicat" not in text.split("<main>")[1].split(
-        'id="adjudications"')[0]  # fmt: skip
+    assert (
+        "Recorded. Thank you." in text
+        and "adjudicat" not in text.split("<main>")[1].split('id="adjudications"')[0]
+    )
     done = bob.get(f"/review/annotate/{bob_item.key}/").content.decode()
     for secret in (c["alice"].username, sibling.text, "A different explanation."):
         assert secret not in done and secret not in text
@@ -312,15 +365,23 @@ def test_the_review_pages_run_a_fixed_number_of_queries(django_assert_max_num_qu
         pair = submit(work.next_item(user=c["alice"], kind="write"), c["alice"])
         item = review.take_next(user=c["bob"], kind="evidence")
         context_ids = list(pair.task.candidate_ids)
-        work.save_draft(item=item, user=c["bob"], version=item.version,
-                        draft={"label": "entailed", "evidence": context_ids})  # fmt: skip
+        work.save_draft(
+            item=item,
+            user=c["bob"],
+            version=item.version,
+            draft={"label": "entailed", "evidence": context_ids},
+        )
         bob, dave = client_for(c["bob"]), client_for(c["dave"])
         with django_assert_max_num_queries(10):
             assert bob.get(f"/review/annotate/{item.key}/").status_code == 200
-        review.submit_second_annotation(item=item, user=c["bob"], version=item.version + 0,
-                                        token=uuid.uuid4(), label=review.LABELS[
-                                            item.claim.label == "entailed"],
-                                        evidence_ids=context_ids)  # fmt: skip
+        review.submit_second_annotation(
+            item=item,
+            user=c["bob"],
+            version=item.version + 0,
+            token=uuid.uuid4(),
+            label=review.LABELS[item.claim.label == "entailed"],
+            evidence_ids=context_ids,
+        )
         review.take_next(user=c["carol"], kind="evidence")  # the other claim is taken blind
         adjudication = review.take_next(user=c["dave"], kind="adjudicate")
         # One more than before the evidence rule: the context's kinds, to judge each side by it.

@@ -16,14 +16,24 @@ from annotation.spreading import spread_balanced
 
 def test_eligibility_needs_publications_training_and_the_subfield():
     ok = judge_eligibility(
-        subfield="cs.CL", has_profile=True, active=True, declared=True, publications=2,
-        trained=True, required=2,
-    )  # fmt: skip
+        subfield="cs.CL",
+        has_profile=True,
+        active=True,
+        declared=True,
+        publications=2,
+        trained=True,
+        required=2,
+    )
     assert ok.eligible and ok.explain() == "eligible"
     not_ok = judge_eligibility(
-        subfield="cs.CV", has_profile=True, active=False, declared=False, publications=1,
-        trained=False, required=2,
-    )  # fmt: skip
+        subfield="cs.CV",
+        has_profile=True,
+        active=False,
+        declared=False,
+        publications=1,
+        trained=False,
+        required=2,
+    )
     assert not not_ok.eligible
     assert not_ok.reasons == [
         "expert profile inactive",
@@ -32,9 +42,14 @@ def test_eligibility_needs_publications_training_and_the_subfield():
         "training not completed",
     ]
     nobody = judge_eligibility(
-        subfield="cs.CV", has_profile=False, active=False, declared=False, publications=0,
-        trained=False, required=2,
-    )  # fmt: skip
+        subfield="cs.CV",
+        has_profile=False,
+        active=False,
+        declared=False,
+        publications=0,
+        trained=False,
+        required=2,
+    )
     assert nobody.reasons == ["no expert profile"]
 
 
@@ -80,10 +95,11 @@ def test_spread_property_balanced_and_capped(loads, n_papers, cap):
 
 
 def test_sciver_proposes_removing_related_work_acknowledgments_references_appendix():
-    assert {k for k in ("abstract", "body", "related_work", "acknowledgments", "references",
-                        "appendix") if proposed_for_removal(k)} == {
-        "related_work", "acknowledgments", "references", "appendix"
-    }  # fmt: skip
+    assert {
+        k
+        for k in ("abstract", "body", "related_work", "acknowledgments", "references", "appendix")
+        if proposed_for_removal(k)
+    } == {"related_work", "acknowledgments", "references", "appendix"}
 
 
 def test_a_section_is_in_context_only_if_all_its_ancestors_are():

@@ -40,14 +40,28 @@ def annotated():
         if claim.pair_id == two.pk and claim.label == "refuted":
             # The writer cites one table/chart (the evidence rule): Jaccard 1/2 with a paragraph.
             ev = [*ev, claim.pair.task.paragraph_ids[0]]
-        review.submit_second_annotation(item=item, user=c[person], version=item.version,
-                                        token=uuid.uuid4(), label=label, evidence_ids=ev)  # fmt: skip
+        review.submit_second_annotation(
+            item=item,
+            user=c[person],
+            version=item.version,
+            token=uuid.uuid4(),
+            label=label,
+            evidence_ids=ev,
+        )
     written_pair(c["alice"], c["boss"], seed=3)
     item = review.take_next(user=c["dave"], kind="adjudicate")
-    review.submit_adjudication(item=item, user=c["dave"], version=item.version, token=uuid.uuid4(),
-                               decision="decided", label=item.claim.label,
-                               evidence_ids=writer_evidence(item.claim.pair, item.claim.label),
-                               confidence="high", reason="second_annotator_error", notes="")  # fmt: skip
+    review.submit_adjudication(
+        item=item,
+        user=c["dave"],
+        version=item.version,
+        token=uuid.uuid4(),
+        decision="decided",
+        label=item.claim.label,
+        evidence_ids=writer_evidence(item.claim.pair, item.claim.label),
+        confidence="high",
+        reason="second_annotator_error",
+        notes="",
+    )
     return c, one, two
 
 
@@ -131,18 +145,28 @@ def test_plots_stay_readable_on_one_day_and_many_pairs():
 
     def report(value: str, items: int) -> GroupReport:
         return GroupReport(
-            group="annotator_pair", value=value, items=items,
+            group="annotator_pair",
+            value=value,
+            items=items,
             label=LabelAgreement(complete=items, incomplete=0, percent=1.0, kappa=None),
-            evidence=EvidenceAgreement(complete=items, incomplete=0, mean_jaccard=1.0,
-                                       exact_match_rate=1.0),
-            agreed=items, label_disagreements=0, evidence_only_disagreements=0,
-        )  # fmt: skip
+            evidence=EvidenceAgreement(
+                complete=items, incomplete=0, mean_jaccard=1.0, exact_match_rate=1.0
+            ),
+            agreed=items,
+            label_disagreements=0,
+            evidence_only_disagreements=0,
+        )
 
     pairs = {f"p{n:02d}+q": report(f"p{n:02d}+q", n) for n in range(1, 31)}
     summary = AgreementSummary(
-        reports={"subset": {}, "annotator_pair": pairs}, threshold=0.5, states={},
-        adjudicated_claims=0, compared_claims=0, reasons=[], progress=[],
-    )  # fmt: skip
+        reports={"subset": {}, "annotator_pair": pairs},
+        threshold=0.5,
+        states={},
+        adjudicated_claims=0,
+        compared_claims=0,
+        reasons=[],
+        progress=[],
+    )
     svg = _plots(summary)["pair"]
     shown = re.findall(r">(p\d\d\+q)</text>", svg)
     assert shown == [f"p{n:02d}+q" for n in range(30, 30 - MAX_PLOTTED_PAIRS, -1)]

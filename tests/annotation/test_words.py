@@ -8,9 +8,16 @@ from django.template import Context, Template
 
 @pytest.mark.parametrize(
     ("word", "expected"),
-    [("analytical", "an"), ("entailed", "an"), ("direct", "a"), ("parallel", "a"),
-     ("sequential", "a"), ("refuted", "a"), ("", "a")],
-)  # fmt: skip
+    [
+        ("analytical", "an"),
+        ("entailed", "an"),
+        ("direct", "a"),
+        ("parallel", "a"),
+        ("sequential", "a"),
+        ("refuted", "a"),
+        ("", "a"),
+    ],
+)
 def test_indefinite_article(word: str, expected: str) -> None:
     out = Template("{% load words %}{{ w|indefinite }} {{ w }}").render(Context({"w": word}))
     assert out == f"{expected} {word}"

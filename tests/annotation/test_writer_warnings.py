@@ -52,16 +52,28 @@ def codes(html: str, claim: str) -> set[str]:
     [
         ({"entailed": TEXT_ONLY}, "entailed", "text_only"),
         ({"entailed": ENTAILED, "refuted": ENTAILED.upper()}, "refuted", "trivial_perturbation"),
-        ({"entailed": ENTAILED, "refuted": ENTAILED.replace("73.2", "73.20")}, "refuted",
-         "trivial_perturbation"),
-        ({"entailed": "In Table 1, " + ENTAILED, "refuted": "In Table 2, " + ENTAILED}, "refuted",
-         "trivial_perturbation"),
-        ({"entailed": "Ours reaches a BLEU of of 73.2 on the test set."}, "entailed",
-         "repeated_word"),
-        ({"entailed": ENTAILED, "refuted": "Ours acheives a BLEU of 68.9, higer than Baseline."},
-         "refuted", "misspelling"),
+        (
+            {"entailed": ENTAILED, "refuted": ENTAILED.replace("73.2", "73.20")},
+            "refuted",
+            "trivial_perturbation",
+        ),
+        (
+            {"entailed": "In Table 1, " + ENTAILED, "refuted": "In Table 2, " + ENTAILED},
+            "refuted",
+            "trivial_perturbation",
+        ),
+        (
+            {"entailed": "Ours reaches a BLEU of of 73.2 on the test set."},
+            "entailed",
+            "repeated_word",
+        ),
+        (
+            {"entailed": ENTAILED, "refuted": "Ours acheives a BLEU of 68.9, higer than Baseline."},
+            "refuted",
+            "misspelling",
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_endpoint_returns_each_kind_of_warning(client, setup, fields, claim, code):
     client.force_login(setup["writer"])
     status, html = warnings_of(client, setup["item"], **fields)
@@ -110,13 +122,18 @@ def test_the_page_shows_the_drafts_warnings_and_asks_for_them_as_the_writer_type
 def test_a_submission_with_warnings_is_recorded_and_the_warnings_are_shown(client, setup):
     item = setup["item"]
     client.force_login(setup["writer"])
-    fields = pair_fields(item, refuted="Ours acheives a BLEU of 68.9, which is higher than the "
-                         "the Baseline model.")  # fmt: skip
+    fields = pair_fields(
+        item, refuted="Ours acheives a BLEU of 68.9, which is higher than the the Baseline model."
+    )
     data = {
-        "version": item.version, "token": str(uuid.uuid4()), "entailed": fields["entailed"],
-        "evidence": fields["evidence_ids"], "refuted": fields["refuted"],
-        "explanation": fields["explanation"], "perturbation_kind": "number",
-    }  # fmt: skip
+        "version": item.version,
+        "token": str(uuid.uuid4()),
+        "entailed": fields["entailed"],
+        "evidence": fields["evidence_ids"],
+        "refuted": fields["refuted"],
+        "explanation": fields["explanation"],
+        "perturbation_kind": "number",
+    }
     response = client.post(reverse("annotation:write", args=[item.key]), data, follow=True)
     assert response.status_code == 200
     pair = ClaimPair.objects.get()

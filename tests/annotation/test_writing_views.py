@@ -54,8 +54,10 @@ def outside_the_page(item: WorkItem) -> int:
 
 def test_no_template_comment_is_printed_before_the_evidence(writer):
     client, item = writer
-    for url in (reverse("annotation:write", args=[item.key]),
-                reverse("annotation:write_context", args=[item.key])):  # fmt: skip
+    for url in (
+        reverse("annotation:write", args=[item.key]),
+        reverse("annotation:write_context", args=[item.key]),
+    ):
         html = client.get(url).content.decode()
         assert 'class="ev-item' in html
         assert "{#" not in html and "#}" not in html and "One evidence candidate" not in html
@@ -66,10 +68,15 @@ def test_the_whole_context_leaves_out_the_evidence_the_draft_marked(writer):
     marked": the whole context must not show it a second time (one box, one id)."""
     client, item = writer
     extra = outside_the_page(item)
-    body = {"version": item.version,
-            "draft": {"evidence": [item.task.sampled_ids[0], extra], "refuted_evidence": []}}  # fmt: skip
-    saved = client.post(reverse("annotation:save_draft", args=[item.key]), json.dumps(body),
-                        content_type="application/json")  # fmt: skip
+    body = {
+        "version": item.version,
+        "draft": {"evidence": [item.task.sampled_ids[0], extra], "refuted_evidence": []},
+    }
+    saved = client.post(
+        reverse("annotation:save_draft", args=[item.key]),
+        json.dumps(body),
+        content_type="application/json",
+    )
     assert saved.status_code == 200
     page = client.get(reverse("annotation:write", args=[item.key])).content.decode()
     assert "Other evidence you marked" in page
@@ -93,10 +100,15 @@ def test_the_new_perturbations_whole_context_leaves_out_what_the_page_shows(clie
         .first()
     )
     client.force_login(c["wendy"])
-    body = {"version": item.version, "draft": {"split_evidence": True,
-                                               "refuted_evidence": [task.sampled_ids[0], extra]}}  # fmt: skip
-    client.post(reverse("annotation:reperturb_draft", args=[item.key]), json.dumps(body),
-                content_type="application/json")  # fmt: skip
+    body = {
+        "version": item.version,
+        "draft": {"split_evidence": True, "refuted_evidence": [task.sampled_ids[0], extra]},
+    }
+    client.post(
+        reverse("annotation:reperturb_draft", args=[item.key]),
+        json.dumps(body),
+        content_type="application/json",
+    )
     page = client.get(reverse("annotation:reperturb", args=[item.key])).content.decode()
     context = client.get(reverse("annotation:reperturb_context", args=[item.key])).content.decode()
     assert "{#" not in page and "One evidence candidate" not in page

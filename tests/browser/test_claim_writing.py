@@ -35,10 +35,13 @@ def sample_claim_task(*names: str):
     services.assign_papers(papers=[paper], experts=[writer], assigned_by=None)
     body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
     services.save_curated_context(
-        paper=paper, user=writer, kept_section_ids=set(body.values_list("pk", flat=True)),
+        paper=paper,
+        user=writer,
+        kept_section_ids=set(body.values_list("pk", flat=True)),
         kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
-        not_chart_ids=(), latest_seen=None,
-    )  # fmt: skip
+        not_chart_ids=(),
+        latest_seen=None,
+    )
     return writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=11)[0]
 
 

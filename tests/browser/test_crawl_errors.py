@@ -25,16 +25,23 @@ def fast_passwords(settings):
 def test_an_unreachable_arxiv_reads_plainly_and_the_page_keeps_its_width(page):
     AdminFactory(username="boss")
     run = CrawlRun.objects.create(
-        date_from=date(2024, 10, 1), date_to=date(2024, 10, 31), categories=["cs.CL"],
-        status=CrawlRun.Status.FAILED, phase=CrawlRun.Phase.SEARCH, search_chunks=0,
+        date_from=date(2024, 10, 1),
+        date_to=date(2024, 10, 31),
+        categories=["cs.CL"],
+        status=CrawlRun.Status.FAILED,
+        phase=CrawlRun.Phase.SEARCH,
+        search_chunks=0,
         error=f"search incomplete: {MAX_RETRIES}",
-    )  # fmt: skip
+    )
     long_url = "https://export.arxiv.org/api/query?" + "search_query=cat%3Acs.CL" * 40
     for n in range(20):
         CrawlEvent.objects.create(
-            run=run, level=CrawlEvent.Level.ERROR, kind="search", paper=f"2410.{n:05d}v1",
+            run=run,
+            level=CrawlEvent.Level.ERROR,
+            kind="search",
+            paper=f"2410.{n:05d}v1",
             message=f"search of 2024-10-01..2024-10-31 failed: {MAX_RETRIES} {long_url}",
-        )  # fmt: skip
+        )
     sign_in(page, "boss")
     page.goto(f"/crawl/{run.pk}/")
     assert page.locator("progress").count() == 0

@@ -103,10 +103,17 @@ def test_an_admins_pages_and_plots_run_under_the_policy(new_page, world):
     page, console = watched(new_page)
     sign_in(page, "boss")
     for url in (
-        "/", "/manage/assignments/", "/manage/people/", "/manage/claims/", "/manage/review/",
-        "/manage/validation/", "/manage/releases/", "/crawl/", "/admin/",
+        "/",
+        "/manage/assignments/",
+        "/manage/people/",
+        "/manage/claims/",
+        "/manage/review/",
+        "/manage/validation/",
+        "/manage/releases/",
+        "/crawl/",
+        "/admin/",
         "/admin/annotation/assignment/",
-    ):  # fmt: skip
+    ):
         visit(page, console, url)
     for url in ("/agreement/", "/manage/statistics/"):
         visit(page, console, url)

@@ -137,9 +137,12 @@ def test_admin_sets_up_an_expert_and_assigns_then_the_annotator_curates(new_page
 
     # Accept the proposal, restore one section, mark a figure as not a chart, save.
     proposed = list(
-        Section.objects.filter(paper=paper, kind__in=["related_work", "acknowledgments",
-                                                      "references", "appendix"], parent=None)
-    )  # fmt: skip
+        Section.objects.filter(
+            paper=paper,
+            kind__in=["related_work", "acknowledgments", "references", "appendix"],
+            parent=None,
+        )
+    )
     restored = next(s for s in proposed if s.kind == "acknowledgments")
     erin.click("#accept-proposal")
     for section in proposed:

@@ -42,8 +42,10 @@ def test_edit_my_last_answer_until_the_next_stage_starts(new_page) -> None:
     page.check(f"input[name=label][value={claim.label}]")  # and back: final again
     with page.expect_navigation():
         page.click("#save-edit")
-    assert WorkEvent.objects.filter(item=item, action=WorkAction.ANSWER_EDITED,
-                                    machine="item").count() == 2  # fmt: skip
+    assert (
+        WorkEvent.objects.filter(item=item, action=WorkAction.ANSWER_EDITED, machine="item").count()
+        == 2
+    )
     # third annotates the other claim, then validates this one: the answer is closed.
     annotate(people["third"])
     taken = validation.take_next(user=people["third"])

@@ -49,8 +49,10 @@ def test_the_writer_unticks_the_table_too_many(page, task):
     page.fill("#id_explanation", WHY)
     page.click("#submit")  # refused on the page itself (static/js/autosave.js)
     message = error_text(page)
-    labels = [page.locator(f"#ev-{pk} figcaption strong").first.inner_text()
-              for pk in task.sampled_ids[:2]]  # fmt: skip
+    labels = [
+        page.locator(f"#ev-{pk} figcaption strong").first.inner_text()
+        for pk in task.sampled_ids[:2]
+    ]
     assert "A direct claim rests on exactly one table or chart" in message
     assert "2 are marked" in message and "Untick one" in message
     assert all(label in message for label in labels), (labels, message)
@@ -77,10 +79,13 @@ def test_the_adjudicator_unticks_the_table_too_many(page, pair):
         item = review.take_next(user=users[name], kind="evidence")
         claim = item.claim
         review.submit_second_annotation(
-            item=item, user=users[name], version=item.version, token=uuid.uuid4(),
+            item=item,
+            user=users[name],
+            version=item.version,
+            token=uuid.uuid4(),
             label=test_review.FLIP[claim.label] if flip else claim.label,
             evidence_ids=claim.evidence.values_list("pk", flat=True),
-        )  # fmt: skip
+        )
     sign_in(page, "dave")
     page.keyboard.press("n")
     page.wait_for_url("**/review/adjudicate/*/")

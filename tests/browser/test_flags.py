@@ -72,8 +72,10 @@ def test_flag_from_the_task_page_then_the_admin_fixes_it(new_page, settings) -> 
     assert "edited the caption" in fixes and "boss" in fixes and "completed from the PDF" in fixes
     table.refresh_from_db()
     assert table.caption == "Table 1: BLEU and F1 of each model on the WMT test set."
-    assert [f.action for f in FlagFix.objects.order_by("id")] == [FixAction.CAPTION,
-                                                                  FixAction.FIXED]  # fmt: skip
+    assert [f.action for f in FlagFix.objects.order_by("id")] == [
+        FixAction.CAPTION,
+        FixAction.FIXED,
+    ]
     assert "fixed" in second.goto(f"/flags/item/{item.key}/").text()
 
     # Re-rendering the table runs in the background: the page follows the job to its end.

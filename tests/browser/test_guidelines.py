@@ -20,8 +20,9 @@ def test_an_admin_publishes_version_two_and_an_expert_reads_it_from_the_task(new
     people = crew("writer", "second", "third")
     # A transactional test may start from an emptied table: then version 1 as the migration.
     if not GuidelineVersion.objects.exists():
-        guidelines.publish_guidelines(by=people["boss"], sections=first_sections(), note="v1",
-                                      based_on=0)  # fmt: skip
+        guidelines.publish_guidelines(
+            by=people["boss"], sections=first_sections(), note="v1", based_on=0
+        )
     pair = written_pair(people["writer"], people["boss"])
     admin = new_page()
     sign_in(admin, "boss")

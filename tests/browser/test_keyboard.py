@@ -182,9 +182,12 @@ def test_annotating_blind_from_the_keyboard(new_page):
     people = crew("writer", "second", "third")
     tex = r"Ours reaches a BLEU of 73.2 with $k=2$, which is higher than the Baseline model."
     pair = written_pair(
-        people["writer"], people["boss"], entailed=tex, refuted=tex.replace("73.2", "68.9"),
+        people["writer"],
+        people["boss"],
+        entailed=tex,
+        refuted=tex.replace("73.2", "68.9"),
         suggestion=tex.replace("73.2", "68.9"),
-    )  # fmt: skip
+    )
     with_math(pair.context.paper)
     page = person(new_page, "second")
     page.keyboard.press("?")  # the workspace's keys: `n`
@@ -234,8 +237,11 @@ def test_adjudicating_from_the_keyboard(new_page):
     page.wait_for_url(lambda url: "/review/" not in url)
     decision = Adjudication.objects.get(claim=claim)
     assert (decision.decision, decision.label, decision.confidence, decision.reason) == (
-        "decided", claim.label, "high", "second_annotator_error",
-    )  # fmt: skip
+        "decided",
+        claim.label,
+        "high",
+        "second_annotator_error",
+    )
     assert set(decision.evidence.values_list("pk", flat=True)) == set(
         claim.evidence.values_list("pk", flat=True)
     )

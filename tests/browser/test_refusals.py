@@ -311,10 +311,14 @@ def test_a_curation_saved_meanwhile_shows_the_differences_and_both_ways_on(new_p
             )
         )
         return services.save_curated_context(
-            paper=paper, user=c["boss"], kept_section_ids=kept - {without_section.pk},
-            kept_element_ids=elements, not_chart_ids=(), latest_seen=latest.number,
+            paper=paper,
+            user=c["boss"],
+            kept_section_ids=kept - {without_section.pk},
+            kept_element_ids=elements,
+            not_chart_ids=(),
+            latest_seen=latest.number,
             based_on=latest.number,
-        )  # fmt: skip
+        )
 
     save_as_boss(method)  # v2, while alice's page still shows v1
     page.locator(f"input.keep[name=keep][value='{table.pk}']").uncheck()

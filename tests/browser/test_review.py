@@ -38,10 +38,13 @@ def pair(settings):
     services.assign_papers(papers=[paper], experts=[people["alice"]], assigned_by=None)
     body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
     services.save_curated_context(
-        paper=paper, user=people["alice"], kept_section_ids=set(body.values_list("pk", flat=True)),
+        paper=paper,
+        user=people["alice"],
+        kept_section_ids=set(body.values_list("pk", flat=True)),
         kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
-        not_chart_ids=(), latest_seen=None,
-    )  # fmt: skip
+        not_chart_ids=(),
+        latest_seen=None,
+    )
     writing.create_claim_tasks(paper=paper, by=people["alice"], count=1, seed=11)
     return submit(work.next_item(user=people["alice"], kind="write"), people["alice"])
 

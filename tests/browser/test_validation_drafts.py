@@ -55,10 +55,13 @@ def test_the_validators_draft_survives_a_reload_and_ctrl_enter_submits(new_page)
     # A change the server did not get: leaving asks first.
     page.route(
         url,
-        lambda route: route.abort()
-        if route.request.method == "POST" and "json" in (route.request.header_value("content-type") or "")
-        else route.continue_(),
-    )  # fmt: skip
+        lambda route: (
+            route.abort()
+            if route.request.method == "POST"
+            and "json" in (route.request.header_value("content-type") or "")
+            else route.continue_()
+        ),
+    )
     page.click(f"input[name=evidence][value='{piece_id}']")  # back as it was
     page.wait_for_function(
         "document.getElementById('draft-state').textContent.includes('not saved yet')"

@@ -19,10 +19,14 @@ def _with(claims, *, subfield: str, paragraphs: int, first_id: int | None = None
     for claim in claims:
         visuals = tuple(e for e in claim.evidence if e.kind != "paragraph")
         text = tuple(
-            EvidencePiece("paragraph", f"{claim.paperid}/S4.1.p{n}", f"4.1 ¶{n}",
-                          text="Table 2 shows accuracy.")
+            EvidencePiece(
+                "paragraph",
+                f"{claim.paperid}/S4.1.p{n}",
+                f"4.1 ¶{n}",
+                text="Table 2 shows accuracy.",
+            )
             for n in range(1, paragraphs + 1)
-        )  # fmt: skip
+        )
         changed.append(dataclasses.replace(claim, subfield=subfield, evidence=text + visuals))
     return changed
 
@@ -34,13 +38,22 @@ def part_claims(paperid: str, first_id: int, prefix: str) -> list:
         # direct, cs.CL, 1 piece (its table); parallel, cs.CV, 3; sequential, cs.CV, 5;
         # analytical, cs.CL, 2.
         _with(_pair(n, f"{prefix}1", paperid, "direct", (table,)), subfield="cs.CL", paragraphs=0)
-        + _with(_pair(n + 2, f"{prefix}2", paperid, "parallel", (table, chart)),
-                subfield="cs.CV", paragraphs=1)
-        + _with(_pair(n + 4, f"{prefix}3", paperid, "sequential", (table, chart)),
-                subfield="cs.CV", paragraphs=3)
-        + _with(_pair(n + 6, f"{prefix}4", paperid, "analytical", (chart,)),
-                subfield="cs.CL", paragraphs=1)
-    )  # fmt: skip
+        + _with(
+            _pair(n + 2, f"{prefix}2", paperid, "parallel", (table, chart)),
+            subfield="cs.CV",
+            paragraphs=1,
+        )
+        + _with(
+            _pair(n + 4, f"{prefix}3", paperid, "sequential", (table, chart)),
+            subfield="cs.CV",
+            paragraphs=3,
+        )
+        + _with(
+            _pair(n + 6, f"{prefix}4", paperid, "analytical", (chart,)),
+            subfield="cs.CL",
+            paragraphs=1,
+        )
+    )
 
 
 def small_release(**overrides) -> Release:
@@ -80,21 +93,40 @@ RETRIEVAL_CAPTIONS = {
 # two for BM25 and TF-IDF alike: the recall is a hand count.
 RETRIEVAL_CLAIMS = {
     # top 2: 4.1/p1, table/2 → 2 of 2
-    "direct": ("Accuracy rises on the invoice benchmark.",
-               "Accuracy falls on the invoice benchmark.", ("4.1/p1", "table/2"), 0),
+    "direct": (
+        "Accuracy rises on the invoice benchmark.",
+        "Accuracy falls on the invoice benchmark.",
+        ("4.1/p1", "table/2"),
+        0,
+    ),
     # top 2: 4.1/p2, chart/3 → 2 of 3
-    "parallel": ("Latency stays below forty milliseconds.",
-                 "Latency stays below ninety milliseconds.", ("table/2", "chart/3", "4.1/p2"), 0),
+    "parallel": (
+        "Latency stays below forty milliseconds.",
+        "Latency stays below ninety milliseconds.",
+        ("table/2", "chart/3", "4.1/p2"),
+        0,
+    ),
     # top 2: 3/p2, chart/3 → 2 of 5
-    "sequential": ("The decoder uses beam search with width four.",
-                   "The decoder uses beam search with width 8.",
-                   ("3/p2", "chart/3", "table/2", "3/p1", "4.1/p1"), 0),
+    "sequential": (
+        "The decoder uses beam search with width four.",
+        "The decoder uses beam search with width 8.",
+        ("3/p2", "chart/3", "table/2", "3/p1", "4.1/p1"),
+        0,
+    ),
     # top 2: 3/p1, 4.1/p1 → 1 of 3 (one piece is a paragraph the paper file does not hold)
-    "analytical": ("Scanned invoices from twelve banks were pretrained.",
-                   "Scanned invoices from thirteen banks were pretrained.", ("chart/3", "3/p1"), 1),
-}  # fmt: skip
-ELEMENTS = {"direct": ("table/2",), "parallel": ("table/2", "chart/3"),
-            "sequential": ("table/2", "chart/3"), "analytical": ("chart/3",)}  # fmt: skip
+    "analytical": (
+        "Scanned invoices from twelve banks were pretrained.",
+        "Scanned invoices from thirteen banks were pretrained.",
+        ("chart/3", "3/p1"),
+        1,
+    ),
+}
+ELEMENTS = {
+    "direct": ("table/2",),
+    "parallel": ("table/2", "chart/3"),
+    "sequential": ("table/2", "chart/3"),
+    "analytical": ("chart/3",),
+}
 
 
 def _retrieval_paper():
@@ -105,23 +137,27 @@ def _retrieval_paper():
     )
     return ReleasePaper(
         paperid=A,
-        sections=(PaperSection("3", "Method", text("3/")), PaperSection("4.1", "Results",
-                                                                       text("4.1/"))),
+        sections=(
+            PaperSection("3", "Method", text("3/")),
+            PaperSection("4.1", "Results", text("4.1/")),
+        ),
         chart_captions={"3": RETRIEVAL_CAPTIONS["chart/3"]},
         table_captions={"2": RETRIEVAL_CAPTIONS["table/2"], "5": RETRIEVAL_CAPTIONS["table/5"]},
         licence="cc-by-4.0",
-    )  # fmt: skip
+    )
 
 
 def _piece(unit: str) -> EvidencePiece:
     if unit in RETRIEVAL_PARAGRAPHS:
         section, n = unit.split("/p")
-        return EvidencePiece("paragraph", f"{A}/S{section}.p{n}", f"{section} ¶{n}",
-                             text=RETRIEVAL_PARAGRAPHS[unit])  # fmt: skip
+        return EvidencePiece(
+            "paragraph", f"{A}/S{section}.p{n}", f"{section} ¶{n}", text=RETRIEVAL_PARAGRAPHS[unit]
+        )
     kind, item = unit.split("/")
     element = _element(A, kind, item)
-    return EvidencePiece(kind, f"{A}/{unit}", f"{kind.title()} {item}",
-                         image_path=element.image_path)  # fmt: skip
+    return EvidencePiece(
+        kind, f"{A}/{unit}", f"{kind.title()} {item}", image_path=element.image_path
+    )
 
 
 def retrieval_claims() -> list:
@@ -133,10 +169,15 @@ def retrieval_claims() -> list:
             for _ in range(missing)
         )
         for claim in _pair(1 + 2 * n, f"r{n + 1}", A, subset, elements):
-            claims.append(dataclasses.replace(
-                claim, origin_statement=entailed, perturbed_statement=refuted,
-                evidence=evidence, section=("4.1",),
-            ))  # fmt: skip
+            claims.append(
+                dataclasses.replace(
+                    claim,
+                    origin_statement=entailed,
+                    perturbed_statement=refuted,
+                    evidence=evidence,
+                    section=("4.1",),
+                )
+            )
     return claims
 
 
@@ -144,8 +185,12 @@ def write_retrieval_release(root: Path, **overrides) -> Path:
     """Validation: the eight claims above on paper A; test: the small release's on paper B."""
     from tests.validation.test_release_formats import _paper as paper
 
-    elements = [_element(A, "table", "2"), _element(A, "chart", "3"),
-                _element(B, "table", "2"), _element(B, "chart", "3")]  # fmt: skip
+    elements = [
+        _element(A, "table", "2"),
+        _element(A, "chart", "3"),
+        _element(B, "table", "2"),
+        _element(B, "chart", "3"),
+    ]
     fields = dict(
         name="retrieval-small",
         splits={"validation": retrieval_claims(), "test": part_claims(B, 11, "t")},

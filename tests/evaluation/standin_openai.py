@@ -95,8 +95,13 @@ class StandInOpenAI:
     def requests(self, path: str = "/v1/chat/completions") -> list[Logged]:
         return [r for r in self.log if r.path == path]
 
-    def _send(self, handler: BaseHTTPRequestHandler, status: int, body: bytes,
-              headers: dict[str, str] | None = None) -> None:  # fmt: skip
+    def _send(
+        self,
+        handler: BaseHTTPRequestHandler,
+        status: int,
+        body: bytes,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         handler.send_response(status)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(body)))
@@ -118,8 +123,9 @@ class StandInOpenAI:
             fault = self._faults.pop(0) if self._faults else ""
         text = json.dumps(body)
         fault = next((f for t, f in self._always.items() if t in text), fault)
-        self.log.append(Logged(time.monotonic(), handler.path, dict(handler.headers), body,
-                               fault or "ok"))  # fmt: skip
+        self.log.append(
+            Logged(time.monotonic(), handler.path, dict(handler.headers), body, fault or "ok")
+        )
         try:
             if self.delay:
                 time.sleep(self.delay)
@@ -128,8 +134,12 @@ class StandInOpenAI:
             elif self.api_key and handler.headers.get("Authorization") != f"Bearer {self.api_key}":
                 self._send(handler, 401, b'{"error": {"message": "Incorrect API key"}}')
             elif fault == "429":
-                self._send(handler, 429, b'{"error": {"message": "rate limited"}}',
-                           {"Retry-After": self.retry_after})  # fmt: skip
+                self._send(
+                    handler,
+                    429,
+                    b'{"error": {"message": "rate limited"}}',
+                    {"Retry-After": self.retry_after},
+                )
             elif fault == "500":
                 self._send(handler, 500, b'{"error": {"message": "internal error"}}')
             elif fault == "hang":
@@ -140,10 +150,17 @@ class StandInOpenAI:
                 self._send(handler, 200, b'{"object": "chat.completion"}')
             else:
                 answer = {
-                    "id": "chatcmpl-standin", "object": "chat.completion",
-                    "model": body.get("model"), "choices": [{"index": 0, "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": self.answer(body)}}],
-                }  # fmt: skip
+                    "id": "chatcmpl-standin",
+                    "object": "chat.completion",
+                    "model": body.get("model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": self.answer(body)},
+                        }
+                    ],
+                }
                 self._send(handler, 200, json.dumps(answer).encode())
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (its timeout): nothing to answer
@@ -206,8 +223,11 @@ def demonstration_model(
         }
 
     def shown(body: dict) -> set[str]:
-        urls = [p["image_url"]["url"] for p in body["messages"][0]["content"]
-                if p.get("type") == "image_url"]  # fmt: skip
+        urls = [
+            p["image_url"]["url"]
+            for p in body["messages"][0]["content"]
+            if p.get("type") == "image_url"
+        ]
         return {hashlib.sha256(base64.b64decode(u.split(",", 1)[1])).hexdigest() for u in urls}
 
     def answer(body: dict) -> str:
@@ -234,8 +254,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--release", required=True, help="DIR/SciVer: the claims to answer")
     parser.add_argument("--part", default="validation", choices=("validation", "test"))
     parser.add_argument("--accuracy", type=float, default=0.75)
-    parser.add_argument("--grounded", action="store_true",
-                        help="answer only when shown the record's own tables/charts")  # fmt: skip
+    parser.add_argument(
+        "--grounded",
+        action="store_true",
+        help="answer only when shown the record's own tables/charts",
+    )
     args = parser.parse_args(argv)
     model = demonstration_model(args.release, args.part, args.accuracy, args.grounded)
     standin = StandInOpenAI(answer=model)

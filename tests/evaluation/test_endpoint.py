@@ -46,8 +46,20 @@ def _key(monkeypatch, tmp_path, settings):
 
 
 def run(release, server, out, *extra: str, part: str = "validation") -> None:
-    call_command("evaluate_release", str(release), "--part", part, "--endpoint", server.url,
-                 "--model", "standin-vl", "--out", str(out), *FAST, *extra)  # fmt: skip
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        part,
+        "--endpoint",
+        server.url,
+        "--model",
+        "standin-vl",
+        "--out",
+        str(out),
+        *FAST,
+        *extra,
+    )
 
 
 def lines(path) -> list[dict]:
@@ -60,14 +72,19 @@ def test_every_record_is_asked_once_with_its_context_images_and_captions(release
     asked = server.requests()
     assert len(asked) == 8
     assert all(r.headers["Authorization"] == "Bearer sk-test" for r in asked)
-    body = next(r.body for r in asked if "parallel" not in json.dumps(r.body) and
-                len(r.body["messages"][0]["content"]) == 5)  # fmt: skip
+    body = next(
+        r.body
+        for r in asked
+        if "parallel" not in json.dumps(r.body) and len(r.body["messages"][0]["content"]) == 5
+    )
     assert body["model"] == "standin-vl" and body["temperature"] == 0.0
     text, caption1, image1, caption2, image2 = body["messages"][0]["content"]
     assert "Results:\nTable 2 shows accuracy." in text["text"]  # SciVer's reading of section 4.1
     assert 'final line "Answer: yes"' in text["text"]
-    assert (caption1["text"], caption2["text"]) == ("Table 2: accuracy per model.",
-                                                    "Figure 3: loss curves.")  # fmt: skip
+    assert (caption1["text"], caption2["text"]) == (
+        "Table 2: accuracy per model.",
+        "Figure 3: loss curves.",
+    )
     url = image1["image_url"]["url"]
     assert url.startswith("data:image/png;base64,")
     png = (release / "images" / "2409.00001_table_2.png").read_bytes()
@@ -114,15 +131,36 @@ def test_a_wrong_key_is_a_clear_error_at_the_first_request(release, server, tmp_
 
 def test_a_wrong_url_or_a_server_that_is_not_there_is_said_at_once(release, server, tmp_path):
     with pytest.raises(CommandError, match="no chat-completions API at .*HTTP 404"):
-        call_command("evaluate_release", str(release), "--part", "validation", "--endpoint",
-                     server.url.replace("/v1", "/api"), "--model", "m",
-                     "--out", str(tmp_path / "o.jsonl"), *FAST)  # fmt: skip
+        call_command(
+            "evaluate_release",
+            str(release),
+            "--part",
+            "validation",
+            "--endpoint",
+            server.url.replace("/v1", "/api"),
+            "--model",
+            "m",
+            "--out",
+            str(tmp_path / "o.jsonl"),
+            *FAST,
+        )
     closed = StandInOpenAI().start()
     url = closed.url
     closed.stop()
     with pytest.raises(CommandError, match="cannot reach the endpoint"):
-        call_command("evaluate_release", str(release), "--part", "validation", "--endpoint",
-                     url, "--model", "m", "--out", str(tmp_path / "o.jsonl"), *FAST)  # fmt: skip
+        call_command(
+            "evaluate_release",
+            str(release),
+            "--part",
+            "validation",
+            "--endpoint",
+            url,
+            "--model",
+            "m",
+            "--out",
+            str(tmp_path / "o.jsonl"),
+            *FAST,
+        )
 
 
 def test_a_server_that_keeps_failing_the_first_request_stops_the_run(release, server, tmp_path):
@@ -133,8 +171,17 @@ def test_a_server_that_keeps_failing_the_first_request_stops_the_run(release, se
 
 
 def test_the_dry_run_counts_and_sends_nothing(release, server, tmp_path, capsys):
-    call_command("evaluate_release", str(release), "--part", "validation", "--endpoint",
-                 server.url, "--model", "m", "--dry-run")  # fmt: skip
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        "validation",
+        "--endpoint",
+        server.url,
+        "--model",
+        "m",
+        "--dry-run",
+    )
     printed = capsys.readouterr().out
     assert "requests: 8 (0 already cached, 8 to send)" in printed
     assert "images: 12" in printed and "estimated input tokens to send: ~" in printed
@@ -154,9 +201,18 @@ def test_hidden_test_claims_go_to_a_remote_endpoint_only_when_confirmed(release,
     assert sum(line["correct"] for line in lines(tmp_path / "test.jsonl")) == 8
     # Remote: refused before anything is sent (stdin is not a terminal under pytest).
     with pytest.raises(CommandError, match="contaminate the benchmark.*--yes"):
-        call_command("evaluate_release", str(release), "--part", "test", "--endpoint",
-                     "https://api.example.org/v1", "--model", "m", "--out",
-                     str(tmp_path / "remote.jsonl"))  # fmt: skip
+        call_command(
+            "evaluate_release",
+            str(release),
+            "--part",
+            "test",
+            "--endpoint",
+            "https://api.example.org/v1",
+            "--model",
+            "m",
+            "--out",
+            str(tmp_path / "remote.jsonl"),
+        )
     assert not (tmp_path / "remote.jsonl").exists()
 
 
@@ -170,8 +226,14 @@ def test_a_cancelled_run_sends_nothing_more_and_keeps_what_was_answered(release,
         checks.append(1)
         return True  # asked for as soon as the first batch is in
 
-    result = ask_model(plan_requests(part, template), client=client, template=template,
-                       cache=ResponseCache(tmp_path / "c"), concurrency=2, cancelled=cancelled)  # fmt: skip
+    result = ask_model(
+        plan_requests(part, template),
+        client=client,
+        template=template,
+        cache=ResponseCache(tmp_path / "c"),
+        concurrency=2,
+        cancelled=cancelled,
+    )
     assert result.cancelled and checks
     assert 2 <= len(result.responses) == len(server.requests()) <= 3
 

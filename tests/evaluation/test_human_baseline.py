@@ -28,8 +28,14 @@ def answer_all(expert, *, wrong: bool) -> int:
             return answered
         gold = item.claim.review.final_label
         label = {"entailed": "refuted", "refuted": "entailed"}[gold] if wrong else gold
-        services.submit_baseline_answer(item=item, user=expert, version=item.version,
-                                        token=uuid.uuid4(), label=label, explanation="because")  # fmt: skip
+        services.submit_baseline_answer(
+            item=item,
+            user=expert,
+            version=item.version,
+            token=uuid.uuid4(),
+            label=label,
+            explanation="because",
+        )
         answered += 1
 
 
@@ -49,7 +55,15 @@ def test_the_baseline_studys_answers_stand_beside_the_model(tmp_path, capsys):
     release = write_small_release(tmp_path)
     responses = tmp_path / "r.jsonl"
     responses.write_text(json.dumps({"request_id": 1, "response": "Answer: yes"}) + "\n")
-    call_command("evaluate_release", str(release), "--part", "validation", "--responses",
-                 str(responses), "--out", str(tmp_path / "o.jsonl"))  # fmt: skip
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        "validation",
+        "--responses",
+        str(responses),
+        "--out",
+        str(tmp_path / "o.jsonl"),
+    )
     overall = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("all "))
     assert f"50.0 ({2 * n})" in overall

@@ -53,14 +53,28 @@ def release(tmp_path, settings):
 
 
 def ask(release, server, tmp_path, *extra: str) -> None:
-    call_command("evaluate_release", str(release), "--part", "validation", "--endpoint",
-                 server.url, "--model", "standin-vl", "--out", str(tmp_path / "out.jsonl"),
-                 *FAST, *extra)  # fmt: skip
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        "validation",
+        "--endpoint",
+        server.url,
+        "--model",
+        "standin-vl",
+        "--out",
+        str(tmp_path / "out.jsonl"),
+        *FAST,
+        *extra,
+    )
 
 
 def subset_of(text: str) -> str:
-    return next(s for s, (e, r, *_) in RETRIEVAL_CLAIMS.items()
-                if f"Claim: {e}\n" in text or f"Claim: {r}\n" in text)  # fmt: skip
+    return next(
+        s
+        for s, (e, r, *_) in RETRIEVAL_CLAIMS.items()
+        if f"Claim: {e}\n" in text or f"Claim: {r}\n" in text
+    )
 
 
 def sent(content: list[dict]) -> tuple[set[str], list[str], list[bytes]]:
@@ -73,8 +87,18 @@ def sent(content: list[dict]) -> tuple[set[str], list[str], list[bytes]]:
 
 
 def test_a_rag_run_sends_only_the_retrieved_evidence(release, server, tmp_path, capsys):
-    ask(release, server, tmp_path, "--context", "retrieved", "--retriever", "bm25", "--k", "2",
-        "--save")  # fmt: skip
+    ask(
+        release,
+        server,
+        tmp_path,
+        "--context",
+        "retrieved",
+        "--retriever",
+        "bm25",
+        "--k",
+        "2",
+        "--save",
+    )
     printed = capsys.readouterr().out
     assert "8 requests sent to" in printed and "(BM25 top 2)" in printed
     assert "model standin-vl, BM25 top 2" in printed
@@ -103,8 +127,11 @@ def test_a_rag_run_sends_only_the_retrieved_evidence(release, server, tmp_path, 
 
 def test_the_full_context_run_differs_from_the_retrieved_one(release, server, tmp_path):
     ask(release, server, tmp_path)  # full context: the record's section 4.1, its own images
-    sequential = next(r.body for r in server.requests()
-                  if subset_of(r.body["messages"][0]["content"][0]["text"]) == "sequential")  # fmt: skip
+    sequential = next(
+        r.body
+        for r in server.requests()
+        if subset_of(r.body["messages"][0]["content"][0]["text"]) == "sequential"
+    )
     paragraphs, captions, _ = sent(sequential["messages"][0]["content"])
     assert paragraphs == {"4.1/p1", "4.1/p2"}  # the whole of section 4.1, none of section 3
     assert captions == [RETRIEVAL_CAPTIONS["table/2"], RETRIEVAL_CAPTIONS["chart/3"]]
@@ -135,16 +162,39 @@ def test_a_retrieved_table_without_an_image_is_given_by_its_caption(release, ser
 
 
 def test_the_dry_run_and_a_responses_file_know_the_setting(release, server, tmp_path, capsys):
-    call_command("evaluate_release", str(release), "--part", "validation", "--endpoint",
-                 server.url, "--model", "m", "--dry-run", "--context", "retrieved", "--k", "1")  # fmt: skip
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        "validation",
+        "--endpoint",
+        server.url,
+        "--model",
+        "m",
+        "--dry-run",
+        "--context",
+        "retrieved",
+        "--k",
+        "1",
+    )
     printed = capsys.readouterr().out
     assert "(BM25 top 1)" in printed and "requests: 8 (0 already cached, 8 to send)" in printed
     assert server.log == []
     responses = tmp_path / "r.jsonl"
     responses.write_text('{"request_id": 1, "response": "yes"}\n')
     with pytest.raises(CommandError, match="--context retrieved is for --endpoint"):
-        call_command("evaluate_release", str(release), "--part", "validation", "--responses",
-                     str(responses), "--out", str(tmp_path / "o.jsonl"), "--context", "retrieved")  # fmt: skip
+        call_command(
+            "evaluate_release",
+            str(release),
+            "--part",
+            "validation",
+            "--responses",
+            str(responses),
+            "--out",
+            str(tmp_path / "o.jsonl"),
+            "--context",
+            "retrieved",
+        )
 
 
 def test_the_pages_start_a_rag_run_and_show_it_beside_the_full_context_run(
@@ -160,11 +210,28 @@ def test_the_pages_start_a_rag_run_and_show_it_beside_the_full_context_run(
     client.force_login(AdminFactory())
     page = client.get("/manage/evaluation/").content.decode()
     assert '<option value="bm25">BM25: retrieved evidence only (RAG)</option>' in page
-    bad = client.post("/manage/evaluation/", {"export": export.pk, "part": "validation",
-                      "endpoint": "standin", "model": "standin-vl", "context": "contriever"})  # fmt: skip
+    bad = client.post(
+        "/manage/evaluation/",
+        {
+            "export": export.pk,
+            "part": "validation",
+            "endpoint": "standin",
+            "model": "standin-vl",
+            "context": "contriever",
+        },
+    )
     assert bad.status_code == 400 and EvaluationRun.objects.count() == 1
-    client.post("/manage/evaluation/", {"export": export.pk, "part": "validation",
-                "endpoint": "standin", "model": "standin-vl", "context": "bm25", "k": "2"})  # fmt: skip
+    client.post(
+        "/manage/evaluation/",
+        {
+            "export": export.pk,
+            "part": "validation",
+            "endpoint": "standin",
+            "model": "standin-vl",
+            "context": "bm25",
+            "k": "2",
+        },
+    )
     rag = EvaluationRun.objects.exclude(pk=full.pk).get()
     assert (rag.context, rag.retriever, rag.top_k) == ("retrieved", "bm25", 2)
     before = len(server.requests())
@@ -189,7 +256,9 @@ def test_the_pages_start_a_rag_run_and_show_it_beside_the_full_context_run(
     table = client.get(f"/manage/evaluation/compare.csv?run={full.pk}&run={rag.pk}")
     rows = list(csv.DictReader(io.StringIO(table.content.decode())))
     assert {(r["run"], r["context"]) for r in rows} == {
-        (str(full.pk), "full context"), (str(rag.pk), "BM25 top 2")}  # fmt: skip
+        (str(full.pk), "full context"),
+        (str(rag.pk), "BM25 top 2"),
+    }
     data = json.loads(client.get(f"/manage/evaluation/compare.json?run={rag.pk}").content)
     assert data["runs"][0]["retriever"] == "bm25"
     assert data["runs"][0]["k"] == 2 and data["runs"][0]["context"] == "retrieved"
@@ -202,7 +271,9 @@ def test_the_grounded_demonstration_model_needs_the_records_images(release):
     claim, *_ = RETRIEVAL_CLAIMS["direct"]
     text = {"type": "text", "text": f"Context:\n\nClaim: {claim}\n\nThink."}
     png = (release / "images" / "2409.00001_table_2.png").read_bytes()
-    image = {"type": "image_url",
-             "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}}  # fmt: skip
+    image = {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()},
+    }
     assert "cannot determine" in model({"messages": [{"content": [text]}]})
     assert "cannot" not in model({"messages": [{"content": [text, image]}]})

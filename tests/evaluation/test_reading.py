@@ -33,9 +33,17 @@ def test_sciver_rule_is_a_substring_test_and_empty_is_wrong_both_ways():
 
 @pytest.mark.parametrize(
     "text",
-    ["eyes", "yesterday", "Bayesian", "supportive", "truest", "incorrectly labelled axes",
-     "Notably, the table has three rows.", "nobody knows"],
-)  # fmt: skip
+    [
+        "eyes",
+        "yesterday",
+        "Bayesian",
+        "supportive",
+        "truest",
+        "incorrectly labelled axes",
+        "Notably, the table has three rows.",
+        "nobody knows",
+    ],
+)
 def test_words_inside_other_words_say_nothing(text):
     assert read_response(text) is None
 

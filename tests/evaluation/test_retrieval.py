@@ -34,8 +34,9 @@ def release(tmp_path):
 
 def test_recall_at_2_matches_the_hand_count(release, tmp_path, capsys):
     figures = tmp_path / "recall.json"
-    call_command("retrieval_report", str(release), "--part", "validation", "--k", "2",
-                 "--json", str(figures))  # fmt: skip
+    call_command(
+        "retrieval_report", str(release), "--part", "validation", "--k", "2", "--json", str(figures)
+    )
     data = json.loads(figures.read_text())
     assert data["claims"] == 8 and data["k"] == 2 and data["without_evidence"] == 0
     for name in ("bm25", "tfidf"):
@@ -112,11 +113,20 @@ def test_a_stored_description_is_indexed_beside_the_caption():
 
 def test_the_command_says_what_is_wrong(release, tmp_path):
     with pytest.raises(CommandError, match="no retriever 'contriever'; retrievers: bm25, tfidf"):
-        call_command("retrieval_report", str(release), "--part", "validation",
-                     "--retrievers", "bm25,contriever")  # fmt: skip
+        call_command(
+            "retrieval_report",
+            str(release),
+            "--part",
+            "validation",
+            "--retrievers",
+            "bm25,contriever",
+        )
     with pytest.raises(CommandError, match="k must be at least 1"):
         call_command("retrieval_report", str(release), "--part", "validation", "--k", "0")
     (release / "data" / "validation.jsonl").unlink()  # as SciVer's own release: no evidence
-    with pytest.raises(CommandError, match="no record of the validation part has a gold "
-                       "evidence list: SciVer's public release drops it"):  # fmt: skip
+    with pytest.raises(
+        CommandError,
+        match="no record of the validation part has a gold "
+        "evidence list: SciVer's public release drops it",
+    ):
         call_command("retrieval_report", str(release), "--part", "validation")

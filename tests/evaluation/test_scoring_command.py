@@ -31,13 +31,21 @@ RESPONSES = {
 # The hand count: (n, correct, unanswered, SciVer-correct) per cell.
 EXPECTED = {
     "overall": {"all": (8, 4, 3, 2)},
-    "subset": {"direct": (2, 2, 0, 1), "parallel": (2, 1, 0, 0), "sequential": (2, 0, 2, 0),
-               "analytical": (2, 1, 1, 1)},
+    "subset": {
+        "direct": (2, 2, 0, 1),
+        "parallel": (2, 1, 0, 0),
+        "sequential": (2, 0, 2, 0),
+        "analytical": (2, 1, 1, 1),
+    },
     "subfield": {"cs.CL": (4, 3, 1, 2), "cs.CV": (4, 1, 2, 0)},
     "label": {"entailed": (4, 2, 2, 1), "refuted": (4, 2, 1, 1)},
-    "evidence": {"one": (2, 2, 0, 1), "two": (2, 1, 1, 1), "three": (2, 1, 0, 0),
-                 "more than three": (2, 0, 2, 0)},
-}  # fmt: skip
+    "evidence": {
+        "one": (2, 2, 0, 1),
+        "two": (2, 1, 1, 1),
+        "three": (2, 1, 0, 0),
+        "more than three": (2, 0, 2, 0),
+    },
+}
 
 
 def _jsonl(path, rows) -> None:
@@ -53,19 +61,41 @@ def test_breakdowns_match_a_hand_count(release, tmp_path, capsys):
     responses = tmp_path / "responses.jsonl"
     _jsonl(responses, [{"request_id": k, "response": v} for k, v in RESPONSES.items()])
     out, summary = tmp_path / "scored.jsonl", tmp_path / "summary.json"
-    call_command("evaluate_release", str(release), "--part", "validation", "--responses",
-                 str(responses), "--out", str(out), "--summary", str(summary))  # fmt: skip
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        "validation",
+        "--responses",
+        str(responses),
+        "--out",
+        str(out),
+        "--summary",
+        str(summary),
+    )
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["request_id"] for line in lines] == list(range(1, 9))
     by_id = {line["request_id"]: line for line in lines}
-    assert by_id[2] == {"request_id": 2, "response": RESPONSES[2], "parsed": "refuted",
-                        "correct": True, "official_correct": False}  # fmt: skip
-    assert by_id[6] == {"request_id": 6, "response": None, "parsed": None, "correct": False,
-                        "official_correct": False}  # fmt: skip
+    assert by_id[2] == {
+        "request_id": 2,
+        "response": RESPONSES[2],
+        "parsed": "refuted",
+        "correct": True,
+        "official_correct": False,
+    }
+    assert by_id[6] == {
+        "request_id": 6,
+        "response": None,
+        "parsed": None,
+        "correct": False,
+        "official_correct": False,
+    }
     assert by_id[7]["parsed"] is None and by_id[7]["correct"] is False
     cells = json.loads(summary.read_text())["breakdowns"]
-    got = {g: {c["key"]: (c["n"], c["correct"], c["unanswered"], c["official"]) for c in cs}
-           for g, cs in cells.items()}  # fmt: skip
+    got = {
+        g: {c["key"]: (c["n"], c["correct"], c["unanswered"], c["official"]) for c in cs}
+        for g, cs in cells.items()
+    }
     assert got == EXPECTED
     overall = cells["overall"][0]
     assert overall["accuracy"] == 0.5 and overall["official_accuracy"] == 0.25
@@ -102,36 +132,72 @@ def test_sciver_output_files_score_the_hidden_test_part_from_the_labels_file(rel
     responses = tmp_path / "gpt-4o_testset.json"
     responses.write_text(json.dumps(records))
     out = tmp_path / "test.jsonl"
-    call_command("evaluate_release", str(release), "--part", "test", "--responses",
-                 str(responses), "--out", str(out))  # fmt: skip
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        "test",
+        "--responses",
+        str(responses),
+        "--out",
+        str(out),
+    )
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 8 and sum(line["correct"] for line in lines) == 7
     assert [line["parsed"] for line in lines].count(None) == 1
     (tmp_path / "SciVer.labels.json").rename(tmp_path / "elsewhere.json")
     with pytest.raises(CommandError, match="labels file"):
-        call_command("evaluate_release", str(release), "--part", "test", "--responses",
-                     str(responses), "--out", str(out))  # fmt: skip
-    call_command("evaluate_release", str(release), "--part", "test", "--responses",
-                 str(responses), "--out", str(out), "--labels", str(tmp_path / "elsewhere.json"))  # fmt: skip
+        call_command(
+            "evaluate_release",
+            str(release),
+            "--part",
+            "test",
+            "--responses",
+            str(responses),
+            "--out",
+            str(out),
+        )
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        "test",
+        "--responses",
+        str(responses),
+        "--out",
+        str(out),
+        "--labels",
+        str(tmp_path / "elsewhere.json"),
+    )
 
 
 @pytest.mark.parametrize(
     "rows, message",
     [
         ([{"request_id": 99, "response": "yes"}], "not in this part"),
-        ([{"request_id": 1, "response": "yes"}, {"request_id": 1, "response": "no"}],
-         "second response"),
+        (
+            [{"request_id": 1, "response": "yes"}, {"request_id": 1, "response": "no"}],
+            "second response",
+        ),
         ([{"request_id": "1", "response": "yes"}], "not an integer"),
         ([{"request_id": 1, "response": 3}], "should be a string"),
         ([{"request_id": 1, "claim": "Another claim.", "response": "yes"}], "another release"),
     ],
-)  # fmt: skip
+)
 def test_bad_responses_are_refused_and_nothing_is_written(release, tmp_path, rows, message):
     responses, out = tmp_path / "r.jsonl", tmp_path / "out.jsonl"
     _jsonl(responses, rows)
     with pytest.raises(CommandError, match=message):
-        call_command("evaluate_release", str(release), "--part", "validation", "--responses",
-                     str(responses), "--out", str(out))  # fmt: skip
+        call_command(
+            "evaluate_release",
+            str(release),
+            "--part",
+            "validation",
+            "--responses",
+            str(responses),
+            "--out",
+            str(out),
+        )
     assert not out.exists()
 
 
@@ -139,8 +205,16 @@ def test_an_unreadable_line_is_named(release, tmp_path):
     responses = tmp_path / "r.jsonl"
     responses.write_text('{"request_id": 1, "response": "yes"}\n{oops\n')
     with pytest.raises(CommandError, match=r"r.jsonl:2 is not a JSON object"):
-        call_command("evaluate_release", str(release), "--part", "validation", "--responses",
-                     str(responses), "--out", str(tmp_path / "o.jsonl"))  # fmt: skip
+        call_command(
+            "evaluate_release",
+            str(release),
+            "--part",
+            "validation",
+            "--responses",
+            str(responses),
+            "--out",
+            str(tmp_path / "o.jsonl"),
+        )
 
 
 def test_a_recorded_runs_model_name_over_the_limit_is_refused_never_cut(release, tmp_path):
@@ -154,14 +228,36 @@ def test_a_recorded_runs_model_name_over_the_limit_is_refused_never_cut(release,
     long, at_limit = "m" * (services.MAX_MODEL + 1), "m" * services.MAX_MODEL
     said = "model: longer than 200 characters (it has 201); shorten it."
     with pytest.raises(CommandError) as refused:
-        call_command("evaluate_release", str(release), "--part", "validation", "--responses",
-                     str(responses), "--out", str(out), "--model", long, "--save")  # fmt: skip
+        call_command(
+            "evaluate_release",
+            str(release),
+            "--part",
+            "validation",
+            "--responses",
+            str(responses),
+            "--out",
+            str(out),
+            "--model",
+            long,
+            "--save",
+        )
     assert said in str(refused.value) and not out.exists()
     evaluation = services.evaluate(load_part(release, "validation"), dict(RESPONSES))
     with pytest.raises(services.EvaluationRefused) as refused:
         services.record_run(evaluation=evaluation, model=long, source="responses")
     assert str(refused.value) == f"Nothing was recorded: {said}"
     assert not EvaluationRun.objects.exists()
-    call_command("evaluate_release", str(release), "--part", "validation", "--responses",
-                 str(responses), "--out", str(out), "--model", at_limit, "--save")  # fmt: skip
+    call_command(
+        "evaluate_release",
+        str(release),
+        "--part",
+        "validation",
+        "--responses",
+        str(responses),
+        "--out",
+        str(out),
+        "--model",
+        at_limit,
+        "--save",
+    )
     assert EvaluationRun.objects.get().model == at_limit

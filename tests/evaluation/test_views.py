@@ -52,37 +52,48 @@ def configured(settings, server, monkeypatch, tmp_path):
 
 
 def start(client, export, **fields):
-    data = {"export": export.pk, "part": "validation", "endpoint": "standin",
-            "model": "standin-vl"} | fields  # fmt: skip
+    data = {
+        "export": export.pk,
+        "part": "validation",
+        "endpoint": "standin",
+        "model": "standin-vl",
+    } | fields
     return client.post("/manage/evaluation/", data)
 
 
 def _routes(run) -> list[tuple[str, str, int]]:
     return [
-        ("get", "/manage/evaluation/", 200), ("post", "/manage/evaluation/", 400),
+        ("get", "/manage/evaluation/", 200),
+        ("post", "/manage/evaluation/", 400),
         ("get", f"/manage/evaluation/runs/{run.pk}/", 200),
         ("post", f"/manage/evaluation/runs/{run.pk}/cancel/", 302),
         ("get", f"/manage/evaluation/runs/{run.pk}/outcomes.csv", 200),
         ("get", f"/manage/evaluation/runs/{run.pk}/outcomes.json", 200),
         ("get", "/manage/evaluation/runs/999/", 404),
-        ("get", "/manage/evaluation/compare/", 200), ("get", "/manage/evaluation/compare.csv", 200),
+        ("get", "/manage/evaluation/compare/", 200),
+        ("get", "/manage/evaluation/compare.csv", 200),
         ("get", "/manage/evaluation/compare.json", 200),
-    ]  # fmt: skip
+    ]
 
 
 def test_the_table_covers_every_evaluation_route(export):
-    run = EvaluationRun.objects.create(release_dir=export.out, part="validation",
-                                       source="responses", model="m")  # fmt: skip
+    run = EvaluationRun.objects.create(
+        release_dir=export.out, part="validation", source="responses", model="m"
+    )
     apps = [p for p in get_resolver().url_patterns if getattr(p, "namespace", None) == "evaluation"]
     named = {route.name for app in apps for route in app.url_patterns}
     assert named  # the app's URLs are mounted
-    assert {resolve(url.split("?")[0]).url_name for _, url, _ in _routes(run)
-            if not url.endswith("/999/")} == named  # fmt: skip
+    assert {
+        resolve(url.split("?")[0]).url_name
+        for _, url, _ in _routes(run)
+        if not url.endswith("/999/")
+    } == named
 
 
 def test_every_route_for_every_role(client, export):
-    run = EvaluationRun.objects.create(release_dir=export.out, part="validation",
-                                       source="responses", model="m")  # fmt: skip
+    run = EvaluationRun.objects.create(
+        release_dir=export.out, part="validation", source="responses", model="m"
+    )
     routes = _routes(run)
     for method, url, _ in routes:
         response = getattr(client, method)(url)
@@ -123,10 +134,17 @@ def test_a_run_from_the_page_asks_the_standin_and_is_compared(client, export, se
     assert as_json["run"]["model"] == "standin-vl" and len(as_json["outcomes"]) == 8
     # A second run scored from a file, for the side by side.
     other = EvaluationRun.objects.create(
-        release_dir=export.out, part="validation", source="responses", model="other",
-        summary={"breakdowns": {**run.summary["breakdowns"], "subset": [
-            c | {"accuracy": 0.5} for c in run.summary["breakdowns"]["subset"]]}},
-    )  # fmt: skip
+        release_dir=export.out,
+        part="validation",
+        source="responses",
+        model="other",
+        summary={
+            "breakdowns": {
+                **run.summary["breakdowns"],
+                "subset": [c | {"accuracy": 0.5} for c in run.summary["breakdowns"]["subset"]],
+            }
+        },
+    )
     compared = client.get(f"/manage/evaluation/compare/?run={run.pk}&run={other.pk}")
     html = compared.content.decode()
     assert html.count("<svg") == 2 and "Accuracy per subset" in html

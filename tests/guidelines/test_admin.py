@@ -26,8 +26,7 @@ def records():
     written_pair(people["writer"], people["boss"])
     annotate(people["second"])  # a use of guidelines v1
     item = review.take_next(user=people["third"], kind=WorkKind.EVIDENCE)
-    flag = services.raise_flag(user=people["third"], kind="unclear", note="which model?",
-                               item=item)  # fmt: skip
+    flag = services.raise_flag(user=people["third"], kind="unclear", note="which model?", item=item)
     services.close_flag(flag=flag, by=people["boss"], status="dismissed", note="it says")
     other = written_pair(people["writer"], people["boss"], seed=2)
     archiving.archive_papers(papers=[other.context.paper], by=people["boss"], note="duplicate")
@@ -66,9 +65,10 @@ def test_no_record_is_added_changed_or_deleted_in_the_admin(records, client) -> 
         assert client.post(_url(model, "delete", obj.pk), {"post": "yes"}).status_code == 403
         changed = client.post(_url(model, "change", obj.pk), {"note": "rewritten", "_save": "1"})
         assert changed.status_code == 403, model
-        bulk = client.post(_url(model, "changelist"), {"action": "delete_selected",
-                                                       "_selected_action": [obj.pk],
-                                                       "post": "yes"})  # fmt: skip
+        bulk = client.post(
+            _url(model, "changelist"),
+            {"action": "delete_selected", "_selected_action": [obj.pk], "post": "yes"},
+        )
         assert bulk.status_code in (200, 302), model  # no such action: nothing happens
     assert {model: list(model.objects.order_by("pk").values()) for model in MODELS} == before
     assert Flag.objects.get().status == FlagStatus.DISMISSED

@@ -83,8 +83,9 @@ def test_an_edit_compares_again_withdraws_what_was_opened_and_keeps_agreement(te
     assert edits.second_annotation_editable(item, people["second"])
     client.force_login(people["second"])
     url = reverse("answers:edit", args=[item.key])
-    response = client.post(url, {"label": FLIP[claim.label], "evidence": _evidence(item)},
-                           follow=True)  # fmt: skip
+    response = client.post(
+        url, {"label": FLIP[claim.label], "evidence": _evidence(item)}, follow=True
+    )
     after_flip = response.content.decode()
     assert "Your answer was changed." in after_flip
     opened.refresh_from_db()
@@ -126,12 +127,15 @@ def test_once_the_next_stage_is_taken_the_answer_stays_and_the_refusal_says_whic
     for item, who in ((first, people["second"]), (other, people["third"])):
         assert not edits.second_annotation_editable(item, who)
         with pytest.raises(edits.AnswerLocked) as refused:
-            edits.edit_second_annotation(item=item, user=who, label="entailed",
-                                         evidence_ids=_evidence(item))  # fmt: skip
+            edits.edit_second_annotation(
+                item=item, user=who, label="entailed", evidence_ids=_evidence(item)
+            )
         messages.append(refused.value.message)
         client.force_login(who)
-        response = client.post(reverse("answers:edit", args=[item.key]),
-                               {"label": "refuted", "evidence": _evidence(item)})  # fmt: skip
+        response = client.post(
+            reverse("answers:edit", args=[item.key]),
+            {"label": "refuted", "evidence": _evidence(item)},
+        )
         assert response.status_code == 409 and edits.TOO_LATE in response.content.decode()
         assert TELLING.search(_blind_page(client, item)) is None
     assert messages == [edits.TOO_LATE, edits.TOO_LATE]
@@ -158,18 +162,34 @@ def test_an_adjudicator_edits_before_the_validation_is_taken(team, client):
     paragraphs = [shown.filter(element__kind="paragraph").values_list("element_id", flat=True)[0]]
     client.force_login(people["dave"])
     url = reverse("answers:edit", args=[item.key])
-    response = client.post(url, {"label": claim.label, "evidence": written + paragraphs,
-                                 "confidence": "medium", "reason": "ambiguous_claim",
-                                 "notes": "the paragraph defines the metric"})  # fmt: skip
+    response = client.post(
+        url,
+        {
+            "label": claim.label,
+            "evidence": written + paragraphs,
+            "confidence": "medium",
+            "reason": "ambiguous_claim",
+            "notes": "the paragraph defines the metric",
+        },
+    )
     assert response.status_code == 302, response.content.decode()[:3000]
     review_row.refresh_from_db()
     assert sorted(review_row.final_evidence.values_list("pk", flat=True)) == sorted(
-        written + paragraphs)  # fmt: skip
+        written + paragraphs
+    )
     event = WorkEvent.objects.get(item=item, action=WorkAction.ANSWER_EDITED, machine="item")
     assert event.old["confidence"] == "high" and event.new["confidence"] == "medium"
     if claim.label == "refuted":
-        refused = client.post(url, {"label": "entailed", "evidence": written, "notes": "x",
-                                    "confidence": "high", "reason": "other"})  # fmt: skip
+        refused = client.post(
+            url,
+            {
+                "label": "entailed",
+                "evidence": written,
+                "notes": "x",
+                "confidence": "high",
+                "reason": "other",
+            },
+        )
         assert refused.status_code == 400 and "Ask an admin" in refused.content.decode()
     # A validator who never saw the pair takes it: the decision stays as it is.
     taken = WorkItem.objects.get(claim=claim, kind=WorkKind.VALIDATE, status=WorkStatus.OPEN)
@@ -177,9 +197,15 @@ def test_an_adjudicator_edits_before_the_validation_is_taken(team, client):
     assert leased.pk == taken.pk
     assert not edits.adjudication_editable(item, people["dave"])
     with pytest.raises(edits.AnswerLocked, match="can no longer be edited"):
-        edits.edit_adjudication(item=item, user=people["dave"], label=claim.label,
-                                evidence_ids=written, confidence="high", reason="other",
-                                notes="back")  # fmt: skip
+        edits.edit_adjudication(
+            item=item,
+            user=people["dave"],
+            label=claim.label,
+            evidence_ids=written,
+            confidence="high",
+            reason="other",
+            notes="back",
+        )
 
 
 def test_a_validator_edits_until_a_split_is_frozen(client):
@@ -197,8 +223,9 @@ def test_a_validator_edits_until_a_split_is_frozen(client):
         client.force_login(who)
         assert client.get(url).status_code == 404
     client.force_login(team.validators[0])
-    evidence = list(ClaimReview.objects.get(claim=claim).final_evidence.values_list("pk",
-                                                                                   flat=True))  # fmt: skip
+    evidence = list(
+        ClaimReview.objects.get(claim=claim).final_evidence.values_list("pk", flat=True)
+    )
     revised = "Ours reaches a BLEU of 73.2, higher than that of the Baseline model."
     unticked = client.post(url, {"text": revised, "evidence": evidence})
     assert unticked.status_code == 400 and "tick the criteria" in unticked.content.decode()
@@ -222,8 +249,10 @@ def test_a_validator_edits_until_a_split_is_frozen(client):
     assert client.post(url, {"text": written, "evidence": evidence}).status_code == 302
     validation_row.refresh_from_db()
     assert validation_row.revisions == 0 and validation_row.criteria_failed == []
-    assert WorkEvent.objects.filter(item=item, action=WorkAction.ANSWER_EDITED,
-                                    machine="item").count() == 2  # fmt: skip
+    assert (
+        WorkEvent.objects.filter(item=item, action=WorkAction.ANSWER_EDITED, machine="item").count()
+        == 2
+    )
     # A frozen split closes it.
     from django.core.management import call_command
 

@@ -37,8 +37,9 @@ def test_the_holder_flags_an_element_or_the_item_and_nobody_else_may(setup, clie
     url = reverse("guidelines:flag_item", args=[item.key])
     client.force_login(people["second"])
     assert client.get(url).status_code == 200
-    response = client.post(url, {"kind": "extraction", "note": "cells shifted",
-                                 "element": str(table.pk)})  # fmt: skip
+    response = client.post(
+        url, {"kind": "extraction", "note": "cells shifted", "element": str(table.pk)}
+    )
     assert response.status_code == 302
     client.post(url, {"kind": "unclear", "note": "which model?", "element": ""})
     flags = Flag.objects.order_by("id")
@@ -53,8 +54,12 @@ def test_the_holder_flags_an_element_or_the_item_and_nobody_else_may(setup, clie
     assert bad.status_code == 400 and "not shown on this task" in bad.content.decode()
     removed = CuratedElement.objects.filter(context=item.pair.context).first()
     CuratedElement.objects.filter(pk=removed.pk).update(in_context=False)
-    assert client.post(url, {"kind": "unsure", "note": "x",
-                             "element": str(removed.element_id)}).status_code == 400  # fmt: skip
+    assert (
+        client.post(
+            url, {"kind": "unsure", "note": "x", "element": str(removed.element_id)}
+        ).status_code
+        == 400
+    )
     assert client.post(url, {"kind": "bogus", "note": "x"}).status_code == 400
     assert client.post(url, {"kind": "unsure", "note": "  "}).status_code == 400
     assert Flag.objects.count() == 2
@@ -71,11 +76,11 @@ def test_the_holder_flags_an_element_or_the_item_and_nobody_else_may(setup, clie
 def test_a_blind_annotators_flag_page_shows_only_their_own_flags(setup, client) -> None:
     people, pair = setup
     write = pair.work_items.get(kind=WorkKind.WRITE)
-    services.raise_flag(user=people["writer"], kind="extraction", note="WRITER-SAYS-REFUTED",
-                        item=write)  # fmt: skip
+    services.raise_flag(
+        user=people["writer"], kind="extraction", note="WRITER-SAYS-REFUTED", item=write
+    )
     done = annotate(people["second"])  # submitted: still theirs to flag
-    services.raise_flag(user=people["second"], kind="unsure", note="SECOND-ON-HIS-CLAIM",
-                        item=done)  # fmt: skip
+    services.raise_flag(user=people["second"], kind="unsure", note="SECOND-ON-HIS-CLAIM", item=done)
     item = review.take_next(user=people["third"], kind=WorkKind.EVIDENCE)
     client.force_login(people["third"])
     page = client.get(reverse("guidelines:flag_item", args=[item.key])).content.decode()
@@ -96,8 +101,9 @@ def test_only_admins_fix_and_every_fix_is_recorded(setup, client, settings) -> N
     people, pair = setup
     item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
     table = next(e for e in _shown(item) if e.kind == "table")
-    flag = services.raise_flag(user=people["second"], kind="extraction", note="caption cut",
-                               item=item, element_id=table.pk)  # fmt: skip
+    flag = services.raise_flag(
+        user=people["second"], kind="extraction", note="caption cut", item=item, element_id=table.pk
+    )
     url = reverse("guidelines:flag", args=[flag.pk])
     old_caption = table.caption
     for who in (people["second"], UserFactory()):
@@ -108,8 +114,12 @@ def test_only_admins_fix_and_every_fix_is_recorded(setup, client, settings) -> N
     table.refresh_from_db()
     assert table.caption == old_caption and not FlagFix.objects.exists()
     client.force_login(people["boss"])
-    assert client.post(url, {"action": "edit", "caption": "Table 1: BLEU and F1 on WMT.",
-                             "note": "restored"}).status_code == 302  # fmt: skip
+    assert (
+        client.post(
+            url, {"action": "edit", "caption": "Table 1: BLEU and F1 on WMT.", "note": "restored"}
+        ).status_code
+        == 302
+    )
     assert client.post(url, {"action": "mark", "note": "merged header cells"}).status_code == 302
     assert client.post(url, {"action": "dismissed", "note": ""}).status_code == 400
     assert client.post(url, {"action": "fixed", "note": "done"}).status_code == 302
@@ -119,8 +129,10 @@ def test_only_admins_fix_and_every_fix_is_recorded(setup, client, settings) -> N
     assert "flagged: merged header cells" in table.degraded_reasons
     fixes = list(FlagFix.objects.order_by("id"))
     assert [(x.action, x.by) for x in fixes] == [
-        (FixAction.CAPTION, people["boss"]), (FixAction.MARKED, people["boss"]),
-        (FixAction.FIXED, people["boss"])]  # fmt: skip
+        (FixAction.CAPTION, people["boss"]),
+        (FixAction.MARKED, people["boss"]),
+        (FixAction.FIXED, people["boss"]),
+    ]
     assert fixes[0].before == {"caption": old_caption}
     assert fixes[0].after == {"caption": "Table 1: BLEU and F1 on WMT."}
     assert all(x.at for x in fixes)

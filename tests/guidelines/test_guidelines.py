@@ -29,8 +29,10 @@ def test_the_migration_seeds_version_one_from_the_apps_texts() -> None:
     v1 = GuidelineVersion.objects.get()
     assert v1.number == 1 and v1.sections == first_sections()
     keys = [s["key"] for s in v1.sections]
-    assert keys[:5] == [*(f"subset-{s}" for s in ("direct", "parallel", "sequential",
-                                                   "analytical")), "evidence"]  # fmt: skip
+    assert keys[:5] == [
+        *(f"subset-{s}" for s in ("direct", "parallel", "sequential", "analytical")),
+        "evidence",
+    ]
     assert len([k for k in keys if k.startswith("criterion-")]) == 5
     # The checklist's criteria, word for word, in the validation app's order.
     assert [(k, t) for k, t, _ in CRITERIA_EXAMPLES] == list(CRITERIA.items())
@@ -40,8 +42,9 @@ def test_the_migration_seeds_version_one_from_the_apps_texts() -> None:
 def test_an_admin_publishes_a_new_version_and_the_old_one_stays() -> None:
     admin = AdminFactory()
     v1 = services.current_version()
-    v2 = services.publish_guidelines(by=admin, sections=_edited(v1, "Sharper."), note="direct",
-                                     based_on=1)  # fmt: skip
+    v2 = services.publish_guidelines(
+        by=admin, sections=_edited(v1, "Sharper."), note="direct", based_on=1
+    )
     assert (v2.number, services.current_version()) == (2, v2)
     v1.refresh_from_db()
     assert v1.sections == first_sections()  # unchanged, still there
@@ -52,8 +55,9 @@ def test_an_admin_publishes_a_new_version_and_the_old_one_stays() -> None:
     with pytest.raises(services.GuidelineError, match="Nothing changed"):
         services.publish_guidelines(by=admin, sections=v2.sections, note="n", based_on=2)
     with pytest.raises(services.GuidelineError, match="Only admins"):
-        services.publish_guidelines(by=UserFactory(), sections=_edited(v2, "y"), note="n",
-                                    based_on=2)  # fmt: skip
+        services.publish_guidelines(
+            by=UserFactory(), sections=_edited(v2, "y"), note="n", based_on=2
+        )
     assert GuidelineVersion.objects.count() == 2
 
 
@@ -75,8 +79,11 @@ def test_pages_everyone_reads_and_only_admins_edit(client) -> None:
     form |= {f"title-{len(sections)}": "Units", f"body-{len(sections)}": "Say the unit."}
     assert client.post(edit, form).status_code == 302
     v2 = GuidelineVersion.objects.get(number=2)
-    assert v2.sections[-1] == {"key": f"section-{len(sections) + 1}", "title": "Units",
-                               "body": "Say the unit."}  # fmt: skip
+    assert v2.sections[-1] == {
+        "key": f"section-{len(sections) + 1}",
+        "title": "Units",
+        "body": "Say the unit.",
+    }
     client.force_login(expert)
     old = client.get(reverse("guidelines:version", args=[1])).content.decode()
     assert "This is an old version" in old and "Units" not in old
@@ -90,8 +97,9 @@ def test_each_submission_records_the_version_in_force() -> None:
     write = pair.work_items.get(kind=WorkKind.WRITE)
     assert GuidelineUse.objects.get(item=write).version.number == 1
     v1 = services.current_version()
-    services.publish_guidelines(by=people["boss"], sections=_edited(v1, "New."), note="n",
-                                based_on=1)  # fmt: skip
+    services.publish_guidelines(
+        by=people["boss"], sections=_edited(v1, "New."), note="n", based_on=1
+    )
     item = annotate(people["second"])
     assert GuidelineUse.objects.get(item=item).version.number == 2
 
@@ -107,12 +115,14 @@ def test_the_release_gives_each_stages_version_beside_sciver_s_own_fields(tmp_pa
     run("export_release", "--split", "g1", "--out", str(out))
     records = load_sciver(tmp_path, "valset.json") + load_sciver(tmp_path, "testset.json")
     assert records and all("guideline_versions" not in r for r in records)  # SciVer's format
-    rows = [json.loads(line) for name in ("validation", "test")
-            for line in (out / f"data/{name}.jsonl").read_text().splitlines()]  # fmt: skip
+    rows = [
+        json.loads(line)
+        for name in ("validation", "test")
+        for line in (out / f"data/{name}.jsonl").read_text().splitlines()
+    ]
     assert len(rows) == 4
     for row in rows:
-        assert row["guideline_versions"] == {"second_annotation": 1, "validation": 1,
-                                             "writing": 1}  # fmt: skip
+        assert row["guideline_versions"] == {"second_annotation": 1, "validation": 1, "writing": 1}
     assert "Versions used: 1." in (out / "README.md").read_text()
 
 
@@ -138,8 +148,12 @@ def test_every_task_page_links_the_guidelines_and_its_flag_form(client) -> None:
     team = Team()
     pair, _ = final_pair(team)
     paper = pair.paper
-    _links(client, team.writer, f"/curate/{paper.arxiv_id}v{paper.version}/",
-           f"/flags/paper/{paper.pk}/")  # fmt: skip
+    _links(
+        client,
+        team.writer,
+        f"/curate/{paper.arxiv_id}v{paper.version}/",
+        f"/flags/paper/{paper.pk}/",
+    )
     writing.create_claim_tasks(paper=paper, by=team.writer, count=1, seed=9)
     write = work.next_item(user=team.writer, kind="write")
     _links(client, team.writer, f"/claims/write/{write.key}/", f"/flags/item/{write.key}/")
@@ -152,16 +166,27 @@ def test_every_task_page_links_the_guidelines_and_its_flag_form(client) -> None:
     written_pair(team.writer, team.admin, seed=4)
     for annotator in (team.second, team.third):
         taken = review.take_next(user=annotator, kind="evidence")
-        second_annotate(taken, annotator, label="entailed",
-                        evidence=list(taken.claim.evidence.values_list("pk", flat=True)))  # fmt: skip
+        second_annotate(
+            taken,
+            annotator,
+            label="entailed",
+            evidence=list(taken.claim.evidence.values_list("pk", flat=True)),
+        )
     judge = make_expert("judge")
     held = review.take_next(user=judge, kind="adjudicate")
     _links(client, judge, f"/review/adjudicate/{held.key}/", f"/flags/item/{held.key}/")
     review.submit_adjudication(
-        item=held, user=judge, version=held.version, token=uuid.uuid4(), decision="decided",
-        label="entailed", evidence_ids=list(held.claim.evidence.values_list("pk", flat=True)),
-        confidence="high", reason="writer_error", notes="the table says so",
-    )  # fmt: skip
+        item=held,
+        user=judge,
+        version=held.version,
+        token=uuid.uuid4(),
+        decision="decided",
+        label="entailed",
+        evidence_ids=list(held.claim.evidence.values_list("pk", flat=True)),
+        confidence="high",
+        reason="writer_error",
+        notes="the table says so",
+    )
     again = WorkItem.objects.get(kind="reperturb", status="open")
     held = work.next_item(user=team.writer, kind="reperturb")
     assert held.pk == again.pk

@@ -42,12 +42,17 @@ def test_the_guideline_editor_refuses_long_text_keeps_it_and_takes_it_at_the_lim
     url = reverse("guidelines:edit")
     sections = GuidelineVersion.objects.get().sections
     new = len(sections)  # the form's empty "new section"
-    body, title, note = (text_of(services.MAX_BODY + 1), text_of(201),
-                         text_of(services.MAX_NOTE + 1))  # fmt: skip
+    body, title, note = (
+        text_of(services.MAX_BODY + 1),
+        text_of(201),
+        text_of(services.MAX_NOTE + 1),
+    )
     form = _editor_form(sections, note=note) | {
-        "body-0": body, f"title-{new}": title, f"body-{new}": "Say the unit.",
+        "body-0": body,
+        f"title-{new}": title,
+        f"body-{new}": "Say the unit.",
         "key-1": "k" * 65,
-    }  # fmt: skip
+    }
     refused = client.post(url, form)
     page = refused.content.decode()
     assert refused.status_code == 400 and "Nothing was published" in page
@@ -102,8 +107,9 @@ def test_a_flags_note_too_long_is_refused_and_kept_and_one_at_the_limit_is_flagg
 def test_an_admins_fixes_refuse_long_text_keep_it_and_take_it_at_the_limit(setup, client):
     people, _, item, shown = setup
     table = next(e for e in shown if e.kind == "table")
-    flag = services.raise_flag(user=people["second"], kind="extraction", note="caption cut",
-                               item=item, element_id=table.pk)  # fmt: skip
+    flag = services.raise_flag(
+        user=people["second"], kind="extraction", note="caption cut", item=item, element_id=table.pk
+    )
     url = reverse("guidelines:flag", args=[flag.pk])
     client.force_login(people["boss"])
     caption, old_caption = text_of(services.MAX_BODY + 1), table.caption
@@ -145,14 +151,23 @@ def _sections_at(key: int, title: int, body: int) -> list[dict[str, str]]:
     "sections, note, message",
     [
         (_sections_at(65, 200, 100), "sharper", too_long("Section 1's key", 65, services.MAX_KEY)),
-        (_sections_at(64, 201, 100), "sharper",
-         too_long("Section 1's title", 201, services.MAX_TITLE)),
-        (_sections_at(64, 200, services.MAX_BODY + 1), "sharper",
-         too_long("Section 1's text", services.MAX_BODY + 1, services.MAX_BODY)),
-        (_sections_at(64, 200, 100), text_of(services.MAX_NOTE + 1),
-         too_long("note", services.MAX_NOTE + 1, services.MAX_NOTE)),
+        (
+            _sections_at(64, 201, 100),
+            "sharper",
+            too_long("Section 1's title", 201, services.MAX_TITLE),
+        ),
+        (
+            _sections_at(64, 200, services.MAX_BODY + 1),
+            "sharper",
+            too_long("Section 1's text", services.MAX_BODY + 1, services.MAX_BODY),
+        ),
+        (
+            _sections_at(64, 200, 100),
+            text_of(services.MAX_NOTE + 1),
+            too_long("note", services.MAX_NOTE + 1, services.MAX_NOTE),
+        ),
     ],
-)  # fmt: skip
+)
 def test_publishing_refuses_text_over_its_limit_and_publishes_it_whole_at_the_limit(
     sections, note, message
 ):
@@ -186,17 +201,26 @@ def test_a_flag_refuses_a_note_over_the_limit_and_keeps_one_at_it_whole(setup):
 def test_a_fix_refuses_a_note_or_reason_over_the_limit_and_records_one_at_it_whole(setup):
     people, _, item, shown = setup
     table = next(e for e in shown if e.kind == "table")
-    flag = services.raise_flag(user=people["second"], kind="extraction", note="caption cut",
-                               item=item, element_id=table.pk)  # fmt: skip
+    flag = services.raise_flag(
+        user=people["second"], kind="extraction", note="caption cut", item=item, element_id=table.pk
+    )
     admin, long = people["boss"], text_of(services.MAX_NOTE + 1)
     old_caption, new_caption = table.caption, "Table 1: BLEU on the test set."
     for fix, field in (
-        (lambda note: services.edit_flagged_element(flag=flag, by=admin, caption=new_caption,
-                                                    note=note), "note"),
+        (
+            lambda note: services.edit_flagged_element(
+                flag=flag, by=admin, caption=new_caption, note=note
+            ),
+            "note",
+        ),
         (lambda note: services.mark_flagged_element(flag=flag, by=admin, reason=note), "reason"),
-        (lambda note: services.close_flag(flag=flag, by=admin, status=FlagStatus.FIXED,
-                                          note=note), "note"),
-    ):  # fmt: skip
+        (
+            lambda note: services.close_flag(
+                flag=flag, by=admin, status=FlagStatus.FIXED, note=note
+            ),
+            "note",
+        ),
+    ):
         with pytest.raises(services.GuidelineError) as refused:
             fix(long)
         said = too_long(field, services.MAX_NOTE + 1, services.MAX_NOTE)

@@ -22,8 +22,21 @@ pytestmark = pytest.mark.django_db
 PARAGRAPH_MATH = r" Routing with $k=1$ keeps $70\%$ of the gain."
 CAPTION_MATH = r" at $\alpha=0.5$"
 KATEX = "vendor/katex/katex.min.js"
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-        "track", "wbr"}  # fmt: skip
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 
 
 class _Marked(HTMLParser):
@@ -110,8 +123,9 @@ def test_the_flag_page_marks_the_flagged_paragraph_and_caption(people, client):
     client.force_login(people["boss"])
     for kind, formula in (("paragraph", "$k=1$"), ("table", r"$\alpha=0.5$")):
         element = elements.filter(kind=kind).first()
-        flag = guidelines.raise_flag(user=people["second"], kind="extraction", note="odd",
-                                     item=item, element_id=element.pk)  # fmt: skip
+        flag = guidelines.raise_flag(
+            user=people["second"], kind="extraction", note="odd", item=item, element_id=element.pk
+        )
         page = client.get(reverse("guidelines:flag", args=[flag.pk])).content.decode()
         assert KATEX in page and "js/math.js" in page
         inside, outside = marked(page)

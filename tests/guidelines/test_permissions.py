@@ -41,17 +41,27 @@ def test_each_route_for_each_role(client) -> None:
     for url, author, as_stranger, as_author, as_admin in table:
         client.logout()
         assert client.get(url).status_code == 302, url  # to the sign-in page
-        for user, expected in ((stranger, as_stranger), (author or team.third, as_author),
-                               (team.admin, as_admin)):  # fmt: skip
+        for user, expected in (
+            (stranger, as_stranger),
+            (author or team.third, as_author),
+            (team.admin, as_admin),
+        ):
             client.force_login(user)
             assert client.get(url).status_code == expected, (url, user.username)
     # Writes too: a stranger's POST changes nothing.
     client.force_login(stranger)
-    for url in (reverse("guidelines:flag_item", args=[held.key]),
-                reverse("answers:edit", args=[held.key])):  # fmt: skip
-        assert client.post(url, {"kind": "unsure", "note": "x", "label": "refuted"}).status_code \
-            == 404  # fmt: skip
-    assert client.post(reverse("guidelines:flag", args=[flag.pk]),
-                       {"action": "dismissed", "note": "x"}).status_code == 403  # fmt: skip
+    for url in (
+        reverse("guidelines:flag_item", args=[held.key]),
+        reverse("answers:edit", args=[held.key]),
+    ):
+        assert (
+            client.post(url, {"kind": "unsure", "note": "x", "label": "refuted"}).status_code == 404
+        )
+    assert (
+        client.post(
+            reverse("guidelines:flag", args=[flag.pk]), {"action": "dismissed", "note": "x"}
+        ).status_code
+        == 403
+    )
     flag.refresh_from_db()
     assert flag.status == "open" and flag.fixes.count() == 0

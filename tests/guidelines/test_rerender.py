@@ -34,8 +34,13 @@ def flagged(settings):
     item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
     table = next(e for e in _shown(item) if e.kind == "table")
     Paper.objects.filter(pk=table.paper_id).update(media_dir="papers/flagged-v1")
-    flag = services.raise_flag(user=people["second"], kind="extraction", note="cells shifted",
-                               item=item, element_id=table.pk)  # fmt: skip
+    flag = services.raise_flag(
+        user=people["second"],
+        kind="extraction",
+        note="cells shifted",
+        item=item,
+        element_id=table.pk,
+    )
     return people, item, table, flag
 
 
@@ -71,8 +76,12 @@ def test_the_flag_page_starts_the_render_and_follows_the_job(flagged, client) ->
     fix = FlagFix.objects.get()
     table.refresh_from_db()
     assert fix.action == FixAction.RERENDERED and fix.by == people["boss"] and table.image.name
-    assert fix.after == {"image": table.image.name, "renderer": "pillow", "problems": [],
-                         "job": job.pk}  # fmt: skip
+    assert fix.after == {
+        "image": table.image.name,
+        "renderer": "pillow",
+        "problems": [],
+        "job": job.pk,
+    }
     assert job.result["fix_id"] == fix.pk
     ended = client.get(url, **HX)
     assert ended["HX-Refresh"] == "true"  # the whole page again: the new image and the fix
@@ -108,10 +117,13 @@ def test_what_no_render_can_draw_is_refused_with_why(flagged, client) -> None:
     client.force_login(people["boss"])
     paragraph = next(e for e in _shown(item) if e.kind == "paragraph")
     Element.objects.filter(pk=table.pk).update(is_image_table=True)
-    for element, why in ((paragraph, "Only a table or a chart can be re-rendered."),
-                         (table, "This table is an image in the paper")):  # fmt: skip
-        flag = services.raise_flag(user=people["second"], kind="extraction", note="odd",
-                                   item=item, element_id=element.pk)  # fmt: skip
+    for element, why in (
+        (paragraph, "Only a table or a chart can be re-rendered."),
+        (table, "This table is an image in the paper"),
+    ):
+        flag = services.raise_flag(
+            user=people["second"], kind="extraction", note="odd", item=item, element_id=element.pk
+        )
         response = client.post(reverse("guidelines:flag", args=[flag.pk]), {"action": "rerender"})
         assert response.status_code == 400 and why in response.content.decode()
     assert not Job.objects.exists()

@@ -103,10 +103,16 @@ def test_silent_running_job_is_marked_failed(no_redis):
     from jobs.dispatch import reconcile_jobs
 
     old = timezone.now() - timedelta(hours=2)
-    dead = Job.objects.create(kind="x", function="f", status=Job.Status.RUNNING,
-                              started_at=old, heartbeat_at=old)  # fmt: skip
-    alive = Job.objects.create(kind="x", function="f", status=Job.Status.RUNNING,
-                               started_at=old, heartbeat_at=timezone.now())  # fmt: skip
+    dead = Job.objects.create(
+        kind="x", function="f", status=Job.Status.RUNNING, started_at=old, heartbeat_at=old
+    )
+    alive = Job.objects.create(
+        kind="x",
+        function="f",
+        status=Job.Status.RUNNING,
+        started_at=old,
+        heartbeat_at=timezone.now(),
+    )
     queued = Job.objects.create(kind="x", function="f")
     assert [j.pk for j in reconcile_jobs(stale_after=1800)] == [dead.pk]
     dead.refresh_from_db()

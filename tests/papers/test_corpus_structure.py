@@ -33,10 +33,9 @@ def case(request) -> tuple[ParsedPaper, dict]:
 def test_sections(case):
     parsed, expected = case
     got = [
-        {"anchor": s.anchor, "number": s.number, "title": s.title, "level": s.level,
-         "kind": s.kind}
+        {"anchor": s.anchor, "number": s.number, "title": s.title, "level": s.level, "kind": s.kind}
         for s in parsed.sections
-    ]  # fmt: skip
+    ]
     assert got == [
         {k: s[k] for k in ("anchor", "number", "title", "level", "kind")}
         for s in expected["sections"]
@@ -78,19 +77,38 @@ def test_tables(case):
             }
         )
     assert got == [
-        {k: t[k] for k in ("anchor", "section", "label", "number", "caption", "grids", "spans",
-                           "image", "degraded")}
+        {
+            k: t[k]
+            for k in (
+                "anchor",
+                "section",
+                "label",
+                "number",
+                "caption",
+                "grids",
+                "spans",
+                "image",
+                "degraded",
+            )
+        }
         for t in expected["tables"]
-    ]  # fmt: skip
+    ]
 
 
 def test_charts(case):
     parsed, expected = case
     got = [
-        {"anchor": c.anchor, "section": c.section_anchor, "label": c.label, "number": c.number,
-         "caption": c.caption, "panels": len(c.panels), "svg": any(p.svg for p in c.panels)}
+        {
+            "anchor": c.anchor,
+            "section": c.section_anchor,
+            "label": c.label,
+            "number": c.number,
+            "caption": c.caption,
+            "panels": len(c.panels),
+            "svg": any(p.svg for p in c.panels),
+        }
         for c in parsed.charts()
-    ]  # fmt: skip
+    ]
     assert got == [
         {k: c[k] for k in ("anchor", "section", "label", "number", "caption", "panels", "svg")}
         for c in expected["charts"]

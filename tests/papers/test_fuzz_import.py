@@ -38,32 +38,44 @@ pytestmark = pytest.mark.django_db
 _which = st.integers(0, 30)
 STRATEGIES = {
     "long_values": st.fixed_dictionaries(
-        {"target": st.sampled_from(faults.LONG_TARGETS), "which": _which,
-         "length": st.integers(101, 400)}
+        {
+            "target": st.sampled_from(faults.LONG_TARGETS),
+            "which": _which,
+            "length": st.integers(101, 400),
+        }
     ),
     "huge_spans": st.fixed_dictionaries(
         {"which": _which, "cells": st.integers(1, 40), "insert": st.booleans()}
     ),
     "bad_base": st.fixed_dictionaries(
-        {"url": st.sampled_from(faults.BAD_URLS), "target": st.sampled_from(["base", "img"]),
-         "which": _which}
+        {
+            "url": st.sampled_from(faults.BAD_URLS),
+            "target": st.sampled_from(["base", "img"]),
+            "which": _which,
+        }
     ),
     "control_names": st.fixed_dictionaries(
         {"which": _which, "count": st.integers(1, 12), "first": st.integers(0, 20)}
     ),
     "nul_characters": st.fixed_dictionaries(
-        {"every": st.integers(1, 40), "where": st.sampled_from(["text", "attributes", "head"]),
-         "first": st.integers(0, 20)}
+        {
+            "every": st.integers(1, 40),
+            "where": st.sampled_from(["text", "attributes", "head"]),
+            "first": st.integers(0, 20),
+        }
     ),
     "deep_nesting": st.fixed_dictionaries(
-        {"target": st.sampled_from(faults.NEST_TARGETS), "depth": st.integers(50, 3000),
-         "which": _which}
+        {
+            "target": st.sampled_from(faults.NEST_TARGETS),
+            "depth": st.integers(50, 3000),
+            "which": _which,
+        }
     ),
     "caption_tags": st.fixed_dictionaries(
         {"op": st.sampled_from(faults.CAPTION_OPS), "which": _which}
     ),
     "numbers": st.fixed_dictionaries({"style": st.sampled_from(faults.NUMBER_STYLES)}),
-}  # fmt: skip
+}
 assert set(STRATEGIES) == set(faults.FAULT_CLASSES)
 _ids = itertools.count(1)
 # Faults that never cost the paper: the page is read, fitted and stored. (A bad URL is a

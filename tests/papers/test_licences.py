@@ -39,8 +39,15 @@ def test_a_paper_reads_its_url_then_its_name_and_every_code_is_known() -> None:
     assert paper_licence(paper) == "cc0"
     assert "unknown" not in KNOWN_LICENCES
     assert KNOWN_LICENCES == {
-        "cc0", "cc-by-nc-sa", "cc-by-nc-nd", "cc-by-nc", "cc-by-sa", "cc-by-nd", "cc-by", "arxiv"
-    }  # fmt: skip
+        "cc0",
+        "cc-by-nc-sa",
+        "cc-by-nc-nd",
+        "cc-by-nc",
+        "cc-by-sa",
+        "cc-by-nd",
+        "cc-by",
+        "arxiv",
+    }
 
 
 @pytest.mark.parametrize(

@@ -53,8 +53,13 @@ def test_panels_and_tags_without_a_number_are_not_read(tag):
 
 def test_tag_words_in_any_case():
     assert [tag_kind(w) for w in ("TABLE", "tab.", "Tables", "FIG.", "Figures", "Algorithm")] == [
-        "table", "table", "table", "chart", "chart", None,
-    ]  # fmt: skip
+        "table",
+        "table",
+        "table",
+        "chart",
+        "chart",
+        None,
+    ]
 
 
 def test_prose_citations_in_every_style():
@@ -63,9 +68,14 @@ def test_prose_citations_in_every_style():
         "the two of Table 3.2, and Figure B3."
     )
     assert cited_numbers(text) == [
-        ("table", "IV"), ("chart", "2a"), ("table", "A.1"), ("table", "iv"), ("chart", "S3"),
-        ("table", "3.2"), ("chart", "B3"),
-    ]  # fmt: skip
+        ("table", "IV"),
+        ("chart", "2a"),
+        ("table", "A.1"),
+        ("table", "iv"),
+        ("chart", "S3"),
+        ("table", "3.2"),
+        ("chart", "B3"),
+    ]
 
 
 @pytest.mark.parametrize(

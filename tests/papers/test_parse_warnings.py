@@ -131,11 +131,14 @@ def ieee_page() -> bytes:
 def test_an_ieee_page_of_2026_keeps_every_roman_numbered_table():
     parsed = parse_paper(ieee_page(), URL)
     assert [(t.anchor, t.label, t.number) for t in parsed.tables()] == [
-        ("S2.T1", "TABLE I", "I"), ("S2.T2", "TABLE II", "II"), ("S2.T3", "TABLE III", "III"),
-    ]  # fmt: skip
+        ("S2.T1", "TABLE I", "I"),
+        ("S2.T2", "TABLE II", "II"),
+        ("S2.T3", "TABLE III", "III"),
+    ]
     assert [(c.label, c.number, len(c.panels)) for c in parsed.charts()] == [
-        ("Fig. 1", "1", 1), ("Fig. 2", "2", 2),
-    ]  # fmt: skip
+        ("Fig. 1", "1", 1),
+        ("Fig. 2", "2", 2),
+    ]
     assert parsed.tables()[1].caption == "Ablations."
     assert parsed.tables()[1].grids[0][1][1].text == "$68.9$"
     # No <base>: images resolve under the page's own folder.
@@ -291,13 +294,18 @@ def test_a_saved_2026_page_imports_every_table_with_the_licence_and_generator(tm
     paper = Paper.objects.get(arxiv_id="2508.08468", version=6)
     assert "3 tables, 2 charts" in output and "0 numbered floats not kept, 1 skipped" in output
     assert list(paper.elements.filter(kind="table").values_list("label", "number")) == [
-        ("TABLE I", "I"), ("TABLE II", "II"), ("TABLE III", "III"),
-    ]  # fmt: skip
+        ("TABLE I", "I"),
+        ("TABLE II", "II"),
+        ("TABLE III", "III"),
+    ]
     assert (paper.table_count, paper.chart_count, paper.lost_count) == (3, 2, 0)
     assert paper.skipped_floats == [
-        {"label": "Algorithm 1", "anchor": "alg1", "reason": "an algorithm, neither a table "
-         "nor a chart"}
-    ]  # fmt: skip
+        {
+            "label": "Algorithm 1",
+            "anchor": "alg1",
+            "reason": "an algorithm, neither a table nor a chart",
+        }
+    ]
     # No meta.json, no abstract page: the licence comes from the page's banner.
     assert paper.license_name == "CC BY 4.0"
     assert paper.license_url == "https://creativecommons.org/licenses/by/4.0/"
@@ -355,10 +363,15 @@ def test_min_charts_counts_only_charts_kept_with_an_image(tmp_path):
     folder = save_page(tmp_path / ARXIV_ID, lossy_page(), ())
     page_found = locate_page(folder)
     result = import_paper(
-        html=page_found.html_path.read_bytes(), page_url=URL,
-        assets=FolderAssets(page_found.folder), arxiv_id="2508.08468", version=6,
-        min_tables=1, min_charts=1, images="none",
-    )  # fmt: skip
+        html=page_found.html_path.read_bytes(),
+        page_url=URL,
+        assets=FolderAssets(page_found.folder),
+        arxiv_id="2508.08468",
+        version=6,
+        min_tables=1,
+        min_charts=1,
+        images="none",
+    )
     assert result.status == Paper.Status.REJECTED
     assert result.paper.status_reason == "0 charts with an image (fewer than 1)"
 
@@ -385,9 +398,17 @@ def test_an_admin_gives_a_duplicate_a_distinct_number(tmp_path, client):
     form = client.get(url).context["adminform"].form
     data = {k: v for k, v in form.initial.items() if v is not None and k != "image"}
     data.update({"number": "S1", "paper": paper.pk, "section": element.section_id})
-    data.update({f"panels-{k}": v for k, v in
-                 {"TOTAL_FORMS": 0, "INITIAL_FORMS": 0, "MIN_NUM_FORMS": 0,
-                  "MAX_NUM_FORMS": 1000}.items()})  # fmt: skip
+    data.update(
+        {
+            f"panels-{k}": v
+            for k, v in {
+                "TOTAL_FORMS": 0,
+                "INITIAL_FORMS": 0,
+                "MIN_NUM_FORMS": 0,
+                "MAX_NUM_FORMS": 1000,
+            }.items()
+        }
+    )
     data["cells"] = '[[[{"text": "Model"}]]]'
     data["degraded_reasons"] = "[]"
     response = client.post(url, data)
@@ -430,15 +451,21 @@ def test_a_crawl_logs_each_float_not_kept_and_counts_them(arxiv_settings, standi
     for slug in ("tempered-early-exit", "prefetch-edge-cache"):
         standin.add_paper(StandInPaper.from_corpus(corpus / slug))
     run = create_crawl_run(
-        date_from=date(2024, 10, 1), date_to=date(2024, 11, 15), categories=["cs.CL", "cs.NI"],
-        images="none", min_tables=1, min_charts=1,
-    )  # fmt: skip
+        date_from=date(2024, 10, 1),
+        date_to=date(2024, 11, 15),
+        categories=["cs.CL", "cs.NI"],
+        images="none",
+        min_tables=1,
+        min_charts=1,
+    )
     run = execute_crawl(run_id=run.pk)
     warnings = list(
         run.events.filter(kind="parse", level="warning").values_list("paper", "message")
     )
-    assert ("2411.07765v1", "Table 2 not kept: its caption sits in Table 1 (S4.T2), kept as "
-            "part of it") in warnings  # fmt: skip
+    assert (
+        "2411.07765v1",
+        "Table 2 not kept: its caption sits in Table 1 (S4.T2), kept as part of it",
+    ) in warnings
     assert any("2 tables print the number 1" in m for _, m in warnings)
     # The algorithm and listing floats are in the log, not among the problems.
     notes = run.events.filter(kind="parse", level="info").values_list("message", flat=True)
@@ -448,6 +475,9 @@ def test_a_crawl_logs_each_float_not_kept_and_counts_them(arxiv_settings, standi
     assert counts["floats_skipped"] == 3
     ieee = Paper.objects.get(arxiv_id="2410.17342")
     assert list(ieee.elements.filter(kind="table").values_list("number", flat=True)) == [
-        "I", "II", "III", "IV",
-    ]  # fmt: skip
+        "I",
+        "II",
+        "III",
+        "IV",
+    ]
     assert ieee.license_name == "CC BY 4.0"  # from the abstract page, as every crawl reads it

@@ -46,11 +46,13 @@ def as_the_earlier_parser_stored_it(tmp_path: Path) -> Paper:
 
 def curate_everything(paper: Paper) -> None:
     annotation_services.save_curated_context(
-        paper=paper, user=AdminFactory(),
+        paper=paper,
+        user=AdminFactory(),
         kept_section_ids=set(paper.sections.values_list("pk", flat=True)),
         kept_element_ids=set(paper.elements.values_list("pk", flat=True)),
-        not_chart_ids=(), latest_seen=None,
-    )  # fmt: skip
+        not_chart_ids=(),
+        latest_seen=None,
+    )
 
 
 def test_reparse_recovers_the_lost_tables_without_touching_the_work(tmp_path, pillow_only):
@@ -58,9 +60,15 @@ def test_reparse_recovers_the_lost_tables_without_touching_the_work(tmp_path, pi
     section = paper.sections.get(anchor="S2")
     # A table the page does not hold that a curated context cites, and one nothing cites.
     cited_gone = Element.objects.create(
-        paper=paper, section=section, kind="table", anchor="S2.T8", order=3, label="TABLE VIII",
-        number="VIII", cells=[[[{"text": "x"}]]],
-    )  # fmt: skip
+        paper=paper,
+        section=section,
+        kind="table",
+        anchor="S2.T8",
+        order=3,
+        label="TABLE VIII",
+        number="VIII",
+        cells=[[[{"text": "x"}]]],
+    )
     table_one = paper.elements.get(anchor="S2.T1")
     Element.objects.filter(pk=table_one.pk).update(caption="Main results (as curated).")
     curate_everything(paper)
@@ -90,9 +98,11 @@ def test_reparse_recovers_the_lost_tables_without_touching_the_work(tmp_path, pi
     # Reading order: the page's, the cited stale table still after the one it followed.
     tables = paper.elements.filter(kind="table").order_by("order")
     assert list(tables.values_list("anchor", "label", "number")) == [
-        ("S2.T1", "TABLE I", "I"), ("S2.T8", "TABLE VIII", "VIII"), ("S2.T2", "TABLE II", "II"),
+        ("S2.T1", "TABLE I", "I"),
+        ("S2.T8", "TABLE VIII", "VIII"),
+        ("S2.T2", "TABLE II", "II"),
         ("S2.T3", "TABLE III", "III"),
-    ]  # fmt: skip
+    ]
     orders = list(paper.elements.order_by("order").values_list("order", flat=True))
     assert orders == list(range(len(orders)))
     # The cited rows are exactly as they were; the uncited stale one is gone.
@@ -212,9 +222,15 @@ def test_a_rejected_import_gets_its_images_and_is_kept_once_its_tables_are_found
     settings.MIN_TABLES, settings.MIN_CHARTS = 3, 2
     folder = save_page(tmp_path / ARXIV_ID, ieee_page(), ("x1.png", "x2.png", "x3.png"))
     result = import_paper(
-        html=(folder / "paper.html").read_bytes(), page_url="", assets=FolderAssets(folder),
-        arxiv_id="2508.08468", version=6, min_tables=99, min_charts=2, images="none",
-    )  # fmt: skip
+        html=(folder / "paper.html").read_bytes(),
+        page_url="",
+        assets=FolderAssets(folder),
+        arxiv_id="2508.08468",
+        version=6,
+        min_tables=99,
+        min_charts=2,
+        images="none",
+    )
     paper = result.paper
     assert paper.status == Paper.Status.REJECTED  # so no chart image was read
     assert not paper.elements.filter(kind="chart").exclude(image="").exists()

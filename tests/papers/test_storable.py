@@ -55,9 +55,12 @@ def test_fit_values_checks_integer_ranges_as_postgresql_does():
 def test_fit_values_cuts_only_what_it_may_and_notes_it():
     notes: list[str] = []
     fitted = fit_values(
-        Element, {"label": "L" * 80, "caption": "c\x00" * 5}, truncate={"label"}, notes=notes,
+        Element,
+        {"label": "L" * 80, "caption": "c\x00" * 5},
+        truncate={"label"},
+        notes=notes,
         where="Table 3",
-    )  # fmt: skip
+    )
     assert len(fitted["label"]) == 64 and fitted["label"].endswith("…")
     assert fitted["caption"] == "ccccc"
     assert notes == [f"Table 3: label cut to 64 characters (it had 80): {'L' * 60!r}…"]
@@ -88,13 +91,28 @@ def _parsed(**overrides) -> ParsedPaper:
     ]
     table = long_section + ".T1"
     elements = [
-        ParsedElement("paragraph", long_section + ".p1", long_section, 0, text="See\x00",
-                      refs=[table]),
-        ParsedElement("table", table, long_section + ".SS1", 1, label="Tabelle" + "e" * 70 + " 1",
-                      number="1", grids=[[[Cell("a\x00")]]]),
-        ParsedElement("chart", "S2.F1", "S2", 2, label="Figure 1", number="1",
-                      panels=[Panel(src="x\x00.png", url="u", row=40_000)]),
-    ]  # fmt: skip
+        ParsedElement(
+            "paragraph", long_section + ".p1", long_section, 0, text="See\x00", refs=[table]
+        ),
+        ParsedElement(
+            "table",
+            table,
+            long_section + ".SS1",
+            1,
+            label="Tabelle" + "e" * 70 + " 1",
+            number="1",
+            grids=[[[Cell("a\x00")]]],
+        ),
+        ParsedElement(
+            "chart",
+            "S2.F1",
+            "S2",
+            2,
+            label="Figure 1",
+            number="1",
+            panels=[Panel(src="x\x00.png", url="u", row=40_000)],
+        ),
+    ]
     values = {
         "title": "T\x00",
         "sections": sections,

@@ -35,7 +35,7 @@ def records(crawled_prefix: str) -> dict[str, object]:
                 "error": j.error[:4000],
             }
             for j in Job.objects.order_by("pk")
-        ],  # fmt: skip
+        ],
         "crawl_runs": [
             {"id": r.pk, "status": r.status, "error": r.error, "counts": r.counts()}
             for r in CrawlRun.objects.order_by("pk")
@@ -49,7 +49,7 @@ def records(crawled_prefix: str) -> dict[str, object]:
                 "licence": p.license_url,
             }
             for p in crawled
-        ],  # fmt: skip
+        ],
         "crawled_tables": [
             {
                 "paper": e.paper.versioned_id,
@@ -60,7 +60,7 @@ def records(crawled_prefix: str) -> dict[str, object]:
                 "error": e.image_error,
             }
             for e in tables.select_related("paper")
-        ],  # fmt: skip
+        ],
         "exports": [
             {
                 "id": x.pk,
@@ -69,7 +69,7 @@ def records(crawled_prefix: str) -> dict[str, object]:
                 "files": len((x.manifest or {}).get("files", [])),
             }
             for x in ReleaseExport.objects.select_related("job").order_by("pk")
-        ],  # fmt: skip
+        ],
     }
 
 

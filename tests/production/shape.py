@@ -128,8 +128,10 @@ def create_database(base_url: str) -> str:
 
     dropped, kept = drop_leftover_databases(base_url)
     if dropped:
-        print(f"production shape: dropped {len(dropped)} database(s) left by killed runs: "
-              + ", ".join(dropped))  # fmt: skip
+        print(
+            f"production shape: dropped {len(dropped)} database(s) left by killed runs: "
+            + ", ".join(dropped)
+        )
     if kept:
         print("production shape: kept these databases of other runs: " + "; ".join(kept))
     name = f"{DATABASE_PREFIX}{os.getpid()}_{uuid.uuid4().hex[:8]}"
@@ -311,9 +313,13 @@ class Shape:
         `env`: variables of this command only (createsuperuser's password, say)."""
         started = time.monotonic()
         done = subprocess.run(
-            [sys.executable, *args], cwd=ROOT, env=self.env() | (env or {}), capture_output=True,
-            text=True, timeout=timeout,
-        )  # fmt: skip
+            [sys.executable, *args],
+            cwd=ROOT,
+            env=self.env() | (env or {}),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         self.commands.append((what or " ".join(args[:3]), time.monotonic() - started))
         if done.returncode != 0:
             raise AssertionError(
@@ -329,9 +335,14 @@ class Shape:
         log = self.folder / "logs" / f"{name}.log"
         with open(log, "wb") as out:
             popen = subprocess.Popen(
-                command, cwd=ROOT, env=self.env(), stdout=out, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,
-            )  # fmt: skip
+                command,
+                cwd=ROOT,
+                env=self.env(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         process = Process(name, popen, log, finite)
         self.processes.append(process)
         return process
@@ -356,11 +367,23 @@ class Shape:
 
         port = free_port()
         command = [
-            str(BIN / "gunicorn"), "config.wsgi:application", "--bind", f"{LOOPBACK}:{port}",
-            "--workers", str(workers), "--timeout", "120",
-            "--certfile", str(self.certificates.cert), "--keyfile", str(self.certificates.key),
-            "--error-logfile", "-", "--access-logfile", "-",
-        ]  # fmt: skip
+            str(BIN / "gunicorn"),
+            "config.wsgi:application",
+            "--bind",
+            f"{LOOPBACK}:{port}",
+            "--workers",
+            str(workers),
+            "--timeout",
+            "120",
+            "--certfile",
+            str(self.certificates.cert),
+            "--keyfile",
+            str(self.certificates.key),
+            "--error-logfile",
+            "-",
+            "--access-logfile",
+            "-",
+        ]
         if any(s.name == "control_socket_disable" for s in KNOWN_SETTINGS):
             # gunicorn 25+ opens a control socket in ~/.gunicorn, one path for every server
             # of the machine: runs at once would take it from each other.
@@ -397,9 +420,12 @@ class Shape:
 
     def records(self, crawled_prefix: str) -> dict[str, Any]:
         out = self.run(
-            "-m", "tests.production.records", what="records", timeout=60,
+            "-m",
+            "tests.production.records",
+            what="records",
+            timeout=60,
             env={"CRAWLED_PREFIX": crawled_prefix},
-        )  # fmt: skip
+        )
         return json.loads(out.strip().splitlines()[-1])
 
 
@@ -430,9 +456,13 @@ class Client:
     def post(self, path: str, data: Any, **kwargs: Any):
         # A browser names the origin of a form's POST; Django's CSRF check over HTTPS needs it.
         return self.session.post(
-            self.url(path), data=data, headers={"Origin": self.base}, timeout=self.timeout,
-            allow_redirects=False, **kwargs,
-        )  # fmt: skip
+            self.url(path),
+            data=data,
+            headers={"Origin": self.base},
+            timeout=self.timeout,
+            allow_redirects=False,
+            **kwargs,
+        )
 
     def page(self, path: str):
         from bench.load import parse
@@ -450,8 +480,14 @@ class Client:
         return self.post(urlsplit(form.action).path or path, payload)
 
 
-def wait_for(what: str, check: Callable[[], Any], *, timeout: float, every: float = 0.2,
-             alive: Callable[[], None] | None = None) -> Any:  # fmt: skip
+def wait_for(
+    what: str,
+    check: Callable[[], Any],
+    *,
+    timeout: float,
+    every: float = 0.2,
+    alive: Callable[[], None] | None = None,
+) -> Any:
     """Poll `check` until it returns something truthy; fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     last: Any = None

@@ -24,8 +24,11 @@ def test_a_database_in_use_or_of_a_live_run_or_not_the_shapes_is_kept() -> None:
     assert leftover_keep_reason(f"{DATABASE_PREFIX}{RUNNING}_0123abcd", 0, alive) == (
         f"the run's process {RUNNING} is alive"
     )
-    for other in (f"{DATABASE_PREFIX}backup", f"{DATABASE_PREFIX}{KILLED}_0123abcd_restored",
-                  f"{DATABASE_PREFIX}{KILLED}_XYZ"):  # fmt: skip
+    for other in (
+        f"{DATABASE_PREFIX}backup",
+        f"{DATABASE_PREFIX}{KILLED}_0123abcd_restored",
+        f"{DATABASE_PREFIX}{KILLED}_XYZ",
+    ):
         assert leftover_keep_reason(other, 0, alive) == "not named as this test names its databases"
 
 

@@ -108,18 +108,32 @@ def run_the_shape(shape: Shape, standin: StandInArxiv, tmp_path: Path) -> None:
     checked = shape.manage("check", "--deploy", "--fail-level", "WARNING")
     assert "no issues" in checked, checked
     # The data a release needs, by the documented command, while the servers start and crawl.
-    simulate = shape.launch("manage.py", "simulate_annotation", "--papers", "6", "--seed", "13",
-                            "--no-leftovers", what="manage.py simulate_annotation")  # fmt: skip
+    simulate = shape.launch(
+        "manage.py",
+        "simulate_annotation",
+        "--papers",
+        "6",
+        "--seed",
+        "13",
+        "--no-leftovers",
+        what="manage.py simulate_annotation",
+    )
     base = shape.start_web()
     for name in WORKERS:
         shape.start_worker(name, QUEUES)
     shape.manage(
-        "createsuperuser", "--noinput", "--username", ADMIN, "--email", "admin@example.org",
+        "createsuperuser",
+        "--noinput",
+        "--username",
+        ADMIN,
+        "--email",
+        "admin@example.org",
         env={"DJANGO_SUPERUSER_PASSWORD": ADMIN_PASSWORD},
-    )  # fmt: skip
+    )
     connection = redis.Redis.from_url(shape.redis_url, socket_connect_timeout=2)
-    wait_for("both RQ workers", lambda: workers_listening(connection), timeout=60,
-             alive=shape.alive)  # fmt: skip
+    wait_for(
+        "both RQ workers", lambda: workers_listening(connection), timeout=60, alive=shape.alive
+    )
     admin = Client(base, shape.certificates.ca)
     wait_for("gunicorn over HTTPS", lambda: healthy(admin), timeout=60, alive=shape.alive)
 
@@ -146,21 +160,41 @@ def run_the_shape(shape: Shape, standin: StandInArxiv, tmp_path: Path) -> None:
     assert response.status_code == 302, response.text[:3000]
     run_id = int(re.search(r"/crawl/(\d+)/", response.headers["Location"]).group(1))
 
-    status = wait_for("the crawl to end", lambda: ended(crawl_status(admin, run_id)),
-                      timeout=90, every=0.5, alive=shape.alive)  # fmt: skip
+    status = wait_for(
+        "the crawl to end",
+        lambda: ended(crawl_status(admin, run_id)),
+        timeout=90,
+        every=0.5,
+        alive=shape.alive,
+    )
     assert status == "finished", admin.get(f"/crawl/{run_id}/").text[-6000:]
-    wait_for("the table renders", lambda: queues_idle(connection, finished_renders=len(KEPT)),
-             timeout=120, every=0.5, alive=shape.alive)  # fmt: skip
+    wait_for(
+        "the table renders",
+        lambda: queues_idle(connection, finished_renders=len(KEPT)),
+        timeout=120,
+        every=0.5,
+        alive=shape.alive,
+    )
 
     # --- The blind-annotation world of the load run (after the simulation: its synthetic
     # experts would otherwise take the world's items) ----------------------------------------
     shape.finish(simulate, timeout=180)
     world_file = tmp_path / "world.json"
     shape.run(
-        "bench/loadworld.py", "build", "--checkout", str(ROOT), "--stage", "blind",
-        "--claims", str(LOAD_CLAIMS), "--accounts", str(LOAD_CLIENTS),
-        "--manifest", str(world_file), what="loadworld build",
-    )  # fmt: skip
+        "bench/loadworld.py",
+        "build",
+        "--checkout",
+        str(ROOT),
+        "--stage",
+        "blind",
+        "--claims",
+        str(LOAD_CLAIMS),
+        "--accounts",
+        str(LOAD_CLIENTS),
+        "--manifest",
+        str(world_file),
+        what="loadworld build",
+    )
 
     # --- A split and its export, as the release manager does them ---------------------------
     page = admin.page("/manage/releases/")
@@ -174,17 +208,22 @@ def run_the_shape(shape: Shape, standin: StandInArxiv, tmp_path: Path) -> None:
     page = admin.page("/manage/releases/")
     export_form = page.form(field_name="hide_test_labels")
     assert export_form is not None, "no split to export on the releases page"
-    response = admin.post(export_form.action, [
-        (k, v) for k, v in export_form.payload() if k != "hide_test_labels"
-    ])  # fmt: skip
+    response = admin.post(
+        export_form.action, [(k, v) for k, v in export_form.payload() if k != "hide_test_labels"]
+    )
     assert response.status_code == 302, response.text[-4000:]
     export_path = response.headers["Location"]
 
     # --- The load run, while the export job runs --------------------------------------------
     figures = load_run(shape, world_file)
 
-    state = wait_for("the export to end", lambda: ended(export_state(admin, export_path)),
-                     timeout=120, every=0.5, alive=shape.alive)  # fmt: skip
+    state = wait_for(
+        "the export to end",
+        lambda: ended(export_state(admin, export_path)),
+        timeout=120,
+        every=0.5,
+        alive=shape.alive,
+    )
     page = admin.page(export_path)
     assert state == "finished", page.text("//*[@id='export-status']")
     download = admin.get(page.doc.xpath("//a[@id='download']/@href")[0])
@@ -277,16 +316,30 @@ def load_run(shape: Shape, world_file: Path) -> dict:
     manifest = json.loads(world_file.read_text())
     world = World(ROOT, "production", "production-shape", shape.database_url, manifest)
     args = argparse.Namespace(
-        clients=LOAD_CLIENTS, stage="blind", disagree=0.06, timeout=30.0,
-        fresh_connections=False, warmup=1.0, seconds=LOAD_SECONDS,
-    )  # fmt: skip
+        clients=LOAD_CLIENTS,
+        stage="blind",
+        disagree=0.06,
+        timeout=30.0,
+        fresh_connections=False,
+        warmup=1.0,
+        seconds=LOAD_SECONDS,
+    )
     since = dt.datetime.now(dt.UTC)
     outcome = drive(shape.base, world, args, verify=str(shape.certificates.ca))
     check_file = world_file.with_name("check.json")
     shape.run(
-        "bench/loadworld.py", "check", "--checkout", str(ROOT), "--stage", "blind",
-        "--since", since.isoformat(), "--out", str(check_file), what="loadworld check",
-    )  # fmt: skip
+        "bench/loadworld.py",
+        "check",
+        "--checkout",
+        str(ROOT),
+        "--stage",
+        "blind",
+        "--since",
+        since.isoformat(),
+        "--out",
+        str(check_file),
+        what="loadworld check",
+    )
     server_log = shape.process("gunicorn").log
     return summarize(outcome, json.loads(check_file.read_text()), server_log, args)
 
@@ -315,8 +368,10 @@ def check_jobs(records: dict, connection) -> None:
 
     jobs = records["jobs"]
     assert Counter(j["kind"] for j in jobs) == {
-        "crawl": 1, "render_images": len(KEPT), "export_release": 1,
-    }, jobs  # fmt: skip
+        "crawl": 1,
+        "render_images": len(KEPT),
+        "export_release": 1,
+    }, jobs
     unfinished = [j for j in jobs if j["status"] != "finished"]
     assert not unfinished, unfinished
     ran_on: dict[int, str] = {}
@@ -337,8 +392,11 @@ def check_the_crawl(records: dict, admin: Client, standin: StandInArxiv) -> None
     assert run["status"] == "finished", run
     counts = run["counts"]
     assert (counts["kept"], counts["rejected"], counts["failed"], counts["pending"]) == (
-        len(KEPT), 1, 0, 0,
-    ), counts  # fmt: skip
+        len(KEPT),
+        1,
+        0,
+        0,
+    ), counts
     papers = {p["paper"]: p for p in records["crawled_papers"]}
     for arxiv_id in KEPT:
         paper = papers[f"{arxiv_id}v1"]
@@ -356,20 +414,46 @@ def check_the_crawl(records: dict, admin: Client, standin: StandInArxiv) -> None
 
 
 def check_the_load(figures: dict) -> None:
-    summary = {k: figures[k] for k in (
-        "cycles", "signed_in", "error_total", "errors", "lost", "recorded_not_acknowledged",
-        "items_held_by_two", "items_submitted_twice", "submitted_without_holding",
-        "client_side_overlaps", "inconsistencies", "unconfirmed", "unreadable_pages",
-        "server_log", "still_leased",
-    )}  # fmt: skip
+    summary = {
+        k: figures[k]
+        for k in (
+            "cycles",
+            "signed_in",
+            "error_total",
+            "errors",
+            "lost",
+            "recorded_not_acknowledged",
+            "items_held_by_two",
+            "items_submitted_twice",
+            "submitted_without_holding",
+            "client_side_overlaps",
+            "inconsistencies",
+            "unconfirmed",
+            "unreadable_pages",
+            "server_log",
+            "still_leased",
+        )
+    }
     print(f"load run: {json.dumps(summary)}")
     assert figures["signed_in"] == LOAD_CLIENTS, summary
     assert figures["cycles"] > 0, summary
-    for name in ("error_total", "lost", "recorded_not_acknowledged", "items_held_by_two",
-                 "items_submitted_twice", "submitted_without_holding", "client_side_overlaps",
-                 "inconsistencies", "unconfirmed", "still_leased"):  # fmt: skip
+    for name in (
+        "error_total",
+        "lost",
+        "recorded_not_acknowledged",
+        "items_held_by_two",
+        "items_submitted_twice",
+        "submitted_without_holding",
+        "client_side_overlaps",
+        "inconsistencies",
+        "unconfirmed",
+        "still_leased",
+    ):
         assert figures[name] == 0, (name, summary)
     assert not figures["unreadable_pages"], summary
     assert figures["server_log"] == {
-        "http_500_logged": 0, "database_is_locked": 0, "tracebacks": 0, "worker_timeouts": 0,
-    }, summary  # fmt: skip
+        "http_500_logged": 0,
+        "database_is_locked": 0,
+        "tracebacks": 0,
+        "worker_timeouts": 0,
+    }, summary

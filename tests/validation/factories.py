@@ -46,9 +46,13 @@ class Team:
 def second_annotate(item, user, *, label: str, evidence) -> None:
     item.refresh_from_db()
     review.submit_second_annotation(
-        item=item, user=user, version=item.version, token=uuid.uuid4(), label=label,
+        item=item,
+        user=user,
+        version=item.version,
+        token=uuid.uuid4(),
+        label=label,
         evidence_ids=evidence,
-    )  # fmt: skip
+    )
 
 
 def final_pair(team: Team, *, seed: int = 1, **overrides):
@@ -84,11 +88,17 @@ def validate_all(team: Team, user=None) -> int:
             return done
         claim = item.claim
         validation.submit_validation(
-            item=item, user=user, version=item.version, token=uuid.uuid4(), criteria_failed=[],
-            text=claim.text, subset=claim.pair.subset, label=claim.review.final_label,
+            item=item,
+            user=user,
+            version=item.version,
+            token=uuid.uuid4(),
+            criteria_failed=[],
+            text=claim.text,
+            subset=claim.pair.subset,
+            label=claim.review.final_label,
             evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
             explanation=claim.explanation,
-        )  # fmt: skip
+        )
         done += 1
 
 

@@ -54,8 +54,10 @@ def test_odd_subsets_balance_across_the_study(seed):
 
 def test_pairs_with_one_validated_claim_give_it_and_the_others_fill_the_balance():
     # Pairs 1-3 have only their entailed claim validated; pairs 4-5 both.
-    pool = {"direct": [services.PoolClaim(10 * p + 1, p, "entailed") for p in (1, 2, 3)]
-            + complete_pairs("direct", 2, 4)}  # fmt: skip
+    pool = {
+        "direct": [services.PoolClaim(10 * p + 1, p, "entailed") for p in (1, 2, 3)]
+        + complete_pairs("direct", 2, 4)
+    }
     for seed in range(20):
         sample = services.sample_baseline(pool, per_subset=5, rng=random.Random(seed))
         labels = Counter(c.label for c in pairs_of(sample, pool).values())
@@ -108,9 +110,13 @@ def test_a_study_samples_one_claim_per_pair_and_serves_each_expert_their_own_ord
                 break
             order.append(item.draft["baseline_item"])
             services.submit_baseline_answer(
-                item=item, user=expert, version=item.version, token=uuid.uuid4(),
-                label="entailed", explanation="the table says so",
-            )  # fmt: skip
+                item=item,
+                user=expert,
+                version=item.version,
+                token=uuid.uuid4(),
+                label="entailed",
+                explanation="the table says so",
+            )
         served[expert.pk] = order
         expected = services.baseline_order([e.pk for e in entries], seed=5, expert_id=expert.pk)
         assert order == expected

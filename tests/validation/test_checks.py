@@ -30,30 +30,52 @@ def test_numbers_are_normalised():
 @pytest.mark.parametrize(
     ("entailed", "refuted", "why"),
     [
-        ("Ours reaches 45.2 F1 on the test set.", "Ours reaches 45.20 F1 on the test set.",
-         "number formatting"),
-        ("The log holds 1,000 sessions in total.", "The log holds 1000 sessions in total.",
-         "number formatting"),
-        ("Recall reaches 70% on the test set.", "Recall reaches 70.0 % on the test set.",
-         "number formatting"),
-        ("Ours reaches 0.5 F1 on the test set.", "Ours reaches .50 F1 on the test set.",
-         "number formatting"),
-        ("Table 2 shows ours reaching 45.2 F1.", "Table 3 shows ours reaching 45.2 F1.",
-         "a reference number"),
-        ("As Eq 2 and Fig. 3b show, loss falls.", "As Eq 4 and Fig. 3c show, loss falls.",
-         "a reference number"),
-        ("Section 4.1 reports 45.2 for ours.", "§5.2 reports 45.20 for ours.",
-         "a reference number and number formatting"),
+        (
+            "Ours reaches 45.2 F1 on the test set.",
+            "Ours reaches 45.20 F1 on the test set.",
+            "number formatting",
+        ),
+        (
+            "The log holds 1,000 sessions in total.",
+            "The log holds 1000 sessions in total.",
+            "number formatting",
+        ),
+        (
+            "Recall reaches 70% on the test set.",
+            "Recall reaches 70.0 % on the test set.",
+            "number formatting",
+        ),
+        (
+            "Ours reaches 0.5 F1 on the test set.",
+            "Ours reaches .50 F1 on the test set.",
+            "number formatting",
+        ),
+        (
+            "Table 2 shows ours reaching 45.2 F1.",
+            "Table 3 shows ours reaching 45.2 F1.",
+            "a reference number",
+        ),
+        (
+            "As Eq 2 and Fig. 3b show, loss falls.",
+            "As Eq 4 and Fig. 3c show, loss falls.",
+            "a reference number",
+        ),
+        (
+            "Section 4.1 reports 45.2 for ours.",
+            "§5.2 reports 45.20 for ours.",
+            "a reference number and number formatting",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_refuted_claim_equal_by_value_or_by_facts_is_a_trivial_perturbation(
     entailed, refuted, why
 ):
     assert checks.perturbation_problem(entailed, refuted).endswith(f"only in {why}")
     (warning,) = [
-        w for w in checks.claim_warnings(text=refuted, entailed=entailed, refuted=refuted)
+        w
+        for w in checks.claim_warnings(text=refuted, entailed=entailed, refuted=refuted)
         if w.code == "trivial_perturbation"
-    ]  # fmt: skip
+    ]
     assert "states the same facts" in warning.message
 
 

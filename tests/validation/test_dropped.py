@@ -24,11 +24,17 @@ pytestmark = pytest.mark.django_db
 def pass_item(item: WorkItem, user) -> Validation:
     claim = item.claim
     return services.submit_validation(
-        item=item, user=user, version=item.version, token=uuid.uuid4(), criteria_failed=[],
-        text=claim.text, subset=claim.pair.subset, label=claim.review.final_label,
+        item=item,
+        user=user,
+        version=item.version,
+        token=uuid.uuid4(),
+        criteria_failed=[],
+        text=claim.text,
+        subset=claim.pair.subset,
+        label=claim.review.final_label,
         evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
         explanation=claim.explanation,
-    )  # fmt: skip
+    )
 
 
 def overview(client, admin) -> dict:
@@ -55,8 +61,10 @@ def test_dropping_a_pair_in_validation_cancels_its_items_and_nothing_counts_as_p
     assert {i.pk: i.status for i in items} == {leased.pk: "done", held.pk: "cancelled"}
     event = WorkEvent.objects.get(item=held, action="cancelled")
     assert (event.from_status, event.actor, event.note) == (
-        "leased", team.admin, "pair dropped: the paper was withdrawn"
-    )  # fmt: skip
+        "leased",
+        team.admin,
+        "pair dropped: the paper was withdrawn",
+    )
     with pytest.raises(work.NotHolder):  # the validator's open page is refused, nothing recorded
         pass_item(held, validator)
     assert Validation.objects.get(claim=held.claim).status == "pending"
@@ -68,9 +76,9 @@ def test_dropping_a_pair_in_validation_cancels_its_items_and_nothing_counts_as_p
     assert validated.status == "validated"  # the row itself is kept, with its history
     queue = selectors.validation_queue(team.validators[1])
     assert queue["available"] == 2  # the other pair's two claims
-    assert {i.pair_id for i in work.available_to(validator, WorkKind.VALIDATE, held.created_at)} <= {
-        other.pk
-    }  # fmt: skip
+    assert {
+        i.pair_id for i in work.available_to(validator, WorkKind.VALIDATE, held.created_at)
+    } <= {other.pk}
     with pytest.raises(InvalidTransition, match="dropped"):
         services.reopen_validation(claim=validated.claim, by=team.admin, reason="look again")
     assert not selectors.final_claims().filter(pair=pair).exists()

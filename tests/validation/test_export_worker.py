@@ -50,8 +50,11 @@ def run_worker(url: str, queue, settings) -> str:
     }
     done = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "rqworker", "default", "--burst"],
-        env=env, capture_output=True, text=True, timeout=90,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout + done.stderr
 
@@ -70,8 +73,18 @@ def test_export_from_the_admin_runs_on_a_real_rq_worker(settings, client, tmp_pa
     team = Team()
     pairs = validated_pairs(team, 4)
     Paper.objects.filter(pk=pairs[0].paper_id).update(synthetic=True)
-    call_command("make_split", "--validation", "4", "--test", "4", "--seed", "13",
-                 "--name", "v1", stdout=io.StringIO())  # fmt: skip
+    call_command(
+        "make_split",
+        "--validation",
+        "4",
+        "--test",
+        "4",
+        "--seed",
+        "13",
+        "--name",
+        "v1",
+        stdout=io.StringIO(),
+    )
     split = SplitVersion.objects.get(name="v1")
     client.force_login(team.admin)
 
@@ -133,8 +146,18 @@ def test_a_refused_export_on_the_worker_shows_what_to_fix(settings, client, tmp_
     queue.empty()
     team = Team()
     pairs = validated_pairs(team, 2)
-    call_command("make_split", "--validation", "2", "--test", "2", "--seed", "1",
-                 "--name", "v1", stdout=io.StringIO())  # fmt: skip
+    call_command(
+        "make_split",
+        "--validation",
+        "2",
+        "--test",
+        "2",
+        "--seed",
+        "1",
+        "--name",
+        "v1",
+        stdout=io.StringIO(),
+    )
     element = Element.objects.get(pk=pairs[0].task.sampled_ids[0])
     Element.objects.filter(pk=element.pk).update(image="")
     client.force_login(team.admin)

@@ -36,15 +36,19 @@ def _fields(item: WorkItem, **changes) -> dict:
     claim.refresh_from_db()
     review = ClaimReview.objects.get(claim=claim)
     return {
-        "criteria_failed": [], "text": claim.text, "subset": claim.pair.subset,
-        "label": review.final_label, "explanation": claim.explanation,
+        "criteria_failed": [],
+        "text": claim.text,
+        "subset": claim.pair.subset,
+        "label": review.final_label,
+        "explanation": claim.explanation,
         "evidence_ids": list(review.final_evidence.values_list("pk", flat=True)),
-    } | changes  # fmt: skip
+    } | changes
 
 
 def _submit(item: WorkItem, user, **changes) -> Validation:
-    return services.submit_validation(item=item, user=user, version=item.version,
-                                      token=uuid.uuid4(), **_fields(item, **changes))  # fmt: skip
+    return services.submit_validation(
+        item=item, user=user, version=item.version, token=uuid.uuid4(), **_fields(item, **changes)
+    )
 
 
 def _refuted_item(team: Team) -> WorkItem:
@@ -90,19 +94,30 @@ def test_editing_a_validation_refuses_text_over_the_limit_and_stores_it_whole_at
     validation = Validation.objects.get(claim__label="refuted")
     item, claim = validation.item, validation.claim
     validator = team.validators[0]
-    evidence = list(ClaimReview.objects.get(claim=claim).final_evidence.values_list("pk",
-                                                                                   flat=True))  # fmt: skip
+    evidence = list(
+        ClaimReview.objects.get(claim=claim).final_evidence.values_list("pk", flat=True)
+    )
     fields = {"text": claim.text, "explanation": claim.explanation}
     with pytest.raises(services.InvalidValidation) as refused:
-        edits.edit_validation(item=item, user=validator, criteria_failed=["language"],
-                              evidence_ids=evidence, **fields | {field: text_of(LIMIT + 1)})  # fmt: skip
+        edits.edit_validation(
+            item=item,
+            user=validator,
+            criteria_failed=["language"],
+            evidence_ids=evidence,
+            **fields | {field: text_of(LIMIT + 1)},
+        )
     assert refused.value.errors == {field: too_long(field, LIMIT + 1)}
     claim.refresh_from_db()
     assert {"text": claim.text, "explanation": claim.explanation} == fields
     assert not ValidationRevision.objects.filter(item=item).exists()
     at_limit = text_of(LIMIT)
-    edits.edit_validation(item=item, user=validator, criteria_failed=["language"],
-                          evidence_ids=evidence, **fields | {field: at_limit})  # fmt: skip
+    edits.edit_validation(
+        item=item,
+        user=validator,
+        criteria_failed=["language"],
+        evidence_ids=evidence,
+        **fields | {field: at_limit},
+    )
     claim.refresh_from_db()
     assert getattr(claim, field) == at_limit
     assert ValidationRevision.objects.get(item=item, field=field).after == at_limit
@@ -116,15 +131,25 @@ def test_a_baseline_answer_refuses_an_explanation_over_the_limit_and_stores_one_
     services.start_baseline(by=team.admin, expert_ids=[expert.pk, other.pk], per_subset=1, seed=1)
     item = services.take_next_baseline(user=expert)
     with pytest.raises(services.InvalidValidation) as refused:
-        services.submit_baseline_answer(item=item, user=expert, version=item.version,
-                                        token=uuid.uuid4(), label="entailed",
-                                        explanation=text_of(LIMIT + 1))  # fmt: skip
+        services.submit_baseline_answer(
+            item=item,
+            user=expert,
+            version=item.version,
+            token=uuid.uuid4(),
+            label="entailed",
+            explanation=text_of(LIMIT + 1),
+        )
     assert refused.value.errors == {"explanation": too_long("explanation", LIMIT + 1)}
     assert not BaselineAnswer.objects.exists()
     item.refresh_from_db()
     assert item.status == WorkStatus.LEASED
     at_limit = text_of(LIMIT)
-    answer = services.submit_baseline_answer(item=item, user=expert, version=item.version,
-                                             token=uuid.uuid4(), label="entailed",
-                                             explanation=at_limit)  # fmt: skip
+    answer = services.submit_baseline_answer(
+        item=item,
+        user=expert,
+        version=item.version,
+        token=uuid.uuid4(),
+        label="entailed",
+        explanation=at_limit,
+    )
     assert BaselineAnswer.objects.get(pk=answer.pk).explanation == at_limit

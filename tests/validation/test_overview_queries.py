@@ -17,9 +17,19 @@ from tests.factories import AdminFactory
 
 pytestmark = pytest.mark.django_db
 
-PAGES = ["/", "/manage/claims/", "/manage/review/", "/agreement/", "/agreement.csv",
-         "/manage/validation/", "/manage/statistics/", "/manage/baseline/", "/manage/releases/",
-         "/manage/assignments/", "/manage/people/"]  # fmt: skip
+PAGES = [
+    "/",
+    "/manage/claims/",
+    "/manage/review/",
+    "/agreement/",
+    "/agreement.csv",
+    "/manage/validation/",
+    "/manage/statistics/",
+    "/manage/baseline/",
+    "/manage/releases/",
+    "/manage/assignments/",
+    "/manage/people/",
+]
 
 
 def _counts(client: Client) -> dict[str, int]:

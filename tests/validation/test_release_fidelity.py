@@ -56,13 +56,25 @@ NODES = [
 def test_every_section_gets_an_id_a_record_can_name():
     ids = section_ids(NODES)
     assert ids == {
-        1: "abstract", 2: "front", 3: "1", 4: "4", 5: "4.3",
-        6: "4.3.p1", 7: "4.3.p2",  # \paragraph blocks take their parent's number
-        8: "4.4", 9: "4.4.p1",
-        10: "limitations", 11: "limitations.p1", 12: "limitations-2",
-        13: "ethics-statement", 14: "section-2024-update", 15: "uberblick", 16: "section",
-        17: "A", 18: "A.1",
-    }  # fmt: skip
+        1: "abstract",
+        2: "front",
+        3: "1",
+        4: "4",
+        5: "4.3",
+        6: "4.3.p1",
+        7: "4.3.p2",  # \paragraph blocks take their parent's number
+        8: "4.4",
+        9: "4.4.p1",
+        10: "limitations",
+        11: "limitations.p1",
+        12: "limitations-2",
+        13: "ethics-statement",
+        14: "section-2024-update",
+        15: "uberblick",
+        16: "section",
+        17: "A",
+        18: "A.1",
+    }
     assert all(is_reachable(i) for i in ids.values())
     assert len(set(ids.values())) == len(ids)
     # A \paragraph block under 4.3 is reached by a record naming 4.3 (SciVer reads all of 4).
@@ -78,10 +90,13 @@ def test_the_paper_file_holds_one_entry_per_id_in_reading_order():
     ids = section_ids(NODES)
     titles = {n.pk: n.title for n in NODES}
     blocks = [
-        (3, "paragraph", "We study tables."), (5, "table", ""), (6, "paragraph", "Pretrained: 61."),
-        (6, "paragraph", "Not pretrained: 55."), (3, "paragraph", "More intro."),
+        (3, "paragraph", "We study tables."),
+        (5, "table", ""),
+        (6, "paragraph", "Pretrained: 61."),
+        (6, "paragraph", "Not pretrained: 55."),
+        (3, "paragraph", "More intro."),
         (10, "paragraph", "Only English."),
-    ]  # fmt: skip
+    ]
     assert paper_sections(blocks, ids, titles) == (
         PaperSection("1", "Introduction", "We study tables.\nMore intro."),
         PaperSection("4.3", "Ablations", ""),  # holds only a table: an entry without text
@@ -135,11 +150,18 @@ def test_a_record_whose_section_reaches_no_text_is_refused(tmp_path):
         "should the export refuse the claim, re-open its validation so that the validator "
         "fixes its evidence"
     )
-    assert any(p.startswith("valset.json[1] (request 2, paper 2409.00001): SciVer's reading "
-                            "gives the model no text: section ['S4.SS1']") for p in problems)  # fmt: skip
+    assert any(
+        p.startswith(
+            "valset.json[1] (request 2, paper 2409.00001): SciVer's reading "
+            "gives the model no text: section ['S4.SS1']"
+        )
+        for p in problems
+    )
     # The evidence paragraph is then missing from the context too: said per record.
-    assert sum("evidence paragraph 2409.00001/S4.1.p1 is not in the context" in p
-               for p in problems) == 2  # fmt: skip
+    assert (
+        sum("evidence paragraph 2409.00001/S4.1.p1 is not in the context" in p for p in problems)
+        == 2
+    )
 
 
 def test_an_evidence_paragraph_outside_the_records_context_is_refused(tmp_path):
@@ -191,30 +213,57 @@ def test_a_paper_file_section_no_record_can_reach_is_refused(tmp_path):
 @pytest.mark.parametrize(
     ("origin", "perturbed", "why"),
     [
-        ("Ours reaches 73.2 in Table 2.", "Ours reaches 73.2 in Table 3.",
-         "differs from its entailed claim only in a reference number"),
-        ("As Fig. 3 shows, loss falls.", "As Fig. 4 shows, loss falls.",
-         "differs from its entailed claim only in a reference number"),
-        ("TABLE II gives 45.2 F1.", "TABLE IV gives 45.2 F1.",
-         "differs from its entailed claim only in a reference number"),
-        ("Eq. (3) and Algorithm 1 give 9 steps.", "Eq. (5) and Algorithm 2 give 9 steps.",
-         "differs from its entailed claim only in a reference number"),
-        ("Ours reaches 45.2 F1.", "Ours reaches 45.20 F1.",
-         "differs from its entailed claim only in number formatting"),
-        ("It has 1,000 rows.", "It has 1000 rows.",
-         "differs from its entailed claim only in number formatting"),
-        ("Recall is 70% here.", "Recall is 70.0 % here.",
-         "differs from its entailed claim only in number formatting"),
-        ("As Eq 2 shows, loss falls.", "As Eq 3 shows, loss falls.",
-         "differs from its entailed claim only in a reference number"),
-        ("Section 3.2 reports 45.2.", "Section 4.1 reports 45.20.",
-         "differs from its entailed claim only in a reference number and number formatting"),
+        (
+            "Ours reaches 73.2 in Table 2.",
+            "Ours reaches 73.2 in Table 3.",
+            "differs from its entailed claim only in a reference number",
+        ),
+        (
+            "As Fig. 3 shows, loss falls.",
+            "As Fig. 4 shows, loss falls.",
+            "differs from its entailed claim only in a reference number",
+        ),
+        (
+            "TABLE II gives 45.2 F1.",
+            "TABLE IV gives 45.2 F1.",
+            "differs from its entailed claim only in a reference number",
+        ),
+        (
+            "Eq. (3) and Algorithm 1 give 9 steps.",
+            "Eq. (5) and Algorithm 2 give 9 steps.",
+            "differs from its entailed claim only in a reference number",
+        ),
+        (
+            "Ours reaches 45.2 F1.",
+            "Ours reaches 45.20 F1.",
+            "differs from its entailed claim only in number formatting",
+        ),
+        (
+            "It has 1,000 rows.",
+            "It has 1000 rows.",
+            "differs from its entailed claim only in number formatting",
+        ),
+        (
+            "Recall is 70% here.",
+            "Recall is 70.0 % here.",
+            "differs from its entailed claim only in number formatting",
+        ),
+        (
+            "As Eq 2 shows, loss falls.",
+            "As Eq 3 shows, loss falls.",
+            "differs from its entailed claim only in a reference number",
+        ),
+        (
+            "Section 3.2 reports 45.2.",
+            "Section 4.1 reports 45.20.",
+            "differs from its entailed claim only in a reference number and number formatting",
+        ),
         ("Ours reaches 45.2 F1.", "Ours reaches  45.2 F1.", "is its entailed claim itself"),
         ("Ours reaches 45.2 F1.", "Ours reaches 54.2 F1.", ""),
         ("Table 2 gives Ours 73.2.", "Table 2 gives Ours 68.9.", ""),
         ("Ours beats the Baseline.", "The Baseline beats Ours.", ""),
     ],
-)  # fmt: skip
+)
 def test_perturbations_that_change_no_fact(origin, perturbed, why):
     assert perturbation_problem(origin, perturbed) == why
 
@@ -228,8 +277,10 @@ def test_a_refuted_claim_differing_only_in_a_reference_number_is_refused(tmp_pat
         for c in (first, second)
     ]
     out = tmp_path / "SciVer"
-    splits = {"validation": pair + list(release.splits["validation"][2:]),
-              "test": release.splits["test"]}  # fmt: skip
+    splits = {
+        "validation": pair + list(release.splits["validation"][2:]),
+        "test": release.splits["test"],
+    }
     write_release(_release(splits=splits), out)
     # Said once per pair: on its refuted record (request 2).
     assert check_release(out) == [
@@ -277,9 +328,10 @@ def test_hidden_labels_go_to_a_file_outside_the_folder_that_can_still_be_scored(
     assert not any(p.name.endswith(".labels.json") for p in out.rglob("*"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["SciVer", "SciVer.labels.json"]
     assert manifest["hidden_labels"] == {
-        "path": "../SciVer.labels.json", "records": 6,
+        "path": "../SciVer.labels.json",
+        "records": 6,
         "kept_private": "outside the release folder; never publish it",
-    }  # fmt: skip
+    }
     assert "sha256" not in json.dumps(manifest["hidden_labels"])  # no way to confirm a guess
     labels = json.loads(labels_file.read_text())
     truth = {str(c.request_id): c.label for c in public.splits["test"]}
@@ -287,13 +339,23 @@ def test_hidden_labels_go_to_a_file_outside_the_folder_that_can_still_be_scored(
     assert {r["request_id"] for r in labels["records"]} == {int(k) for k in truth}
     first = labels["records"][0]
     assert set(first) == {
-        "request_id", "pair_id", "paperid", "claim_type", "label", "origin_statement",
-        "perturbed_statement", "perturbed_explanation", "evidence", "provenance", "annotators",
-    }  # fmt: skip
+        "request_id",
+        "pair_id",
+        "paperid",
+        "claim_type",
+        "label",
+        "origin_statement",
+        "perturbed_statement",
+        "perturbed_explanation",
+        "evidence",
+        "provenance",
+        "annotators",
+    }
     assert '"yes"' in labels["scoring"]
     # Scoring the public test set with it, as SciVer's acc_evaluation does.
-    answers = {r["request_id"]: "Yes, entailed." if r["label"] else "No."
-               for r in labels["records"]}  # fmt: skip
+    answers = {
+        r["request_id"]: "Yes, entailed." if r["label"] else "No." for r in labels["records"]
+    }
     test = records(out, "testset.json")
     correct = sum(
         ("yes" in answers[r["request_id"]].lower()) == labels["labels"][str(r["request_id"])]

@@ -503,8 +503,10 @@ def test_our_records_say_which_arxiv_version_and_whether_synthetic(tmp_path):
     for record in json.loads((out / "testset.json").read_text()):
         assert "synthetic" not in record and "arxiv_id" not in record
     assert set(json.loads((out / "papers" / "2410.00002.json").read_text())) == {
-        "sections", "image_paths", "tables",
-    }  # fmt: skip
+        "sections",
+        "image_paths",
+        "tables",
+    }
     assert manifest["synthetic_papers"] == 1
     assert manifest["counts"]["test"]["synthetic"] == 6
     assert manifest["counts"]["validation"]["synthetic"] == 0

@@ -34,8 +34,17 @@ def run(*args) -> tuple[str, str]:
 
 
 def split(name: str = "v1", validation: int = 2, test: int = 2) -> SplitVersion:
-    run("make_split", "--validation", str(validation), "--test", str(test), "--seed", "1",
-        "--name", name)  # fmt: skip
+    run(
+        "make_split",
+        "--validation",
+        str(validation),
+        "--test",
+        str(test),
+        "--seed",
+        "1",
+        "--name",
+        name,
+    )
     return SplitVersion.objects.get(name=name)
 
 
@@ -128,12 +137,17 @@ def revalidate(team: Team, *, text: str | None = None) -> int:
             return done
         claim = item.claim
         services.submit_validation(
-            item=item, user=user, version=item.version, token=uuid.uuid4(),
-            criteria_failed=["language"] if text else [], text=text or claim.text,
-            subset=claim.pair.subset, label=claim.review.final_label,
+            item=item,
+            user=user,
+            version=item.version,
+            token=uuid.uuid4(),
+            criteria_failed=["language"] if text else [],
+            text=text or claim.text,
+            subset=claim.pair.subset,
+            label=claim.review.final_label,
             evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
             explanation=claim.explanation,
-        )  # fmt: skip
+        )
         done += 1
 
 
@@ -229,8 +243,15 @@ def test_an_existing_folder_is_refused_with_the_command_line_flag_before_any_pro
     (tmp_path / "SciVer").mkdir()
     err = io.StringIO()
     with pytest.raises(CommandError) as failure:
-        call_command("export_release", "--split", "v1", "--out", str(tmp_path / "SciVer"),
-                     stdout=io.StringIO(), stderr=err)  # fmt: skip
+        call_command(
+            "export_release",
+            "--split",
+            "v1",
+            "--out",
+            str(tmp_path / "SciVer"),
+            stdout=io.StringIO(),
+            stderr=err,
+        )
     assert str(failure.value) == (
         f"{tmp_path / 'SciVer'} already exists; choose another folder, or pass --overwrite to "
         "replace the release in it"
@@ -393,9 +414,10 @@ def test_export_progress_moves_per_file_and_the_job_bar_never_goes_back(
     frozen = split()
     seen: list[tuple[int, int, str]] = []
     manifest = services.export_release(
-        split=frozen, out=str(tmp_path / "SciVer"),
+        split=frozen,
+        out=str(tmp_path / "SciVer"),
         progress=lambda done, total, message: seen.append((done, total, message)),
-    )  # fmt: skip
+    )
     files = len(manifest["files"])
     writing = [(d, t) for d, t, m in seen if m == "writing files" and t == files]
     assert [d for d, _ in writing] == list(range(files + 1))  # every file, few enough to show

@@ -23,10 +23,20 @@ def run(*args) -> str:
 def test_claims_with_markup_are_a_warning_line_each_kind(tmp_path):
     team = Team()
     script = " <script>alert(1)</script>"
-    final_pair(team, seed=0, entailed=ENTAILED + script, refuted=REFUTED + script,
-               suggestion=REFUTED + script)  # fmt: skip
-    final_pair(team, seed=1, entailed=ENTAILED + r" ($70\%$)", refuted=REFUTED + r" ($70\%$)",
-               suggestion=REFUTED + r" ($70\%$)")  # fmt: skip
+    final_pair(
+        team,
+        seed=0,
+        entailed=ENTAILED + script,
+        refuted=REFUTED + script,
+        suggestion=REFUTED + script,
+    )
+    final_pair(
+        team,
+        seed=1,
+        entailed=ENTAILED + r" ($70\%$)",
+        refuted=REFUTED + r" ($70\%$)",
+        suggestion=REFUTED + r" ($70\%$)",
+    )
     final_pair(team, seed=2)
     validate_all(team)
     run("make_split", "--validation", "2", "--test", "4", "--seed", "1", "--name", "v1")

@@ -35,8 +35,17 @@ def test_every_record_of_a_demo_release_gives_a_model_its_claims_evidence(tmp_pa
     assert len(pool) >= 4, "simulate_annotation left too few complete pairs"
     validation = 2 * (len(pool) // 3)
     test = 2 * len(pool) - validation
-    quiet("make_split", "--validation", str(validation), "--test", str(test), "--seed", "5",
-          "--name", "demo")  # fmt: skip
+    quiet(
+        "make_split",
+        "--validation",
+        str(validation),
+        "--test",
+        str(test),
+        "--seed",
+        "5",
+        "--name",
+        "demo",
+    )
     out = tmp_path / "SciVer"
     quiet("export_release", "--split", "demo", "--out", str(out))
     report = inspect_release(out)

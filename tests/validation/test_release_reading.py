@@ -32,8 +32,13 @@ PAPER = {
 
 
 def direct(section: list, **fields) -> dict:
-    return {"claim_type": "direct", "section": section, "type": "table", "item": "2",
-            "image_path": "./SciVer/images/x_table_2.png"} | fields  # fmt: skip
+    return {
+        "claim_type": "direct",
+        "section": section,
+        "type": "table",
+        "item": "2",
+        "image_path": "./SciVer/images/x_table_2.png",
+    } | fields
 
 
 def test_a_subsection_reaches_every_section_of_its_top_level_section():
@@ -75,11 +80,23 @@ def test_an_empty_or_missing_section_list_gives_no_text():
 @pytest.mark.parametrize(
     ("section_id", "reachable"),
     [
-        ("3", True), ("3.2", True), ("4.3.p2", True), ("A", True), ("A.1", True), ("IV", True),
-        ("II-A", True), ("abstract", True), ("limitations", True), ("limitations.p1", True),
-        ("S4", False), ("S4.SS1", False), ("Sx1", False), ("A1", False), ("", False),
+        ("3", True),
+        ("3.2", True),
+        ("4.3.p2", True),
+        ("A", True),
+        ("A.1", True),
+        ("IV", True),
+        ("II-A", True),
+        ("abstract", True),
+        ("limitations", True),
+        ("limitations.p1", True),
+        ("S4", False),
+        ("S4.SS1", False),
+        ("Sx1", False),
+        ("A1", False),
+        ("", False),
     ],
-)  # fmt: skip
+)
 def test_which_section_ids_a_record_could_name(section_id, reachable):
     assert is_reachable(section_id) is reachable
 
@@ -87,8 +104,10 @@ def test_which_section_ids_a_record_could_name(section_id, reachable):
 def test_top_level_and_reached_ids():
     assert top_level("3.2.1") == "3" and top_level("S4.SS1") == "S4" and top_level("4") == "4"
     assert reached_section_ids([direct(["3.2", "4"]), direct(["limitations"])]) == {
-        "3", "4", "limitations",
-    }  # fmt: skip
+        "3",
+        "4",
+        "limitations",
+    }
 
 
 def test_images_are_the_records_fields_with_captions_from_the_paper_file():
@@ -97,12 +116,19 @@ def test_images_are_the_records_fields_with_captions_from_the_paper_file():
         ("table", "2", "./SciVer/images/x_table_2.png", "Table 2: accuracy per model."),
     ]
     parallel = {
-        "claim_type": "parallel", "section": ["4"],
-        "item1_type": "chart", "item1": "3", "item1_path": "./SciVer/images/x_chart_3.png",
-        "item2_type": "table", "item2": "2", "item2_path": "./SciVer/images/x_table_2.png",
+        "claim_type": "parallel",
+        "section": ["4"],
+        "item1_type": "chart",
+        "item1": "3",
+        "item1_path": "./SciVer/images/x_chart_3.png",
+        "item2_type": "table",
+        "item2": "2",
+        "item2_path": "./SciVer/images/x_table_2.png",
         # Fields of the other shape are not read for a parallel record.
-        "type": "table", "item": "9", "image_path": "./SciVer/images/x_table_9.png",
-    }  # fmt: skip
+        "type": "table",
+        "item": "9",
+        "image_path": "./SciVer/images/x_table_9.png",
+    }
     images = model_input(parallel, PAPER).images
     assert [(i.type, i.item, i.caption) for i in images] == [
         ("chart", "3", "Figure 3: loss curves."),

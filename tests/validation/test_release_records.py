@@ -54,8 +54,11 @@ def test_the_export_refuses_claims_whose_evidence_breaks_the_rule(pairs, tmp_pat
         claim__pair=pair, claim__label="entailed"
     )
     have = set(review.final_evidence.values_list("pk", flat=True))
-    extra = Element.objects.filter(paper=pair.paper, kind__in=["table", "chart"],
-                                   section__kind="body").exclude(pk__in=have).first()  # fmt: skip
+    extra = (
+        Element.objects.filter(paper=pair.paper, kind__in=["table", "chart"], section__kind="body")
+        .exclude(pk__in=have)
+        .first()
+    )
     review.final_evidence.add(extra)  # one table/chart more than the subset rests on
     out = tmp_path / "SciVer"
     with pytest.raises(CommandError) as failure:
@@ -96,8 +99,10 @@ def test_records_name_exactly_their_evidence_and_reach_it_through_sciver_reading
     ids = [s["section_id"] for s in paper_file["sections"]]
     assert ids == ["abstract", "2", "2.p1", "6", "limitations"]
     assert [s["section_name"] for s in paper_file["sections"]][2:] == [
-        "Setup.", "Experiments", "Limitations",
-    ]  # fmt: skip
+        "Setup.",
+        "Experiments",
+        "Limitations",
+    ]
     for path in (out / "papers").glob("*.json"):
         assert all(is_reachable(s["section_id"]) for s in json.loads(path.read_text())["sections"])
 

@@ -109,8 +109,10 @@ def test_json_files_have_a_record_or_a_section_per_line_and_read_back_whole():
     assert lines[0] == "[" and lines[-1] == "]" and len(lines) == len(records) + 2
     assert [json.loads(line.rstrip(",")) for line in lines[1:-1]] == records
     assert json.loads(text) == records
-    paper = {"sections": [{"section_id": "1", "text": "a"}, {"section_id": "2", "text": "b"}],
-             "tables": {"2": {"capture": "Table 2"}}}  # fmt: skip
+    paper = {
+        "sections": [{"section_id": "1", "text": "a"}, {"section_id": "2", "text": "b"}],
+        "tables": {"2": {"capture": "Table 2"}},
+    }
     text = json_bytes(paper).decode("utf-8")
     assert json.loads(text) == paper
     assert '    {"section_id": "2", "text": "b"}' in text.splitlines()

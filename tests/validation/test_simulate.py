@@ -183,8 +183,18 @@ def test_a_release_manager_follows_the_readme_on_demo_data(tmp_path):
     assert pairs >= 8
     with pytest.raises(CommandError, match="validated"):
         call_command("make_split", "--validation", "1000", "--test", "2000", stdout=io.StringIO())
-    call_command("make_split", "--validation", "4", "--test", "8", "--seed", "13",
-                 "--name", "v1", stdout=io.StringIO())  # fmt: skip
+    call_command(
+        "make_split",
+        "--validation",
+        "4",
+        "--test",
+        "8",
+        "--seed",
+        "13",
+        "--name",
+        "v1",
+        stdout=io.StringIO(),
+    )
     out = tmp_path / "SciVer"
     call_command("export_release", "--split", "v1", "--out", str(out), stdout=io.StringIO())
     call_command("check_release", str(out), stdout=io.StringIO())  # raises on any problem
@@ -208,20 +218,32 @@ def test_revisions_happen_at_about_sciver_rate():
 def test_claims_built_from_cells_meet_the_writing_rules():
     rng = random.Random(0)
     table = Element(
-        pk=1, kind="table", label="Table 2", caption="Table 2: Results on the test set.",
-        cells=[[[{"text": "Model"}, {"text": "BLEU"}, {"text": "chrF"}],
+        pk=1,
+        kind="table",
+        label="Table 2",
+        caption="Table 2: Results on the test set.",
+        cells=[
+            [
+                [{"text": "Model"}, {"text": "BLEU"}, {"text": "chrF"}],
                 [{"text": "Ours"}, {"text": "31.5"}, {"text": "55.0"}],
-                [{"text": "Baseline"}, {"text": "29.0"}, {"text": "53.1"}]]],
-    )  # fmt: skip
+                [{"text": "Baseline"}, {"text": "29.0"}, {"text": "53.1"}],
+            ]
+        ],
+    )
     chart = Element(pk=2, kind="chart", label="Figure 3", caption="Figure 3: Accuracy per epoch.")
     bare = Element(pk=3, kind="table", label="Table 4", caption="Table 4: Costs.", cells=[])
     assert Fact(1, "Table 2", "Ours", "BLEU", "31.5") in table_facts(table)
     # The claim names exactly the tables/charts it cites (the evidence rule: one, or two).
     for subset, cited in [
-        ("direct", [table]), ("direct", [chart]), ("analytical", [table]),
-        ("analytical", [chart]), ("parallel", [table, chart]), ("sequential", [chart, table]),
-        ("parallel", [bare, chart]), ("sequential", [chart, bare]),
-    ]:  # fmt: skip
+        ("direct", [table]),
+        ("direct", [chart]),
+        ("analytical", [table]),
+        ("analytical", [chart]),
+        ("parallel", [table, chart]),
+        ("sequential", [chart, table]),
+        ("parallel", [bare, chart]),
+        ("sequential", [chart, bare]),
+    ]:
         claim = write_claim(subset, cited, rng)
         assert 6 <= len(claim.split()) <= 120, claim
         for element in (table, chart, bare):

@@ -178,9 +178,22 @@ def test_any_feasible_request_is_exact_proportional_and_leak_free(case):
 
 @pytest.mark.parametrize(
     "name",
-    ["../../qaB-escape", "bad name/../x", "/tmp/abs", "a/b", "..", ".hidden", "", " v1", "-x",
-     "a\\b", "é", "x" * 65, "v1\n"],
-)  # fmt: skip
+    [
+        "../../qaB-escape",
+        "bad name/../x",
+        "/tmp/abs",
+        "a/b",
+        "..",
+        ".hidden",
+        "",
+        " v1",
+        "-x",
+        "a\\b",
+        "é",
+        "x" * 65,
+        "v1\n",
+    ],
+)
 def test_unsafe_split_names_are_refused(name):
     with pytest.raises(SplitError, match="letters, digits, dots, hyphens or underscores"):
         check_split_name(name)

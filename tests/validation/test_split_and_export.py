@@ -101,9 +101,17 @@ def test_export_writes_the_sciver_layout_and_ours(pool, tmp_path):
     assert len(val) == 4 and len(test) == 8
     first = val[0]
     assert list(first)[:10] == [
-        "request_id", "paperid", "paper_path", "claim_type", "claim", "label",
-        "origin_statement", "perturbed_statement", "perturbed_explanation", "section",
-    ]  # fmt: skip
+        "request_id",
+        "paperid",
+        "paper_path",
+        "claim_type",
+        "claim",
+        "label",
+        "origin_statement",
+        "perturbed_statement",
+        "perturbed_explanation",
+        "section",
+    ]
     assert isinstance(first["request_id"], int) and isinstance(first["label"], bool)
     assert first["paper_path"] == f"./SciVer/papers/{first['paperid']}.json"
     ids = [r["request_id"] for r in val + test]
@@ -213,8 +221,9 @@ def test_two_versions_of_one_arxiv_id_get_their_own_paperids(pool, tmp_path):
     ]
     by_pair = {r["pair_id"]: r for r in rows}
     assert (by_pair[pairs[0].pk]["paperid"], by_pair[pairs[0].pk]["arxiv_version"]) == (
-        f"{first.arxiv_id}v1", 1,
-    )  # fmt: skip
+        f"{first.arxiv_id}v1",
+        1,
+    )
     assert by_pair[pairs[1].pk]["paperid"] == f"{first.arxiv_id}v2"
     assert by_pair[pairs[1].pk]["arxiv_id"] == first.arxiv_id
     # Each record's paper file is its own version's.

@@ -64,8 +64,20 @@ def test_a_default_split_takes_only_redistributable_papers_and_counts_the_others
 
 def test_naming_other_licences_is_explicit_and_the_card_marks_those_papers(pool):
     out = io.StringIO()
-    call_command("make_split", "--validation", "4", "--test", "4", "--seed", "1", "--name",
-                 "e1", "--licenses", "cc-by,cc-by-sa,arxiv,cc-by-nc-sa", stdout=out)  # fmt: skip
+    call_command(
+        "make_split",
+        "--validation",
+        "4",
+        "--test",
+        "4",
+        "--seed",
+        "1",
+        "--name",
+        "e1",
+        "--licenses",
+        "cc-by,cc-by-sa,arxiv,cc-by-nc-sa",
+        stdout=out,
+    )
     text = out.getvalue()
     assert "(as asked)" in text
     assert "warning: arxiv does not allow redistribution with adaptations" in text
@@ -73,10 +85,18 @@ def test_naming_other_licences_is_explicit_and_the_card_marks_those_papers(pool)
     split = SplitVersion.objects.get(name="e1")
     assert not split.licences_by_default
     papers = [
-        ReleasePaper(paperid=f"p-{code}", sections=(), chart_captions={}, table_captions={},
-                     licence=LICENCES[code], arxiv_id=f"p-{code}", version=1, synthetic=False)
+        ReleasePaper(
+            paperid=f"p-{code}",
+            sections=(),
+            chart_captions={},
+            table_captions={},
+            licence=LICENCES[code],
+            arxiv_id=f"p-{code}",
+            version=1,
+            synthetic=False,
+        )
         for code in ("cc-by", "cc-by-sa", "arxiv", "cc-by-nc-sa")
-    ]  # fmt: skip
+    ]
     card = dataset_card(split, {"validation": [], "test": []}, papers, False)
     assert "named by whoever made the split" in card
     assert "### CC BY (`cc-by`): 1 paper(s)" in card
@@ -112,8 +132,9 @@ def test_check_release_warns_about_each_licence_named_explicitly(pool, tmp_path)
 
     codes = "cc-by,cc-by-sa,cc0,arxiv,cc-by-nc-sa"
     services.freeze_split(validation=2, test=8, seed=1, name="x1", licences=codes.split(","))
-    call_command("export_release", "--split", "x1", "--out", str(tmp_path / "SciVer"),
-                 stdout=io.StringIO())  # fmt: skip
+    call_command(
+        "export_release", "--split", "x1", "--out", str(tmp_path / "SciVer"), stdout=io.StringIO()
+    )
     report = inspect_release(tmp_path / "SciVer")
     assert report.problems == []
     licence = [w for w in report.warnings if w.startswith("licence:")]
@@ -122,8 +143,14 @@ def test_check_release_warns_about_each_licence_named_explicitly(pool, tmp_path)
     assert any("(`cc-by-nc-sa`)" in w for w in licence)
     # A default split's release has no such warning.
     services.freeze_split(validation=2, test=4, seed=1, name="d1")
-    call_command("export_release", "--split", "d1", "--out", str(tmp_path / "d" / "SciVer"),
-                 stdout=io.StringIO())  # fmt: skip
+    call_command(
+        "export_release",
+        "--split",
+        "d1",
+        "--out",
+        str(tmp_path / "d" / "SciVer"),
+        stdout=io.StringIO(),
+    )
     assert not [w for w in inspect_release(tmp_path / "d" / "SciVer").warnings if "licence" in w]
 
 
@@ -135,9 +162,13 @@ def test_the_export_page_says_where_the_hidden_labels_are(client, pool, tmp_path
     out = tmp_path / "h1-x-hidden" / "SciVer"
     job = Job.objects.create(kind="export_release", status="finished")
     export = ReleaseExport.objects.create(
-        split=split, out=str(out), hide_test_labels=True, job=job, archive=str(tmp_path / "a.zip"),
+        split=split,
+        out=str(out),
+        hide_test_labels=True,
+        job=job,
+        archive=str(tmp_path / "a.zip"),
         manifest={"files": {}, "hidden_labels": {"path": "../SciVer.labels.json", "records": 4}},
-    )  # fmt: skip
+    )
     client.force_login(get_user_model().objects.create_user("root", password="x", is_staff=True))
     html = client.get(f"/manage/releases/exports/{export.pk}/").content.decode()
     assert str(tmp_path / "h1-x-hidden" / "SciVer.labels.json") in html and "(4 records)" in html

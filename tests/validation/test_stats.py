@@ -90,11 +90,28 @@ def test_words_in_paragraphs_are_what_sciver_reading_gives_a_model(tmp_path):
     """Table 2's words in paragraphs, for a split, equal the mean words of the context SciVer's
     reading builds from each exported record; the curated context is counted apart."""
     validated_pairs(Team(), 4)
-    call_command("make_split", "--validation", "4", "--test", "4", "--seed", "1",
-                 "--name", "v1", stdout=io.StringIO())  # fmt: skip
+    call_command(
+        "make_split",
+        "--validation",
+        "4",
+        "--test",
+        "4",
+        "--seed",
+        "1",
+        "--name",
+        "v1",
+        stdout=io.StringIO(),
+    )
     out = tmp_path / "SciVer"
-    call_command("export_release", "--split", "v1", "--out", str(out), stdout=io.StringIO(),
-                 stderr=io.StringIO())  # fmt: skip
+    call_command(
+        "export_release",
+        "--split",
+        "v1",
+        "--out",
+        str(out),
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+    )
     result = selectors.dataset_statistics("v1")
     for part, split_file in (("validation", "valset.json"), ("test", "testset.json")):
         counts = []

@@ -29,9 +29,14 @@ def held():
 def _form(item: WorkItem, **changes) -> dict:
     claim = item.claim
     evidence = [str(pk) for pk in claim.review.final_evidence.values_list("pk", flat=True)]
-    return {"version": item.version, "subset": claim.pair.subset, "text": claim.text,
-            "label": claim.review.final_label, "evidence": evidence,
-            "explanation": claim.explanation} | changes  # fmt: skip
+    return {
+        "version": item.version,
+        "subset": claim.pair.subset,
+        "text": claim.text,
+        "label": claim.review.final_label,
+        "evidence": evidence,
+        "explanation": claim.explanation,
+    } | changes
 
 
 @pytest.mark.parametrize("token", [None, "", "not-a-token"])

@@ -19,9 +19,17 @@ from validation.release_check import inspect_release
 pytestmark = pytest.mark.django_db
 
 SCIVER_KEYS = {
-    "request_id", "paperid", "paper_path", "claim_type", "claim", "label", "origin_statement",
-    "perturbed_statement", "perturbed_explanation", "section",
-}  # fmt: skip
+    "request_id",
+    "paperid",
+    "paper_path",
+    "claim_type",
+    "claim",
+    "label",
+    "origin_statement",
+    "perturbed_statement",
+    "perturbed_explanation",
+    "section",
+}
 ONE = {"type", "item", "image_path"}
 TWO = {f"item{n}{s}" for n in (1, 2) for s in ("_type", "", "_path")}
 
@@ -67,8 +75,12 @@ def test_a_release_with_synthetic_papers_says_so_everywhere_but_the_sciver_files
             shape = ONE if record["claim_type"] in ("direct", "analytical") else TWO
             expected = SCIVER_KEYS | shape
             if hidden:
-                expected -= {"label", "origin_statement", "perturbed_statement",
-                             "perturbed_explanation"}  # fmt: skip
+                expected -= {
+                    "label",
+                    "origin_statement",
+                    "perturbed_statement",
+                    "perturbed_explanation",
+                }
             assert set(record) == expected
     for path in (out / "papers").glob("*.json"):
         assert set(json.loads(path.read_text())) == {"sections", "image_paths", "tables"}
@@ -155,5 +167,7 @@ def test_statistics_count_synthetic_papers_and_claims(pool, client):
     assert printed.count("synthetic claims") == 2
     as_json = json.loads(run("dataset_stats", "--json"))
     assert as_json["synthetic"]["parts"]["validated pool"] == {
-        "claims": 2, "all_claims": 8, "papers": 1,
-    }  # fmt: skip
+        "claims": 2,
+        "all_claims": 8,
+        "papers": 1,
+    }

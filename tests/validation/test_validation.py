@@ -103,10 +103,12 @@ def test_revision_changes_in_place_keeps_before_after_and_the_subset_is_the_pair
     item = services.take_next(user=team.validators[0])
     new_subset = "analytical" if pair.subset != "analytical" else "direct"
     validation = validate(
-        item, team.validators[0], criteria_failed=["language", "subset"],
+        item,
+        team.validators[0],
+        criteria_failed=["language", "subset"],
         text="Ours reaches a BLEU score of 73.2, higher than the Baseline model.",
         subset=new_subset,
-    )  # fmt: skip
+    )
     assert validation.revisions == 1
     changes = {r.field: r for r in ValidationRevision.objects.all()}
     assert set(changes) == {"text", "subset"}
@@ -163,8 +165,9 @@ def test_the_same_submission_twice_records_once():
     )
     token = uuid.uuid4()
     for _ in range(2):
-        services.submit_validation(item=item, user=team.validators[0], version=item.version,
-                                   token=token, **data)  # fmt: skip
+        services.submit_validation(
+            item=item, user=team.validators[0], version=item.version, token=token, **data
+        )
     assert ValidationRevision.objects.count() == 1
 
 
@@ -192,8 +195,12 @@ def test_admin_reopens_with_a_reason_and_only_admins_may():
 def test_the_pairs_validator_is_named_only_where_the_blindness_rule_lets_them():
     from annotation.blindness import RoleRow
 
-    roles = [RoleRow(1, "writer", None), RoleRow(2, "evidence", 10), RoleRow(3, "evidence", 11),
-             RoleRow(4, "validator", 10)]  # fmt: skip
+    roles = [
+        RoleRow(1, "writer", None),
+        RoleRow(2, "evidence", 10),
+        RoleRow(3, "evidence", 11),
+        RoleRow(4, "validator", 10),
+    ]
     assert routing.route_validation(11, [1, 2, 3, 4], roles).assignee == 4
     assert routing.route_validation(11, [1, 2, 3], roles).assignee is None  # 4 not eligible
     # the validator of claim 10 adjudicated claim 11: someone else validates it
@@ -226,8 +233,9 @@ def test_the_validators_evidence_is_held_to_the_evidence_rule_for_the_pairs_subs
     for label in Element.objects.filter(pk__in=sampled[:2]).values_list("label", flat=True):
         assert label in message
     assert not ValidationRevision.objects.exists()
-    validation = validate(item, team.validators[0], criteria_failed=["evidence"],
-                          evidence_ids=sampled[1:2])  # fmt: skip
+    validation = validate(
+        item, team.validators[0], criteria_failed=["evidence"], evidence_ids=sampled[1:2]
+    )
     assert validation.status == "validated"
     assert list(item.claim.review.final_evidence.values_list("pk", flat=True)) == [sampled[1]]
 
@@ -241,8 +249,13 @@ def test_a_revised_subset_is_the_one_the_evidence_is_held_to():
         validate(item, team.validators[0], criteria_failed=["subset"], subset="parallel")
     assert "A parallel claim rests on exactly two tables/charts" in caught.value.errors["evidence"]
     assert "Mark one more" in caught.value.errors["evidence"]
-    validate(item, team.validators[0], criteria_failed=["subset", "evidence"], subset="parallel",
-             evidence_ids=sampled[:2])  # fmt: skip
+    validate(
+        item,
+        team.validators[0],
+        criteria_failed=["subset", "evidence"],
+        subset="parallel",
+        evidence_ids=sampled[:2],
+    )
     assert ClaimPair.objects.get(pk=pair.pk).subset == "parallel"
     # The pair's other claim, not validated yet, still cites one: its validator is warned, and
     # held to the rule when submitting.
@@ -263,8 +276,13 @@ def test_the_subset_cannot_change_under_a_validated_claim_that_would_break_the_r
     second = services.take_next(user=team.validators[0])
     sampled = pair.task.sampled_ids
     with pytest.raises(services.InvalidValidation) as caught:
-        validate(second, team.validators[0], criteria_failed=["subset", "evidence"],
-                 subset="sequential", evidence_ids=sampled[:2])  # fmt: skip
+        validate(
+            second,
+            team.validators[0],
+            criteria_failed=["subset", "evidence"],
+            subset="sequential",
+            evidence_ids=sampled[:2],
+        )
     assert "already validated" in caught.value.errors["subset"]
     assert ClaimPair.objects.get(pk=pair.pk).subset == pair.subset
 

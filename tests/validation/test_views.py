@@ -37,8 +37,12 @@ def world() -> World:
 
 
 def login(client, world: World, role: str) -> None:
-    users = {"holder": world.team.validators[0], "other": world.outsider,
-             "writer": world.team.writer, "admin": world.team.admin}  # fmt: skip
+    users = {
+        "holder": world.team.validators[0],
+        "other": world.outsider,
+        "writer": world.team.writer,
+        "admin": world.team.admin,
+    }
     if role != "anonymous":
         client.force_login(users[role])
 
@@ -52,19 +56,49 @@ def cases(w: World) -> list[tuple[str, str, str, tuple]]:
     return [
         ("validation:next", "post", "/validate/next/", (L, 302, 302, 302, 302)),
         ("validation:validate", "get", f"/validate/{w.item.key}/", (L, 200, 404, 404, 200)),
-        ("validation:element_image", "get", f"/validate/{w.item.key}/images/{w.item.claim.evidence.filter(kind__in=['table', 'chart']).first().pk}/", (L, 200, 404, 404, 200)),
+        (
+            "validation:element_image",
+            "get",
+            f"/validate/{w.item.key}/images/{w.item.claim.evidence.filter(kind__in=['table', 'chart']).first().pk}/",
+            (L, 200, 404, 404, 200),
+        ),
         ("validation:baseline_next", "post", "/baseline/next/", (L, 302, 302, 302, 302)),
-        ("validation:baseline_answer", "get", f"/baseline/answer/{w.item.key}/", (L, 404, 404, 404, 404)),
+        (
+            "validation:baseline_answer",
+            "get",
+            f"/baseline/answer/{w.item.key}/",
+            (L, 404, 404, 404, 404),
+        ),
         ("validation:overview", "get", "/manage/validation/", (L, 403, 403, 403, 200)),
-        ("validation:reopen", "post", f"/manage/validation/reopen/{w.item.claim.key}/", (L, 403, 403, 403, 302)),
+        (
+            "validation:reopen",
+            "post",
+            f"/manage/validation/reopen/{w.item.claim.key}/",
+            (L, 403, 403, 403, 302),
+        ),
         ("validation:statistics", "get", "/manage/statistics/", (L, 403, 403, 403, 200)),
         ("validation:baseline", "get", "/manage/baseline/", (L, 403, 403, 403, 200)),
         ("validation:baseline_study", "get", "/manage/baseline/999/", (L, 403, 403, 403, 404)),
         ("validation:releases", "get", "/manage/releases/", (L, 403, 403, 403, 200)),
-        ("validation:export", "post", "/manage/releases/splits/999/export/", (L, 403, 403, 403, 404)),
-        ("validation:export_status", "get", "/manage/releases/exports/999/", (L, 403, 403, 403, 404)),
-        ("validation:download", "get", "/manage/releases/exports/999/download/", (L, 403, 403, 403, 404)),
-    ]  # fmt: skip
+        (
+            "validation:export",
+            "post",
+            "/manage/releases/splits/999/export/",
+            (L, 403, 403, 403, 404),
+        ),
+        (
+            "validation:export_status",
+            "get",
+            "/manage/releases/exports/999/",
+            (L, 403, 403, 403, 404),
+        ),
+        (
+            "validation:download",
+            "get",
+            "/manage/releases/exports/999/download/",
+            (L, 403, 403, 403, 404),
+        ),
+    ]
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -110,18 +144,27 @@ def test_validator_revises_in_place_and_a_refused_submission_keeps_the_input(cli
     client.force_login(validator)
     claim = world.item.claim
     evidence = [str(pk) for pk in claim.review.final_evidence.values_list("pk", flat=True)]
-    base = {"version": world.item.version, "token": "8c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
-            "subset": world.pair.subset, "label": claim.review.final_label, "evidence": evidence,
-            "explanation": claim.explanation}  # fmt: skip
+    base = {
+        "version": world.item.version,
+        "token": "8c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
+        "subset": world.pair.subset,
+        "label": claim.review.final_label,
+        "evidence": evidence,
+        "explanation": claim.explanation,
+    }
     new_text = "Ours gets a BLEU of 73.2 on the test set, above the Baseline model."
     refused = client.post(f"/validate/{world.item.key}/", base | {"text": new_text})
     assert refused.status_code == 400
     assert "tick the criteria" in refused.content.decode() and new_text in refused.content.decode()
     done = client.post(
         f"/validate/{world.item.key}/",
-        base | {"text": new_text, "criteria_failed": ["language"],
-                "token": "9c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10"},
-    )  # fmt: skip
+        base
+        | {
+            "text": new_text,
+            "criteria_failed": ["language"],
+            "token": "9c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
+        },
+    )
     assert done.status_code == 302
     claim.refresh_from_db()
     assert claim.text == new_text
@@ -135,10 +178,14 @@ def test_a_validators_text_longer_than_the_limit_is_refused_not_cut(client, worl
     evidence = [str(pk) for pk in claim.review.final_evidence.values_list("pk", flat=True)]
     long_text = "Ours gets a BLEU of 73.2 on the test set. " * 130  # 5,460 characters
     form = {
-        "version": world.item.version, "token": "7c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
-        "subset": world.pair.subset, "label": claim.review.final_label, "evidence": evidence,
-        "explanation": claim.explanation, "criteria_failed": ["language"],
-    }  # fmt: skip
+        "version": world.item.version,
+        "token": "7c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
+        "subset": world.pair.subset,
+        "label": claim.review.final_label,
+        "evidence": evidence,
+        "explanation": claim.explanation,
+        "criteria_failed": ["language"],
+    }
     refused = client.post(f"/validate/{world.item.key}/", form | {"text": long_text})
     page = refused.content.decode()
     assert refused.status_code == 400
@@ -148,11 +195,15 @@ def test_a_validators_text_longer_than_the_limit_is_refused_not_cut(client, worl
     assert claim.text != long_text[:5000] and not ValidationRevision.objects.exists()
     # The page's autosave: refused with the reason (the text stays in the browser), not cut.
     draft = {"text": long_text, "evidence": [int(pk) for pk in evidence]}
-    saved = client.post(f"/validate/{world.item.key}/", {"version": world.item.version,
-                        "draft": draft}, content_type="application/json")  # fmt: skip
+    saved = client.post(
+        f"/validate/{world.item.key}/",
+        {"version": world.item.version, "draft": draft},
+        content_type="application/json",
+    )
     assert saved.status_code == 400 and saved.json()["reason"] == "invalid"
     assert saved.json()["errors"] == {
-        "text": "text: longer than 5,000 characters (it has 5,460); shorten it."}  # fmt: skip
+        "text": "text: longer than 5,000 characters (it has 5,460); shorten it."
+    }
     world.item.refresh_from_db()
     assert not world.item.draft
     # Exactly at the limit: recorded whole.
@@ -195,11 +246,18 @@ def test_the_validation_page_refuses_evidence_that_breaks_the_rule_and_keeps_the
     page = client.get(f"/validate/{world.item.key}/").content.decode()
     assert "A direct claim rests on exactly one table or chart, one of the three" in page
     assert 'id="evidence-warning"' not in page  # the factory's claim meets the rule
-    base = {"version": world.item.version, "token": "8c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
-            "text": claim.text, "subset": world.pair.subset, "label": claim.review.final_label,
-            "explanation": claim.explanation, "criteria_failed": ["evidence"]}  # fmt: skip
-    refused = client.post(f"/validate/{world.item.key}/",
-                          base | {"evidence": [str(pk) for pk in sampled[:2]]})  # fmt: skip
+    base = {
+        "version": world.item.version,
+        "token": "8c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10",
+        "text": claim.text,
+        "subset": world.pair.subset,
+        "label": claim.review.final_label,
+        "explanation": claim.explanation,
+        "criteria_failed": ["evidence"],
+    }
+    refused = client.post(
+        f"/validate/{world.item.key}/", base | {"evidence": [str(pk) for pk in sampled[:2]]}
+    )
     assert refused.status_code == 400
     html = refused.content.decode()
     error = html.split('id="err-evidence">')[1].split("</p>")[0]
@@ -208,8 +266,10 @@ def test_the_validation_page_refuses_evidence_that_breaks_the_rule_and_keeps_the
         assert re.search(rf'name="evidence" value="{pk}" checked', html)
     assert re.search(r'name="criteria_failed" value="evidence" checked', html)
     assert not ValidationRevision.objects.exists()
-    done = client.post(f"/validate/{world.item.key}/", base | {
-        "evidence": [str(sampled[1])], "token": "9c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10"})  # fmt: skip
+    done = client.post(
+        f"/validate/{world.item.key}/",
+        base | {"evidence": [str(sampled[1])], "token": "9c1d5f4e-8a55-4c51-9b57-2f1f3d0c8a10"},
+    )
     assert done.status_code == 302
     assert ValidationRevision.objects.get().field == "evidence"
 
@@ -261,9 +321,15 @@ def test_baseline_study_needs_two_experts_and_reports_accuracy(client, world):
             assert item.claim.text in page and "gold" not in page.lower()
             gold = item.claim.review.final_label
             label = ({"entailed": "refuted", "refuted": "entailed"}[gold]) if wrong else gold
-            response = client.post(url, {"version": item.version, "token": str(item.pk) * 0
-                                         or f"00000000-0000-0000-0000-{item.pk:012d}",
-                                         "label": label, "explanation": "because"})  # fmt: skip
+            response = client.post(
+                url,
+                {
+                    "version": item.version,
+                    "token": str(item.pk) * 0 or f"00000000-0000-0000-0000-{item.pk:012d}",
+                    "label": label,
+                    "explanation": "because",
+                },
+            )
     assert (
         BaselineAnswer.objects.count()
         == 2 * BaselineAnswer.objects.values("item").distinct().count()

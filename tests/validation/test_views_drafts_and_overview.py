@@ -139,12 +139,17 @@ def test_a_submitted_validation_shows_what_was_recorded_not_the_draft(client, te
     claim = held.claim
     held.refresh_from_db()
     services.submit_validation(
-        item=held, user=team.validators[0], version=held.version, token=uuid.uuid4(),
-        criteria_failed=[], text=claim.text, subset=claim.pair.subset,
+        item=held,
+        user=team.validators[0],
+        version=held.version,
+        token=uuid.uuid4(),
+        criteria_failed=[],
+        text=claim.text,
+        subset=claim.pair.subset,
         label=claim.review.final_label,
         evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
         explanation=claim.explanation,
-    )  # fmt: skip
+    )
     form = parse(client.get(f"/validate/{held.key}/").content.decode())
     assert form.textareas["text"] == claim.text
 
@@ -213,21 +218,33 @@ def revise_label(team: Team, claim: Claim, label: str) -> None:
             item = services.take_next(user=validator)
     claim = item.claim
     services.submit_validation(
-        item=item, user=validator, version=item.version, token=uuid.uuid4(),
-        criteria_failed=["label"], text=claim.text, subset=claim.pair.subset, label=label,
+        item=item,
+        user=validator,
+        version=item.version,
+        token=uuid.uuid4(),
+        criteria_failed=["label"],
+        text=claim.text,
+        subset=claim.pair.subset,
+        label=label,
         evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
         explanation=claim.explanation,
-    )  # fmt: skip
+    )
 
 
 def validate_one(item: WorkItem, user) -> None:
     claim = item.claim
     services.submit_validation(
-        item=item, user=user, version=item.version, token=uuid.uuid4(), criteria_failed=[],
-        text=claim.text, subset=claim.pair.subset, label=claim.review.final_label,
+        item=item,
+        user=user,
+        version=item.version,
+        token=uuid.uuid4(),
+        criteria_failed=[],
+        text=claim.text,
+        subset=claim.pair.subset,
+        label=claim.review.final_label,
         evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
         explanation=claim.explanation,
-    )  # fmt: skip
+    )
 
 
 def overview_row(html: str, claim: Claim) -> str:
@@ -273,9 +290,10 @@ def test_reopening_a_claim_in_a_frozen_split_says_export_is_refused(client, team
     assert any("back in validation" in m for m in said)
     assert any("v1, v2" in m and "exporting them is refused" in m for m in said), said
     response = client.post(
-        f"/manage/validation/reopen/{other_claims['entailed'].key}/", {"reason": "typo"},
+        f"/manage/validation/reopen/{other_claims['entailed'].key}/",
+        {"reason": "typo"},
         follow=True,
-    )  # fmt: skip
+    )
     said = [str(m) for m in response.context["messages"]]
     assert not any("frozen" in m for m in said), said
 

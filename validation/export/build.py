@@ -101,12 +101,23 @@ def build_release(
     paper_json = {p.paperid: sciver_paper(p) for p in files.papers}
     context_words = check_records(split, parts, files.papers, paper_json, whose)
     readme = dataset_card(
-        split, parts, files.papers, hide_test_labels, files=paper_json,
+        split,
+        parts,
+        files.papers,
+        hide_test_labels,
+        files=paper_json,
         context_words=context_words,
-    )  # fmt: skip
-    return Release(name=split.name, splits=parts, papers=files.papers, images=visuals.images,
-                   readme=readme, hide_test_labels=hide_test_labels, seed=split.seed,
-                   progress=progress)  # fmt: skip
+    )
+    return Release(
+        name=split.name,
+        splits=parts,
+        papers=files.papers,
+        images=visuals.images,
+        readme=readme,
+        hide_test_labels=hide_test_labels,
+        seed=split.seed,
+        progress=progress,
+    )
 
 
 # --- 1. pairs ---------------------------------------------------------------------------------
@@ -276,7 +287,7 @@ def paper_files(split_pairs: SplitPairs, elements: Elements) -> PaperFiles:
                 arxiv_id=paper.arxiv_id,
                 version=paper.version,
                 synthetic=paper.synthetic,
-            )  # fmt: skip
+            )
         )
     file_order = {p.paperid: [s.section_id for s in p.sections] for p in papers}
     return PaperFiles(papers, paperids, section_id, file_order)
@@ -385,12 +396,14 @@ def records(
                     label=e.label,
                     text=e.caption if e.kind in VISUAL else e.text,
                     image_path=visuals.of(e, paperid).image_path if e.kind in VISUAL else None,
-                )  # fmt: skip
+                )
                 for e in shown
             )
             annotators = {"writer": pseudonymise(pair.writer_id, salt=salt)}
-            for role, ids_of in (("second", evidence.seconds),
-                                 ("adjudicator", evidence.adjudicators)):  # fmt: skip
+            for role, ids_of in (
+                ("second", evidence.seconds),
+                ("adjudicator", evidence.adjudicators),
+            ):
                 if claim.pk in ids_of:
                     annotators[role] = pseudonymise(ids_of[claim.pk], salt=salt)
             if claim.validator_id:
@@ -428,7 +441,7 @@ def records(
                     revisions=claim.revisions,
                     synthetic=pair.paper.synthetic,
                     guideline_versions=evidence.guideline_versions(pair.pk, claim),
-                )  # fmt: skip
+                )
             )
         if progress and (done % every == 0 or done == len(members)):
             progress(done, len(members), BUILDING)
@@ -458,9 +471,11 @@ def check_records(
             seen = model_input(record, files[claim.paperid])
             context_words[claim.request_id] = stats.words(seen.context)
             for finding in record_findings(
-                record, jsonl_record(claim, by_id[claim.paperid]), files[claim.paperid],
+                record,
+                jsonl_record(claim, by_id[claim.paperid]),
+                files[claim.paperid],
                 seen=seen,
-            ):  # fmt: skip
+            ):
                 fix = finding.fix if finding.fix == REWRITE_PERTURBATION else EVIDENCE_FIX
                 found.append((f"{whose[claim.request_id]}: {finding.what}", fix))
     if found:
@@ -554,10 +569,12 @@ def _claims(pair: ReleasePair, paperid: str, split: SplitVersion) -> tuple[PairC
 
 # A work item's kind → the stage of a record's `guideline_versions`.
 GUIDELINE_STAGES = {
-    WorkKind.WRITE: "writing", WorkKind.REPERTURB: "writing",
-    WorkKind.EVIDENCE: "second_annotation", WorkKind.ADJUDICATE: "adjudication",
+    WorkKind.WRITE: "writing",
+    WorkKind.REPERTURB: "writing",
+    WorkKind.EVIDENCE: "second_annotation",
+    WorkKind.ADJUDICATE: "adjudication",
     WorkKind.VALIDATE: "validation",
-}  # fmt: skip
+}
 
 
 def _guideline_versions(pairs: QuerySet) -> Callable[[int, PairClaim], dict]:
@@ -568,12 +585,10 @@ def _guideline_versions(pairs: QuerySet) -> Callable[[int, PairClaim], dict]:
     per_claim: dict[int, dict[str, int | None]] = defaultdict(dict)
     rewritten: dict[int, int | None] = {}
     for kind, pair_id, claim_id, number in (
-        GuidelineUse.objects.filter(
-            item__pair_id__in=pairs, item__kind__in=list(GUIDELINE_STAGES)
-        )
+        GuidelineUse.objects.filter(item__pair_id__in=pairs, item__kind__in=list(GUIDELINE_STAGES))
         .order_by("item__done_at", "item_id")
         .values_list("item__kind", "item__pair_id", "item__claim_id", "version__number")
-    ):  # fmt: skip
+    ):
         if kind == WorkKind.WRITE:
             per_pair[pair_id]["writing"] = number
         elif kind == WorkKind.REPERTURB:

@@ -85,8 +85,15 @@ def dataset_card(
             "Versioned here: " + ", ".join(f"`{p.paperid}`" for p in versioned) + ".",
             "",
         ]
-    used = sorted({n for claims in parts.values() for c in claims
-                   for n in c.guideline_versions.values() if n is not None})  # fmt: skip
+    used = sorted(
+        {
+            n
+            for claims in parts.values()
+            for c in claims
+            for n in c.guideline_versions.values()
+            if n is not None
+        }
+    )
     lines += [
         "## Guidelines",
         "",

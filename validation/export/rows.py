@@ -13,9 +13,22 @@ from annotation.models import Claim, ClaimPair
 from papers.models import Paper
 
 ELEMENT_FIELDS = (
-    "id", "paper_id", "kind", "anchor", "order", "label", "number", "caption", "text", "image",
-    "image_error", "section_id", "section__number", "section__title", "section__anchor",
-)  # fmt: skip
+    "id",
+    "paper_id",
+    "kind",
+    "anchor",
+    "order",
+    "label",
+    "number",
+    "caption",
+    "text",
+    "image",
+    "image_error",
+    "section_id",
+    "section__number",
+    "section__title",
+    "section__anchor",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,15 +102,30 @@ class PairClaim:
 
 
 CLAIM_FIELDS = (
-    "pair_id", "id", "label", "text", "explanation", "replaces_id", "review__state",
-    "review__final_label", "validation__status", "validation__validator_id",
-    "validation__revisions", "validation__reopen_reason",
-)  # fmt: skip
+    "pair_id",
+    "id",
+    "label",
+    "text",
+    "explanation",
+    "replaces_id",
+    "review__state",
+    "review__final_label",
+    "validation__status",
+    "validation__validator_id",
+    "validation__revisions",
+    "validation__reopen_reason",
+)
 
 PAPER_FIELDS = (
-    "id", "arxiv_id", "version", "license_url", "license_name", "venue", "synthetic",
+    "id",
+    "arxiv_id",
+    "version",
+    "license_url",
+    "license_name",
+    "venue",
+    "synthetic",
     "archived_at",
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +156,15 @@ def read_pairs(pair_ids: QuerySet) -> dict[int, ReleasePair]:
         ClaimPair.objects.filter(pk__in=pair_ids)
         .order_by()
         .values_list(
-            "pk", "paper_id", "context_id", "writer_id", "subset", "subfield_code",
+            "pk",
+            "paper_id",
+            "context_id",
+            "writer_id",
+            "subset",
+            "subfield_code",
             "task__sampled_ids",
         )
-    )  # fmt: skip
+    )
     papers = {
         values[0]: ReleasePaperRow(*values)
         for values in Paper.objects.filter(
@@ -151,7 +184,7 @@ def read_pairs(pair_ids: QuerySet) -> dict[int, ReleasePair]:
             tuple(sampled),
             papers[paper_id],
             tuple(sorted(claims[pk], key=lambda c: c.label)),
-        )  # fmt: skip
+        )
         for pk, paper_id, context_id, writer_id, subset, subfield, sampled in rows
     }
 

@@ -64,12 +64,20 @@ def record_elements(record: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """The (type, item, image path) the record names, in its own fields' order."""
     if record.get("claim_type") in TWO_ELEMENT_TYPES:
         return [
-            (str(record.get(f"item{n}_type", "")), str(record.get(f"item{n}", "")),
-             str(record.get(f"item{n}_path", "")))
+            (
+                str(record.get(f"item{n}_type", "")),
+                str(record.get(f"item{n}", "")),
+                str(record.get(f"item{n}_path", "")),
+            )
             for n in (1, 2)
-        ]  # fmt: skip
-    return [(str(record.get("type", "")), str(record.get("item", "")),
-             str(record.get("image_path", "")))]  # fmt: skip
+        ]
+    return [
+        (
+            str(record.get("type", "")),
+            str(record.get("item", "")),
+            str(record.get("image_path", "")),
+        )
+    ]
 
 
 def _caption(paper: Mapping[str, Any], element_type: str, item: str) -> str:

@@ -377,8 +377,10 @@ class Staging:
         try:
             self._copier = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(COPIER)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            )  # fmt: skip
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
         except OSError:
             for relative, source in files.items():
                 self.add(relative, source)
@@ -414,8 +416,10 @@ class Staging:
             logger.warning(
                 "release images: the copier process (%s) failed with exit status %s, so the "
                 "images are copied in this process instead: %s",
-                sys.executable, copier.returncode, stderr.strip()[-1000:] or "no message",
-            )  # fmt: skip
+                sys.executable,
+                copier.returncode,
+                stderr.strip()[-1000:] or "no message",
+            )
             return None
         errors = result.get("errors") or {}
         if errors:

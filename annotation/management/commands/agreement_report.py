@@ -26,10 +26,14 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(summary.as_dict(), indent=2, ensure_ascii=False))
             return
-        header = (f"{'group':<15} {'value':<24} {'items':>5} {'compl':>5} {'incom':>5} "
-                  f"{'label%':>7} {'kappa':>7} {'jacc':>7} {'exact':>7}")  # fmt: skip
-        self.stdout.write(f"Agreement: writer vs blind second annotator "
-                          f"(evidence Jaccard threshold {summary.threshold})")  # fmt: skip
+        header = (
+            f"{'group':<15} {'value':<24} {'items':>5} {'compl':>5} {'incom':>5} "
+            f"{'label%':>7} {'kappa':>7} {'jacc':>7} {'exact':>7}"
+        )
+        self.stdout.write(
+            f"Agreement: writer vs blind second annotator "
+            f"(evidence Jaccard threshold {summary.threshold})"
+        )
         self.stdout.write(header)
         rows = [summary.overall]
         for group in stats.GROUPS:

@@ -43,37 +43,69 @@ class Command(BaseCommand):
             "--out", type=Path, help="one JSON line per record (not with --dry-run)"
         )
         parser.add_argument("--model", help="the model name to ask (with --endpoint)")
-        parser.add_argument("--labels", type=Path, help="the hidden test labels file (default: "
-                            "the one the manifest names, beside the release folder)")  # fmt: skip
-        parser.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                            help="environment variable holding the API key (default %(default)s)")  # fmt: skip
-        parser.add_argument("--prompt", type=Path, help="prompt template (default: "
-                            "evaluation/prompts/chain_of_thought.txt)")  # fmt: skip
-        parser.add_argument("--cache", type=Path, help="response cache folder (default "
-                            "EVALUATION_CACHE_DIR)")  # fmt: skip
+        parser.add_argument(
+            "--labels",
+            type=Path,
+            help="the hidden test labels file (default: "
+            "the one the manifest names, beside the release folder)",
+        )
+        parser.add_argument(
+            "--api-key-env",
+            default="OPENAI_API_KEY",
+            help="environment variable holding the API key (default %(default)s)",
+        )
+        parser.add_argument(
+            "--prompt",
+            type=Path,
+            help="prompt template (default: evaluation/prompts/chain_of_thought.txt)",
+        )
+        parser.add_argument(
+            "--cache", type=Path, help="response cache folder (default EVALUATION_CACHE_DIR)"
+        )
         parser.add_argument("--concurrency", type=int, default=None)
         parser.add_argument("--timeout", type=float, default=None, help="seconds per request")
         parser.add_argument("--max-tries", type=int, default=4)
-        parser.add_argument("--backoff", type=float, default=2.0,
-                            help="seconds before the first retry, doubling (429: Retry-After)")  # fmt: skip
+        parser.add_argument(
+            "--backoff",
+            type=float,
+            default=2.0,
+            help="seconds before the first retry, doubling (429: Retry-After)",
+        )
         parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument("--max-tokens", type=int, default=2048)
-        parser.add_argument("--context", choices=("full", "retrieved"), default="full",
-                            help="full: the record's context as SciVer reads it; retrieved: "
-                            "only the top --k units --retriever finds for the claim (RAG)")  # fmt: skip
-        parser.add_argument("--retriever", default="bm25", choices=tuple(RETRIEVERS),
-                            help="with --context retrieved (default %(default)s)")  # fmt: skip
-        parser.add_argument("--k", type=int, default=5,
-                            help="units retrieved per claim, with --context retrieved (5)")  # fmt: skip
-        parser.add_argument("--dry-run", action="store_true",
-                            help="count requests, images and tokens; send nothing")  # fmt: skip
-        parser.add_argument("--yes", action="store_true", help="send hidden test claims to a "
-                            "remote endpoint without asking")  # fmt: skip
+        parser.add_argument(
+            "--context",
+            choices=("full", "retrieved"),
+            default="full",
+            help="full: the record's context as SciVer reads it; retrieved: "
+            "only the top --k units --retriever finds for the claim (RAG)",
+        )
+        parser.add_argument(
+            "--retriever",
+            default="bm25",
+            choices=tuple(RETRIEVERS),
+            help="with --context retrieved (default %(default)s)",
+        )
+        parser.add_argument(
+            "--k",
+            type=int,
+            default=5,
+            help="units retrieved per claim, with --context retrieved (5)",
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="count requests, images and tokens; send nothing"
+        )
+        parser.add_argument(
+            "--yes",
+            action="store_true",
+            help="send hidden test claims to a remote endpoint without asking",
+        )
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
         parser.add_argument("--resamples", type=int, default=RESAMPLES)
         parser.add_argument("--summary", type=Path, help="also write the breakdowns as JSON")
-        parser.add_argument("--save", action="store_true",
-                            help="record the run for the comparison page")  # fmt: skip
+        parser.add_argument(
+            "--save", action="store_true", help="record the run for the comparison page"
+        )
 
     def handle(self, *args, **options) -> None:
         try:
@@ -93,8 +125,9 @@ class Command(BaseCommand):
         named = options["model"] or (options["responses"].stem if options["responses"] else "")
         if options["save"] and (problem := too_long("model", named, services.MAX_MODEL)):
             # Before anything is asked or written: a recorded run refuses it (never cut).
-            raise CommandError(f"Nothing was run: {problem} (--model names it, else the "
-                               "responses file's name)")  # fmt: skip
+            raise CommandError(
+                f"Nothing was run: {problem} (--model names it, else the responses file's name)"
+            )
         part = load_part(Path(options["dir"]), options["part"], labels=options["labels"])
         extra: dict = {}
         if options["responses"]:
@@ -128,8 +161,11 @@ class Command(BaseCommand):
             f"by SciVer's rule {percent(overall.official_accuracy)} %; "
             f"the readings differ on {self._differ(evaluation)} responses"
         )
-        self.stdout.write(report(evaluation.breakdowns, human=human if human.overall[1] else None,
-                                 heading=heading))  # fmt: skip
+        self.stdout.write(
+            report(
+                evaluation.breakdowns, human=human if human.overall[1] else None, heading=heading
+            )
+        )
         self.stdout.write(f"wrote {len(evaluation.outcomes)} lines to {out}")
         if options["summary"]:
             options["summary"].write_text(json.dumps(evaluation.summary(), indent=2) + "\n")
@@ -151,10 +187,14 @@ class Command(BaseCommand):
             temperature=options["temperature"], max_tokens=options["max_tokens"]
         )
         client = ChatClient(
-            endpoint, options["model"], api_key=os.environ.get(options["api_key_env"], ""),
-            settings=model_settings, max_tries=options["max_tries"], backoff=options["backoff"],
+            endpoint,
+            options["model"],
+            api_key=os.environ.get(options["api_key_env"], ""),
+            settings=model_settings,
+            max_tries=options["max_tries"],
+            backoff=options["backoff"],
             timeout=options["timeout"] or settings.EVALUATION_TIMEOUT_SECONDS,
-        )  # fmt: skip
+        )
         cache = ResponseCache(options["cache"] or settings.EVALUATION_CACHE_DIR)
         context = ContextSetting()
         if options["context"] == "retrieved":
@@ -181,24 +221,31 @@ class Command(BaseCommand):
             self.stderr.write(f"\ranswered {done}/{total}", ending="")
 
         result = ask_model(
-            planned, client=client, template=template, cache=cache,
+            planned,
+            client=client,
+            template=template,
+            cache=cache,
             concurrency=options["concurrency"] or settings.EVALUATION_CONCURRENCY,
             progress=progress,
-        )  # fmt: skip
+        )
         self.stderr.write("")
         self.stdout.write(
             f"{result.asked} requests sent to {client.url} ({context.label}), "
             f"{len(result.responses) - result.asked} answers from the cache"
         )
         if result.failed:
-            self.stderr.write(self.style.WARNING(
-                f"{len(result.failed)} requests failed after every retry (they count as no "
-                f"answer): run the same command again to ask only those; first: "
-                f"{next(iter(result.failed.values()))}"
-            ))  # fmt: skip
+            self.stderr.write(
+                self.style.WARNING(
+                    f"{len(result.failed)} requests failed after every retry (they count as no "
+                    f"answer): run the same command again to ask only those; first: "
+                    f"{next(iter(result.failed.values()))}"
+                )
+            )
         extra = {
-            "endpoint_url": endpoint, "prompt_version": template.version,
-            "settings": model_settings.as_dict(), **services.context_fields(context),
+            "endpoint_url": endpoint,
+            "prompt_version": template.version,
+            "settings": model_settings.as_dict(),
+            **services.context_fields(context),
             "context_label": context.label,
-        }  # fmt: skip
+        }
         return result.responses, extra

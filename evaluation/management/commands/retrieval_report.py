@@ -22,10 +22,16 @@ class Command(BaseCommand):
         parser.add_argument("dir", help="the release folder (DIR/SciVer)")
         parser.add_argument("--part", required=True, choices=PARTS)
         parser.add_argument("--k", type=int, default=5, help="units retrieved per claim (5)")
-        parser.add_argument("--retrievers", default=",".join(RETRIEVERS),
-                            help="comma-separated, of: " + ", ".join(RETRIEVERS))  # fmt: skip
-        parser.add_argument("--labels", type=Path, help="the hidden test labels file (default: "
-                            "the one the manifest names)")  # fmt: skip
+        parser.add_argument(
+            "--retrievers",
+            default=",".join(RETRIEVERS),
+            help="comma-separated, of: " + ", ".join(RETRIEVERS),
+        )
+        parser.add_argument(
+            "--labels",
+            type=Path,
+            help="the hidden test labels file (default: the one the manifest names)",
+        )
         parser.add_argument("--json", type=Path, help="also write the figures as JSON")
 
     def handle(self, *args, **options) -> None:

@@ -47,10 +47,12 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING(f"  problem: {problem}"))
         lost = self._not_renderable(paper)
         if lost:
-            self.stdout.write(self.style.WARNING(
-                f"{len(lost)} image(s) came from arXiv's image files and cannot be made again "
-                f"offline; restore them under MEDIA_ROOT ({settings.MEDIA_ROOT}) from a backup:"
-            ))  # fmt: skip
+            self.stdout.write(
+                self.style.WARNING(
+                    f"{len(lost)} image(s) came from arXiv's image files and cannot be made again "
+                    f"offline; restore them under MEDIA_ROOT ({settings.MEDIA_ROOT}) from a backup:"
+                )
+            )
             for line in lost:
                 self.stdout.write(f"  {line}")
         missing = len(lost) + len(result["problems"])

@@ -84,11 +84,21 @@ def test_each_fault_costs_its_paper_at_most_and_the_run_goes_on(pillow, standin)
     standin.add_paper(faulty(4, lambda h: faults.bad_base(h, target="base")))
     standin.add_paper(faulty(5, lambda h: faults.bad_base(h, target="img")))
     standin.add_paper(faulty(6, lambda h: faults.control_names(h, count=6)))
-    standin.add_paper(faulty(7, lambda h: faults.nul_characters(faults.nul_characters(
-        faults.nul_characters(h, where="text"), where="attributes"), where="head")))  # fmt: skip
+    standin.add_paper(
+        faulty(
+            7,
+            lambda h: faults.nul_characters(
+                faults.nul_characters(faults.nul_characters(h, where="text"), where="attributes"),
+                where="head",
+            ),
+        )
+    )
     standin.add_paper(faulty(8, faults.panel_rows))
-    standin.add_paper(paper("2410.00009", published=day(9), primary_category="cs." + "X" * 40,
-                            categories=["cs.CL"]))  # fmt: skip
+    standin.add_paper(
+        paper(
+            "2410.00009", published=day(9), primary_category="cs." + "X" * 40, categories=["cs.CL"]
+        )
+    )
     standin.add_paper(paper("2410.00010", published=day(10)))  # an empty 200 first
     standin.add_paper(paper("2410.00011", published=day(11)))  # a page that is not LaTeXML's
     standin.add_paper(paper("2410.00012", published=day(12)))  # an empty 200 every time

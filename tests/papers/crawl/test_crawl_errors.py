@@ -51,9 +51,11 @@ def test_with_arxiv_unreachable_the_page_says_so_plainly_and_shows_no_full_bar(
 ):
     standin.stop()  # arXiv is gone: every connection is refused
     run = create_crawl_run(
-        date_from=date(2024, 10, 1), date_to=date(2024, 10, 31), categories=["cs.CL"],
+        date_from=date(2024, 10, 1),
+        date_to=date(2024, 10, 31),
+        categories=["cs.CL"],
         images="none",
-    )  # fmt: skip
+    )
     run = execute_crawl(run_id=run.pk)
     assert run.status == CrawlRun.Status.FAILED
     client.force_login(AdminFactory())
@@ -69,9 +71,11 @@ def test_with_arxiv_unreachable_the_page_says_so_plainly_and_shows_no_full_bar(
 @pytest.mark.django_db
 def test_a_run_with_nothing_to_fetch_shows_no_full_bar(client, arxiv_settings):
     run = create_crawl_run(
-        date_from=date(2024, 10, 1), date_to=date(2024, 10, 31), categories=["cs.CL"],
+        date_from=date(2024, 10, 1),
+        date_to=date(2024, 10, 31),
+        categories=["cs.CL"],
         images="none",
-    )  # fmt: skip
+    )
     run = execute_crawl(run_id=run.pk)  # the stand-in has no papers
     assert run.status == CrawlRun.Status.FINISHED
     client.force_login(AdminFactory())

@@ -141,21 +141,37 @@ def test_the_gate_key_and_file_are_read_from_the_environment(tmp_path: Path) -> 
         "from papers.crawl.gate import gate_from_settings; "
         "print(settings.ARXIV_GATE_KEY, settings.ARXIV_GATE_FILE, gate_from_settings().prefix)"
     )
-    base = {k: v for k, v in os.environ.items()
-            if not k.startswith(("SCIVER_", "ARXIV_", "REDIS_", "DJANGO_SETTINGS"))}  # fmt: skip
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SCIVER_", "ARXIV_", "REDIS_", "DJANGO_SETTINGS"))
+    }
     # The gate only names its Redis server here: nothing connects to it.
-    base |= {"SCIVER_DEV": "1", "DJANGO_SETTINGS_MODULE": "config.settings",
-             "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "ARXIV_GATE": "redis",
-             "REDIS_URL": "redis://127.0.0.1:9/0"}  # fmt: skip
+    base |= {
+        "SCIVER_DEV": "1",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "ARXIV_GATE": "redis",
+        "REDIS_URL": "redis://127.0.0.1:9/0",
+    }
 
     def settings_under(**env: str) -> list[str]:
-        done = subprocess.run([sys.executable, "-c", code], cwd=root, env=base | env,
-                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=root,
+            env=base | env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout.split()[-3:]
 
     gate_file = str(tmp_path / "gate")
     assert settings_under(ARXIV_GATE_KEY="deploy-b:arxiv-gate", ARXIV_GATE_FILE=gate_file) == [
-        "deploy-b:arxiv-gate", gate_file, "deploy-b:arxiv-gate"]  # fmt: skip
+        "deploy-b:arxiv-gate",
+        gate_file,
+        "deploy-b:arxiv-gate",
+    ]
     key, _, prefix = settings_under()
     assert key == prefix == "sciver:arxiv-gate"

@@ -22,17 +22,26 @@ pytestmark = pytest.mark.django_db
 
 Outcome = CrawlItem.Outcome
 # Run i finds the first i of these (run 0 finds nothing): every outcome, and kept twice.
-OUTCOMES = [Outcome.KEPT, Outcome.PENDING, Outcome.KEPT, Outcome.REJECTED, Outcome.NO_HTML,
-            Outcome.FAILED, Outcome.SKIPPED, Outcome.EXCLUDED]  # fmt: skip
+OUTCOMES = [
+    Outcome.KEPT,
+    Outcome.PENDING,
+    Outcome.KEPT,
+    Outcome.REJECTED,
+    Outcome.NO_HTML,
+    Outcome.FAILED,
+    Outcome.SKIPPED,
+    Outcome.EXCLUDED,
+]
 
 
 def _add_runs(n: int) -> None:
     start = CrawlRun.objects.count()
     for i in range(start, start + n):
         run = CrawlRun.objects.create(
-            date_from=date(2024, 10, 1), date_to=date(2024, 10, 1) + timedelta(days=i),
+            date_from=date(2024, 10, 1),
+            date_to=date(2024, 10, 1) + timedelta(days=i),
             categories=["cs.CL"],
-        )  # fmt: skip
+        )
         for j, outcome in enumerate(OUTCOMES[: i % (len(OUTCOMES) + 1)]):
             paper = Paper.objects.create(arxiv_id=f"2410.{i:02d}{j:03d}", version=1)
             CrawlItem.objects.create(run=run, paper=paper, outcome=outcome)

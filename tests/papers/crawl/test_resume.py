@@ -155,8 +155,13 @@ KILL_POINTS = {
 
 def resume(env: dict[str, str]) -> subprocess.CompletedProcess:
     """`crawl_arxiv --resume 1` in a subprocess, as a person resumes a killed run."""
-    return subprocess.run(manage("crawl_arxiv", "--resume", "1", "--no-progress"), env=env,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    return subprocess.run(
+        manage("crawl_arxiv", "--resume", "1", "--no-progress"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize("where", list(KILL_POINTS))

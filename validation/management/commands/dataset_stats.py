@@ -32,14 +32,18 @@ class Command(BaseCommand):
             return
         write = self.stdout.write
         write("Progress: " + " → ".join(f"{label} {n}" for label, n in result["progress"]))
-        write(f"Validated {result['validated']}, revised {result['revised']}; "
-              f"{result['splittable_pairs']} pairs may enter a split, "
-              f"{result['back_to_writer']} wait for a new perturbation")  # fmt: skip
+        write(
+            f"Validated {result['validated']}, revised {result['revised']}; "
+            f"{result['splittable_pairs']} pairs may enter a split, "
+            f"{result['back_to_writer']} wait for a new perturbation"
+        )
         if synthetic["any"]:
-            write(self.style.WARNING(
-                f"warning: {synthetic['papers']} of {synthetic['all_papers']} papers are "
-                "synthetic (simulate_annotation's copies of fixture papers, not real arXiv papers)"
-            ))  # fmt: skip
+            write(
+                self.style.WARNING(
+                    f"warning: {synthetic['papers']} of {synthetic['all_papers']} papers are "
+                    "synthetic (simulate_annotation's copies of fixture papers, not real arXiv papers)"
+                )
+            )
         write(f"({result['words_note']})")
         for part, figures in result["parts"].items():
             write(f"\n== {part} ==")
@@ -53,7 +57,10 @@ class Command(BaseCommand):
                 + ", ".join(f"{k} {v}" for k, v in figures["evidence"].items())
             )
             for title in ("subsets", "subfields"):
-                write(f"  {title}: " + ", ".join(
-                    f"{k} {v['total']} ({v['entailed']}/{v['refuted']})"
-                    for k, v in figures[title].items()
-                ))  # fmt: skip
+                write(
+                    f"  {title}: "
+                    + ", ".join(
+                        f"{k} {v['total']} ({v['entailed']}/{v['refuted']})"
+                        for k, v in figures[title].items()
+                    )
+                )

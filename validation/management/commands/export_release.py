@@ -48,9 +48,12 @@ class Command(BaseCommand):
 
         try:
             manifest = services.export_release(
-                split=split, out=options["out"], hide_test_labels=options["hide_test_labels"],
-                overwrite=options["overwrite"], progress=progress,
-            )  # fmt: skip
+                split=split,
+                out=options["out"],
+                hide_test_labels=options["hide_test_labels"],
+                overwrite=options["overwrite"],
+                progress=progress,
+            )
         except ReleaseError as exc:
             raise CommandError(str(exc)) from exc
         self.stderr.write("")
@@ -68,16 +71,20 @@ class Command(BaseCommand):
                 "it private and never publish it (check_release does not need it)"
             )
         if out.resolve().name != SCIVER_FOLDER:
-            self.stdout.write(self.style.WARNING(
-                f"warning: the folder is named {out.resolve().name!r}, not {SCIVER_FOLDER!r}: "
-                f"the SciVer records' paper_path and image paths (./{SCIVER_FOLDER}/…) resolve "
-                f"only from the parent of a folder named {SCIVER_FOLDER}; rename it (or export "
-                f"to {out.resolve().parent / SCIVER_FOLDER})"
-            ))  # fmt: skip
+            self.stdout.write(
+                self.style.WARNING(
+                    f"warning: the folder is named {out.resolve().name!r}, not {SCIVER_FOLDER!r}: "
+                    f"the SciVer records' paper_path and image paths (./{SCIVER_FOLDER}/…) resolve "
+                    f"only from the parent of a folder named {SCIVER_FOLDER}; rename it (or export "
+                    f"to {out.resolve().parent / SCIVER_FOLDER})"
+                )
+            )
         if manifest.get("synthetic_papers"):
             fake = sum(c.get("synthetic", 0) for c in counts.values())
-            self.stdout.write(self.style.WARNING(
-                f"warning: {manifest['synthetic_papers']} synthetic paper(s) and {fake} synthetic "
-                "claim(s) (simulate_annotation's demo data): the README says so at the top; "
-                "do not publish this release"
-            ))  # fmt: skip
+            self.stdout.write(
+                self.style.WARNING(
+                    f"warning: {manifest['synthetic_papers']} synthetic paper(s) and {fake} synthetic "
+                    "claim(s) (simulate_annotation's demo data): the README says so at the top; "
+                    "do not publish this release"
+                )
+            )

@@ -18,11 +18,16 @@ class Command(BaseCommand):
         parser.add_argument("--test", type=int, required=True, help="claims (a pair is 2)")
         parser.add_argument("--seed", type=int, default=13)
         parser.add_argument(
-            "--licenses", "--licences", default="",
+            "--licenses",
+            "--licences",
+            default="",
             help="keep only papers with these licences (default: those that allow redistribution "
-            "with adaptations, " + ",".join(REDISTRIBUTABLE) + "; codes: "
-            + ", ".join(sorted(KNOWN_LICENCES)) + ")",
-        )  # fmt: skip
+            "with adaptations, "
+            + ",".join(REDISTRIBUTABLE)
+            + "; codes: "
+            + ", ".join(sorted(KNOWN_LICENCES))
+            + ")",
+        )
         parser.add_argument(
             "--name", default="", help=f"the split's version name (default v<n>): {SPLIT_NAME_RULE}"
         )
@@ -32,9 +37,12 @@ class Command(BaseCommand):
             name = check_split_name(options["name"]) if options["name"] else None
             licences = check_licence_codes(options["licenses"].split(","), KNOWN_LICENCES)
             split = services.freeze_split(
-                validation=options["validation"], test=options["test"], seed=options["seed"],
-                licences=licences, name=name,
-            )  # fmt: skip
+                validation=options["validation"],
+                test=options["test"],
+                seed=options["seed"],
+                licences=licences,
+                name=name,
+            )
         except (SplitError, AnnotationError) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"split {split.name} frozen (seed {split.seed})")

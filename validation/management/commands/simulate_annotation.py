@@ -24,13 +24,16 @@ class Command(BaseCommand):
         parser.add_argument("--papers", type=int, default=24, help="synthetic papers (default 24)")
         parser.add_argument("--seed", type=int, default=13)
         parser.add_argument(
-            "--pairs-per-paper", type=float, default=1.4,
+            "--pairs-per-paper",
+            type=float,
+            default=1.4,
             help="mean claim pairs written per paper (SciVer: about 1.35)",
-        )  # fmt: skip
+        )
         parser.add_argument(
-            "--no-leftovers", action="store_true",
+            "--no-leftovers",
+            action="store_true",
             help="take every paper to the end (by default the last few wait for people)",
-        )  # fmt: skip
+        )
 
     def handle(self, *args, **options) -> None:
         if options["papers"] < 0:
