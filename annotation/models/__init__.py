@@ -12,16 +12,10 @@ from annotation.models.claims import (
     ClaimLabel,
     ClaimPair,
     ClaimTask,
-    Machine,
     PairRole,
     PairState,
     PerturbationKind,
     Subset,
-    WorkAction,
-    WorkEvent,
-    WorkItem,
-    WorkKind,
-    WorkStatus,
 )
 from annotation.models.curation import CuratedContext, CuratedElement, CuratedSection
 from annotation.models.experts import (
@@ -42,6 +36,14 @@ from annotation.models.review import (
     EvidenceAnnotation,
     PairReview,
     ReviewState,
+)
+from annotation.models.work import (
+    Machine,
+    WorkAction,
+    WorkEvent,
+    WorkItem,
+    WorkKind,
+    WorkStatus,
 )
 
 __all__ = [
