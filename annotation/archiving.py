@@ -17,9 +17,9 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from annotation import services
 from annotation.demo import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
 from annotation.errors import AnnotationError, too_long
+from annotation.experts import services as expert_services
 from annotation.models import (
     ArchiveAction,
     ArchiveEvent,
@@ -132,7 +132,7 @@ def archive_account(
     _check_note(note)
     if by is not None and user.pk == by.pk:
         raise ArchiveError("You cannot archive your own account.")
-    profile = services.ensure_expert_profile(user=user)
+    profile = expert_services.ensure_expert_profile(user=user)
     profile = ExpertProfile.objects.select_for_update().get(pk=profile.pk)
     if profile.archived_at is not None:
         return profile

@@ -10,7 +10,7 @@ import datetime as dt
 
 from django.contrib.auth import get_user_model
 
-from annotation import services
+from annotation.experts import services as expert_services
 from annotation.models import ExpertProfile, Subfield
 
 # Usernames of the synthetic experts simulate_annotation makes (no password: nobody signs in).
@@ -74,7 +74,7 @@ def _top_up(profile: ExpertProfile, codes: list[str], publications, subfields) -
     titles = set(profile.publications.values_list("title", flat=True))
     new = [p for p in publications if p[0] not in titles]
     for title, venue, year, code in new:
-        services.add_publication(
+        expert_services.add_publication(
             profile=profile, title=title, venue=venue, year=year, subfield=subfields[code]
         )
     if new:
@@ -100,16 +100,16 @@ def create_demo_experts() -> list[str]:
             done = f"added {' and '.join(added)}" if added else "left as it is"
             lines.append(f"  expert {username}: profile exists, {done}")
             continue
-        profile = services.ensure_expert_profile(user=user)
-        services.update_expert_profile(
+        profile = expert_services.ensure_expert_profile(user=user)
+        expert_services.update_expert_profile(
             profile=profile, subfields=[subfields[c] for c in codes], active=True
         )
         for title, venue, year, code in publications:
-            services.add_publication(
+            expert_services.add_publication(
                 profile=profile, title=title, venue=venue, year=year, subfield=subfields[code]
             )
         if trained:
-            services.record_training(
+            expert_services.record_training(
                 profile=profile,
                 completed_on=dt.date(2024, 11, 18),
                 trainer="admin",

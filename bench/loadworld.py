@@ -98,7 +98,8 @@ def _papers(count: int, admin) -> list:
 def _write_pairs(writers: list, papers: list, admin, pairs: int) -> int:
     """Each writer is assigned a share of the papers, creates PAIRS_PER_PAPER tasks on each and
     writes pairs through the writing service until `pairs` are written."""
-    from annotation import services, work
+    from annotation.assignment import services as assignment_services
+    from annotation.queue import work
     from annotation.writing import services as writing
     from tests.annotation.claim_factories import submit
 
@@ -107,7 +108,7 @@ def _write_pairs(writers: list, papers: list, admin, pairs: int) -> int:
         shares[n % len(writers)].append(paper)
     for n, writer in enumerate(writers):
         if shares[n]:
-            services.assign_papers(papers=shares[n], experts=[writer], assigned_by=admin)
+            assignment_services.assign_papers(papers=shares[n], experts=[writer], assigned_by=admin)
     for n, paper in enumerate(papers):
         writing.create_claim_tasks(
             paper=paper, by=writers[n % len(writers)], count=PAIRS_PER_PAPER, seed=n
@@ -134,7 +135,7 @@ def _write_pairs(writers: list, papers: list, admin, pairs: int) -> int:
 def _annotate_all(checkers: list) -> int:
     """Every blind item annotated by the checkers as the writer labelled it, with the writer's
     evidence: every claim becomes final and waits for validation."""
-    from annotation import work
+    from annotation.queue import work
     from annotation.review import services as review
 
     annotated = 0

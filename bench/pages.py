@@ -46,8 +46,11 @@ def build_data() -> None:
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
-    from annotation import context_rules, services, work
+    from annotation.assignment import services as assignment_services
+    from annotation.curation import rules as context_rules
+    from annotation.curation import services as curation_services
     from annotation.models import Subfield, WorkItem
+    from annotation.queue import work
     from annotation.review import services as review
     from annotation.writing import services as writing
     from papers.local_pages import locate_page
@@ -76,14 +79,14 @@ def build_data() -> None:
         )
     writer = people["bench-writer"]
     papers = list(Paper.objects.order_by("arxiv_id"))
-    services.assign_papers(papers=papers, experts=[writer], assigned_by=admin)
+    assignment_services.assign_papers(papers=papers, experts=[writer], assigned_by=admin)
     for paper in papers:
         kept = {
             s.pk
             for s in Section.objects.filter(paper=paper)
             if not context_rules.proposed_for_removal(s.kind)
         }
-        services.save_curated_context(
+        curation_services.save_curated_context(
             paper=paper,
             user=writer,
             kept_section_ids=kept,
@@ -128,7 +131,7 @@ def lease_pages() -> dict[str, tuple[str, str]]:
     The second annotator's item is a fresh pair's (written now), so every run has one."""
     from django.contrib.auth import get_user_model
 
-    from annotation import work
+    from annotation.queue import work
     from annotation.review import services as review
     from tests.annotation.claim_factories import submit
 

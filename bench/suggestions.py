@@ -33,13 +33,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.checks import perturbation_problem  # noqa: E402
-from annotation.perturbation import (  # noqa: E402
+from annotation.writing.perturbation import (
     EvidenceChart,
     EvidenceTable,
     Suggestion,
     perturbation_suggestions,
 )
+from annotation.writing.warnings import perturbation_problem  # noqa: E402
 from papers.parsing import parse_paper  # noqa: E402
 from papers.parsing.document import grid_occupancy  # noqa: E402
 

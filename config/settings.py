@@ -104,7 +104,7 @@ else:
     # PostgreSQL's JIT compiles a query it estimates costly (the workspace's one count over
     # every stage) for seconds, to save milliseconds: these are short requests, not analytics.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
-# The hot path's stored statements (annotation/statements.py) are prepared on PostgreSQL: off
+# The hot path's stored statements (annotation/queue/statements.py) are prepared on PostgreSQL: off
 # behind a pooler in transaction mode, which does not keep prepared statements.
 DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
 if DATABASE_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"].endswith("postgresql"):

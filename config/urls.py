@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import include, path, re_path
 from django.views.static import serve
 
-from annotation.selectors import can_view_media
+from annotation.access import can_view_media
 from annotation.views.common import forbidden
 from config.admin_input import guard_admin_input
 from config.admin_site import admin_urls

@@ -75,8 +75,9 @@ def _png(colour: str) -> bytes:
 def populate(release_dir: Path) -> None:
     """A written claim pair on a curated, assigned paper (its history with it), chart images in
     MEDIA_ROOT and a release folder in RELEASE_DIR."""
-    from annotation import services, work
+    from annotation.assignment import services as assignment_services
     from annotation.models import WorkKind
+    from annotation.queue import work
     from annotation.writing import services as writing
     from papers.models import Element
     from tests.annotation.claim_factories import curated_paper, submit
@@ -85,7 +86,7 @@ def populate(release_dir: Path) -> None:
 
     alice, admin = make_expert("alice"), AdminFactory(username="boss")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=alice, count=2, seed=7)
     submit(work.next_item(user=alice, kind=WorkKind.WRITE), alice)
     for n, chart in enumerate(Element.objects.filter(paper=paper, kind="chart")):

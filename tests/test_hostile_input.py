@@ -30,8 +30,10 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
+from annotation.experts import services as expert_services
 from annotation.models import Publication, Subfield, WorkItem
+from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import reperturbation
 from annotation.writing import services as writing
@@ -104,7 +106,7 @@ def _world() -> World:
     validation_item = validation.take_next(user=team.validators[0])
     # A disputed pair: the third annotator flips the label, dave holds its adjudication.
     paper2, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper2], experts=[writer], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper2], experts=[writer], assigned_by=admin)
     add_images(paper2)
     writing.create_claim_tasks(paper=paper2, by=writer, count=1, seed=3)
     submit(work.next_item(user=writer, kind="write"), writer)
@@ -117,7 +119,7 @@ def _world() -> World:
     adjudication = review.take_next(user=dave, kind="adjudicate")
     # The writer's own paper: a pair written, a task held, a new perturbation taken.
     paper, context = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
     add_images(paper)
     writing.create_claim_tasks(paper=paper, by=writer, count=2, seed=5)
     pair = submit(work.next_item(user=writer, kind="write"), writer)
@@ -137,7 +139,7 @@ def _world() -> World:
         status=CrawlRun.Status.FINISHED,
         phase=CrawlRun.Phase.DONE,
     )
-    reset = services.reset_password(user=gina, by=admin).strip("/").split("/")
+    reset = expert_services.reset_password(user=gina, by=admin).strip("/").split("/")
     evaluation_run = EvaluationRun.objects.create(
         release_dir="/nowhere/SciVer", part="validation", source="responses", model="m"
     )

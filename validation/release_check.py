@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.checks import markup_in, perturbation_problem
+from annotation.writing.warnings import markup_in, perturbation_problem
 from papers.licences import allows_redistribution, licence_code, licence_name
 from validation.release import reading
 from validation.release.formats import (

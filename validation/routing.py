@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from annotation import blindness
+from annotation.queue import blindness
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, Prefetch, Q, QuerySet
 
-from annotation import checks
 from annotation.models import (
     Claim,
     ClaimPair,
@@ -19,6 +18,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.writing import warnings as claim_warnings
 from papers.models import Element, Paper, Section
 from validation import stats
 from validation.models import SplitMember, SplitVersion, Validation, ValidationStatus
@@ -130,7 +130,7 @@ class ValidationPage:
 
 def visual_text(element: Element) -> str:
     """A table's cells and caption, or a chart's caption: what a claim's numbers are sought in."""
-    return checks.visual_text(element.caption, element.cells)
+    return claim_warnings.visual_text(element.caption, element.cells)
 
 
 def validation_page(item_id: int) -> ValidationPage:
@@ -177,21 +177,21 @@ def validation_page(item_id: int) -> ValidationPage:
     )
 
 
-def evidence_rule_warning(page: ValidationPage) -> checks.Warning | None:
+def evidence_rule_warning(page: ValidationPage) -> claim_warnings.Warning | None:
     """The claim's final evidence breaks the evidence rule for its pair's subset (no query:
     the page's context holds the kinds; figures marked 'not a chart' are not in it, so they
     never count as one)."""
     kinds = {p.element.pk: p.element.kind for p in page.context}
     labels = {p.element.pk: p.element.label or p.element.anchor for p in page.context}
-    return checks.evidence_rule(
+    return claim_warnings.evidence_rule(
         page.pair.subset, page.evidence_ids, kinds, page.pair.task.sampled_ids, labels
     )
 
 
 def validation_queue(user: AbstractBaseUser, queue=None) -> dict[str, int | WorkItem | None]:
     """The expert's validation and baseline work: held items and how many they may take
-    (`queue`: the expert's `annotation.work.queue`, when the caller has it)."""
-    from annotation import work  # local: annotation.work imports much
+    (`queue`: the expert's `annotation.queue.work.queue`, when the caller has it)."""
+    from annotation.queue import work  # local: the work queue imports much
 
     queue = queue or work.queue(user)
     return {

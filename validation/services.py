@@ -18,11 +18,11 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from annotation import lifecycle, work
+from annotation import lifecycle
 from annotation import request_parsing as parse
-from annotation import selectors as annotation_selectors
 from annotation.errors import AnnotationError, InvalidTransition, too_long
 from annotation.evidence import evidence_rule_problem, visual_ids
+from annotation.experts import selectors as expert_selectors
 from annotation.models import (
     Claim,
     ClaimPair,
@@ -37,6 +37,7 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.models.review import LABELS
+from annotation.queue import work
 from annotation.request_parsing import MAX_TEXT, id_set
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
@@ -118,7 +119,7 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
     route = routing.Route(None)
     if PairRole.objects.filter(pair_id=pair.pk, role=Role.VALIDATOR).exists():
         roles, pending = work.pair_roles([pair.pk])
-        eligible = [u.pk for u in annotation_selectors.eligible_experts(pair.subfield_code)]
+        eligible = [u.pk for u in expert_selectors.eligible_experts(pair.subfield_code)]
         route = routing.route_validation(claim.pk, eligible, roles[pair.pk], pending[pair.pk])
     item = work.create_item(
         kind=WorkKind.VALIDATE,

@@ -31,13 +31,15 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
-from annotation import selectors as annotation_selectors
-from annotation import services as annotation_services
-from annotation import work
-from annotation.context_rules import proposed_for_removal
+from annotation.assignment import selectors as assignment_selectors
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
+from annotation.curation.rules import proposed_for_removal
 from annotation.demo import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
 from annotation.errors import AnnotationError
 from annotation.evidence import visuals_needed
+from annotation.experts import selectors as expert_selectors
+from annotation.experts import services as expert_services
 from annotation.models import (
     Assignment,
     Claim,
@@ -55,6 +57,7 @@ from annotation.models.review import (
     AdjudicationReason,
     Confidence,
 )
+from annotation.queue import work
 from annotation.review import services as review_services
 from annotation.writing import selectors as writing_selectors
 from annotation.writing import services as writing_services
@@ -122,22 +125,22 @@ def synthetic_experts(codes: Sequence[str], report: Report) -> dict[str, list[Ab
             username = f"{EXPERT_PREFIX}{_short(code)}-{k}"
             user = users.objects.filter(username=username).first()
             if user is None:
-                user, _ = annotation_services.create_account(
+                user, _ = expert_services.create_account(
                     username=username, first_name="Synthetic", last_name=f"{code} {k}"
                 )
-                profile = annotation_services.ensure_expert_profile(user=user)
-                annotation_services.update_expert_profile(
+                profile = expert_services.ensure_expert_profile(user=user)
+                expert_services.update_expert_profile(
                     profile=profile, subfields=[subfields[code]], active=True, notes=SYNTHETIC_NOTE
                 )
                 for n in (1, 2):
-                    annotation_services.add_publication(
+                    expert_services.add_publication(
                         profile=profile,
                         title=f"Synthetic study {n} in {code} ({username})",
                         venue="SimConf",
                         year=2023 + n - 1,
                         subfield=subfields[code],
                     )
-                annotation_services.record_training(
+                expert_services.record_training(
                     profile=profile,
                     completed_on=dt.date(2024, 11, 18),
                     trainer="simulation",
@@ -165,7 +168,7 @@ def people_for(code: str) -> list[AbstractBaseUser]:
     """Eligible experts for `code` who are people, not simulated."""
     return [
         u
-        for u in annotation_selectors.eligible_experts(code)
+        for u in expert_selectors.eligible_experts(code)
         if not is_synthetic_expert(u) and not u.is_staff
     ]
 
@@ -293,7 +296,7 @@ def curate(paper: Paper, user: AbstractBaseUser) -> None:
     elements = Element.objects.filter(paper=paper).exclude(
         Q(kind__in=[Element.Kind.TABLE, Element.Kind.CHART]) & Q(image="")
     )
-    annotation_services.save_curated_context(
+    curation_services.save_curated_context(
         paper=paper,
         user=user,
         kept_section_ids=kept,
@@ -512,7 +515,7 @@ def simulate(
     if not fresh:
         return report
     rng = random.Random(seed)
-    codes_of = annotation_selectors.paper_subfield_codes([p.pk for p in fresh])
+    codes_of = assignment_selectors.paper_subfield_codes([p.pk for p in fresh])
     for paper in fresh:
         paper.subfield_code = codes_of[paper.pk]
     codes = sorted({p.subfield_code for p in fresh if p.subfield_code})
@@ -558,7 +561,7 @@ def _simulate(
         return people[0] if people else rng.choice(experts[paper.subfield_code][:3])
 
     def assign(paper: Paper, user: AbstractBaseUser) -> None:
-        annotation_services.assign_papers(
+        assignment_services.assign_papers(
             papers=[paper], experts=[user], assigned_by=admin, note="simulate_annotation"
         )
 

@@ -14,11 +14,12 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import checks, lists, work
+from annotation import lists
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
 from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind
+from annotation.queue import work
 from annotation.request_parsing import MAX_TEXT
 from annotation.views import refusals
 from annotation.views.common import (
@@ -28,6 +29,7 @@ from annotation.views.common import (
     not_yours,
     refused_text,
 )
+from annotation.writing import warnings as claim_warnings
 from papers.access import staff_required
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
 from papers.models import Paper
@@ -168,7 +170,7 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
     refuted = (
         claim.text if claim.label == "refuted" else (page.sibling.text if page.sibling else "")
     )
-    warnings = checks.claim_warnings(
+    warnings = claim_warnings.claim_warnings(
         text=claim.text,
         entailed=entailed,
         refuted=refuted,

@@ -7,15 +7,17 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotation import selectors, work
+from annotation.assignment import selectors as assignment_selectors
+from annotation.queue import work
 from annotation.review import selectors as review
 from annotation.writing import selectors as writing
 from validation import selectors as validation_selectors
+from workspace import selectors as workspace_selectors
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    ws = selectors.workspace(request.user)
+    ws = workspace_selectors.workspace(request.user)
     queue = work.queue(request.user)  # every stage's counts in three queries
     ready = [i.paper.pk for i in ws.curated if i.latest and i.latest.ready_for_claims]
     context: dict[str, object] = {
@@ -25,6 +27,6 @@ def home(request: HttpRequest) -> HttpResponse:
         "validations": validation_selectors.validation_queue(request.user, queue),
     }
     if request.user.is_staff:
-        context["overview"] = selectors.assignment_overview()
+        context["overview"] = assignment_selectors.assignment_overview()
         context["writing"] = writing.writing_overview()
     return render(request, "workspace/home.html", context)

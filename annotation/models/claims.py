@@ -55,7 +55,7 @@ class ClaimTask(models.Model):
     """Three tables/charts sampled from one curated-context version, and the subset to write.
 
     The seed, the candidates and the draw are stored so the sample can be audited and reproduced
-    with `annotation.sampling.sample_elements(candidate_ids, k=3, seed=seed)`.
+    with `annotation.writing.sampling.sample_elements(candidate_ids, k=3, seed=seed)`.
     """
 
     paper = models.ForeignKey("papers.Paper", on_delete=models.PROTECT, related_name="claim_tasks")
@@ -229,7 +229,7 @@ class PairRole(models.Model):
     """Who holds which role on a pair, and on which of its claims. Writing is a role on the
     whole pair (`claim` empty); second annotation, adjudication and validation are roles on one
     claim. One role per expert per claim, and one pair-wide role per expert, by the database;
-    who may take which role is `annotation.blindness`."""
+    who may take which role is `annotation.queue.blindness`."""
 
     pair = models.ForeignKey(ClaimPair, on_delete=models.PROTECT, related_name="roles")
     claim = models.ForeignKey(

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotation import lifecycle, work
+from annotation import lifecycle
 from annotation.errors import AnnotationError
 from annotation.models import (
     Adjudication,
@@ -31,6 +31,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.queue import work
 from annotation.request_parsing import id_set
 from annotation.review.services import (
     LABELS,

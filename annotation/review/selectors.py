@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Prefetch, QuerySet
 
 from annotation import request_parsing as parse
-from annotation import selectors, work
+from annotation.curation import selectors as curation_selectors
 from annotation.models import (
     Claim,
     ClaimReview,
@@ -19,6 +19,7 @@ from annotation.models import (
     WorkItem,
     WorkKind,
 )
+from annotation.queue import work
 from annotation.writing.selectors import ELEMENT_FIELDS
 from papers.models import Element, Section
 
@@ -41,7 +42,7 @@ def _elements(paper_id: int, wanted: set[int]) -> dict[int, Element]:
         e.pk: e
         for e in Element.objects.filter(paper_id=paper_id, pk__in=wanted)
         .only(*ELEMENT_FIELDS)
-        .prefetch_related(Prefetch("references", queryset=selectors.references()))
+        .prefetch_related(Prefetch("references", queryset=curation_selectors.references()))
     }
     sections = {
         s.pk: s

@@ -25,10 +25,10 @@ from django.db.models import (
 from django.db.models.functions import Cast, Mod
 from django.utils import timezone
 
-from annotation import lifecycle, selectors, work
-from annotation.agreement import is_agreed, jaccard
+from annotation import lifecycle
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.evidence import evidence_rule_problem, visual_ids
+from annotation.experts import selectors as expert_selectors
 from annotation.models import (
     Adjudication,
     AdjudicationDecision,
@@ -51,7 +51,9 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.queue import work
 from annotation.request_parsing import id_set
+from annotation.review.agreement import is_agreed, jaccard
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
 from papers.models import Element
@@ -87,7 +89,7 @@ def queue_order(kind: str, user: object) -> list:
         named = Case(
             When(assignee_id=user.pk, then=Value(0)), default=Value(1), output_field=IntegerField()
         )
-        # The expert's id is its own parameter (`annotation.statements` fills it in).
+        # The expert's id is its own parameter (`annotation.queue.statements` fills it in).
         expert = Cast(Value(user.pk), BigIntegerField())  # id·B stays within 64 bits
         shuffled = Mod(F("id") * SHUFFLE_A + expert * SHUFFLE_B, Value(SHUFFLE_P))
         return [named, shuffled, "id"]
@@ -119,14 +121,14 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
     random order (nothing about a claim's label may follow from when its item was made).
 
     Any eligible expert without a role on the pair may take either claim; taking one rules them
-    out of the other (`annotation.blindness`), so two eligible experts besides the writer
+    out of the other (`annotation.queue.blindness`), so two eligible experts besides the writer
     annotate one claim each and may then adjudicate or validate each other's. With only one, the
     second claim waits, visibly, for an admin's cross-subfield override, unless the subfield
     allows the flagged behaviour: then both claims go to that expert, and the pair is reported
     apart. With none, both wait."""
     code = pair.subfield_code
     on_pair = set(PairRole.objects.filter(pair=pair).values_list("expert_id", flat=True))
-    candidates = [u for u in selectors.eligible_experts(code) if u.pk not in on_pair]
+    candidates = [u for u in expert_selectors.eligible_experts(code) if u.pk not in on_pair]
     shared = Subfield.objects.filter(code=code, shared_second_annotator=True).exists()
     only = candidates[0] if shared and len(candidates) == 1 else None
     PairReview.objects.create(pair=pair, same_second_annotator=only is not None)

@@ -1,5 +1,5 @@
 """Agreement statistics from the database: a fixed number of queries builds AgreementItems for
-the pure maths in annotation.agreement, plus adjudication rate, reasons and progress."""
+the pure maths in annotation.review.agreement, plus adjudication rate, reasons and progress."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from django.conf import settings
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
-from annotation import selectors
-from annotation.agreement import AgreementItem, GroupReport, agreement_report, annotator_pair_key
+from annotation.assignment import selectors as assignment_selectors
 from annotation.models import (
     Adjudication,
     AdjudicationReason,
@@ -25,6 +24,12 @@ from annotation.models import (
     WorkEvent,
     WorkItem,
     WorkKind,
+)
+from annotation.review.agreement import (
+    AgreementItem,
+    GroupReport,
+    agreement_report,
+    annotator_pair_key,
 )
 from papers.models import Paper
 
@@ -81,7 +86,7 @@ def agreement_items() -> list[AgreementItem]:
             pk, _, name = seconds[claim_id]
             seconds[claim_id] = (pk, old["label"], name)
             seconded[pk] = set(old["evidence"])
-    codes = selectors.paper_subfield_codes({paper for _, _, _, paper, _, _ in claims})
+    codes = assignment_selectors.paper_subfield_codes({paper for _, _, _, paper, _, _ in claims})
     items = []
     for claim_id, label, subset, paper_id, writer, flagged in claims:
         second = seconds.get(claim_id)

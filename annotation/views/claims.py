@@ -20,7 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import lists, selectors, work
+from annotation import access, lists
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text, visuals_needed
@@ -32,6 +32,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.queue import work
 from annotation.request_parsing import MAX_TEXT
 from annotation.views import refusals
 from annotation.views.common import (
@@ -219,7 +220,7 @@ def create_tasks(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
     paper = get_object_or_404(
         Paper.objects.only("id", "arxiv_id", "version"), arxiv_id=arxiv_id, version=version
     )
-    if not selectors.can_curate(request.user, paper.pk):
+    if not access.can_curate(request.user, paper.pk):
         return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
     try:
         tasks = services.create_claim_tasks(

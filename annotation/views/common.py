@@ -35,7 +35,7 @@ def not_yours(request: HttpRequest, item) -> HttpResponse:
     item the requester never held: blindness must not leak through status codes)."""
     from django.http import Http404
 
-    from annotation import work
+    from annotation.queue import work
 
     found = work.lost(item, request.user)
     if found is None:
@@ -79,7 +79,7 @@ def next_view(stages: NextStage | Mapping[str, NextStage]) -> Callable[..., Http
     @login_required
     @require_POST
     def next_item(request: HttpRequest, page: str | None = None) -> HttpResponse:
-        from annotation import work
+        from annotation.queue import work
 
         stage = stages if isinstance(stages, NextStage) else stages.get(page or "")
         if stage is None:
@@ -105,7 +105,7 @@ def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=Non
     from django.http import JsonResponse
     from django.utils import timezone
 
-    from annotation import work
+    from annotation.queue import work
     from annotation.views import refusals
 
     try:

@@ -12,8 +12,11 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from annotation import context_rules, selectors, services
+from annotation import access
 from annotation import request_parsing as parse
+from annotation.curation import rules as context_rules
+from annotation.curation import selectors as curation_selectors
+from annotation.curation import services as curation_services
 from annotation.errors import AnnotationError, StaleContext
 from annotation.models import CuratedContext
 from annotation.views import refusals
@@ -50,13 +53,13 @@ CURATION_FIELDS: dict[str, parse.Field] = {
 @login_required
 def curate(request: HttpRequest, arxiv_id: str, version: int) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.only(*PAPER_FIELDS), arxiv_id=arxiv_id, version=version)
-    if not selectors.can_curate(request.user, paper.pk):
+    if not access.can_curate(request.user, paper.pk):
         return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
     if request.method == "POST":
         return _save(request, paper)
     try:
         version = parse.parse_int(request.GET.get("version"), field="version", min=1)
-        page = selectors.curation_page(paper, version)
+        page = curation_selectors.curation_page(paper, version)
     except CuratedContext.DoesNotExist:
         return HttpResponseBadRequest("No such version of this paper's context.")
     return render(request, "annotation/curate.html", {"page": page})
@@ -69,7 +72,7 @@ def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
     try:
         if problems:
             raise AnnotationError(" ".join(problems.values()))
-        context = services.save_curated_context(
+        context = curation_services.save_curated_context(
             paper=paper,
             user=request.user,
             kept_section_ids=decisions[0],
@@ -82,11 +85,11 @@ def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
     except AnnotationError as exc:
         # Show the page again with what the curator chose, so nothing they did is lost (a form
         # that sent unreadable ids shows the context as it was: its choices cannot be read).
-        page = selectors.curation_page(paper)
+        page = curation_selectors.curation_page(paper)
         stale = isinstance(exc, StaleContext)
         found = _differences(paper, page, decisions, form["based_on"]) if stale else None
         if not problems:
-            page = selectors.with_decisions(page, *decisions)
+            page = curation_selectors.with_decisions(page, *decisions)
         context = {"page": page, "error": exc.message, "note": form["note"], "stale": found}
         status = 409 if stale else 400
         if refusals.is_script(request):
@@ -140,16 +143,16 @@ class StaleCuration:
 
 
 def _differences(
-    paper: Paper, page: selectors.CurationPage, decisions, based_on: int | None
+    paper: Paper, page: curation_selectors.CurationPage, decisions, based_on: int | None
 ) -> StaleCuration | None:
     """The newest version (what `page` shows) set against the curator's posted choices, and
     against the version they started from."""
     latest = page.latest
     if latest is None:
         return None
-    theirs = selectors.context_decisions(paper.pk, latest.number)
+    theirs = curation_selectors.context_decisions(paper.pk, latest.number)
     yours = context_rules.Decisions(*(frozenset(d) for d in decisions))
-    base = selectors.context_decisions(paper.pk, based_on) if based_on else None
+    base = curation_selectors.context_decisions(paper.pk, based_on) if based_on else None
     names: dict[tuple[str, int], str] = {}
     for state in page.sections:
         section = state.section
@@ -191,7 +194,7 @@ def _differences(
 def table_html(request: HttpRequest, arxiv_id: str, version: int, element_id: int) -> HttpResponse:
     """The HTML version of a table, loaded on demand (htmx) under its screenshot."""
     paper = get_object_or_404(Paper.objects.only("id"), arxiv_id=arxiv_id, version=version)
-    if not selectors.can_view_paper(request.user, paper.pk):
+    if not access.can_view_paper(request.user, paper.pk):
         return forbidden(request, "This paper is not assigned to you.")
     element = get_object_or_404(
         Element.objects.only("id", "table_html"), pk=element_id, paper=paper, kind="table"

@@ -13,10 +13,14 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from annotation import archiving, lists, selectors, services, timing
+from annotation import archiving, lists, timing
 from annotation import request_parsing as parse
+from annotation.assignment import selectors as assignment_selectors
+from annotation.assignment import services as assignment_services
 from annotation.demo import is_synthetic_expert
 from annotation.errors import AnnotationError
+from annotation.experts import selectors as expert_selectors
+from annotation.experts import services as expert_services
 from annotation.forms import (
     AccountForm,
     ExpertProfileForm,
@@ -40,7 +44,7 @@ PEOPLE_PER_PAGE = 50
 def _expert_choices() -> list[tuple[int, str]]:
     """The experts the assignment form may name: active accounts with an active, not archived
     profile (the services refuse anyone else too)."""
-    return [(u.pk, u.get_username()) for u in selectors.experts(active_only=True)]
+    return [(u.pk, u.get_username()) for u in expert_selectors.experts(active_only=True)]
 
 
 @staff_required
@@ -52,10 +56,10 @@ def assignments(request: HttpRequest) -> HttpResponse:
     if "status" not in data:
         data["status"] = "parsed"
     filters = PaperFilterForm(data, subfield_codes=codes)
-    papers = selectors.papers_for_assignment()
+    papers = assignment_selectors.papers_for_assignment()
     if filters.is_valid():
         f = filters.cleaned_data
-        papers = selectors.papers_for_assignment(
+        papers = assignment_selectors.papers_for_assignment(
             subfield=f["subfield"],
             status=f["status"],
             acceptance=f["acceptance"],
@@ -66,12 +70,12 @@ def assignments(request: HttpRequest) -> HttpResponse:
         )
     listing = lists.page_of(request, papers, PAGE_SIZE)
     all_experts = request.GET.get("experts") == "all"
-    overview = selectors.assignment_overview(active_only=not all_experts)
+    overview = assignment_selectors.assignment_overview(active_only=not all_experts)
     subfield = filters.cleaned_data.get("subfield") if filters.is_valid() else ""
     # Offered: active experts eligible for the filtered subfield, else for at least one.
-    active = [row for row in overview.experts if selectors.is_active_expert(row.user)]
+    active = [row for row in overview.experts if expert_selectors.is_active_expert(row.user)]
     if subfield:
-        eligible = {u.pk for u in selectors.eligible_experts(subfield)}
+        eligible = {u.pk for u in expert_selectors.eligible_experts(subfield)}
         expert_options = [row for row in active if row.user.pk in eligible]
     else:
         expert_options = [row for row in active if row.eligible]
@@ -83,7 +87,7 @@ def assignments(request: HttpRequest) -> HttpResponse:
             **listing,
             "overview": overview,
             "all_experts": all_experts,
-            "hidden_experts": selectors.experts().count() - len(overview.experts),
+            "hidden_experts": expert_selectors.experts().count() - len(overview.experts),
             "archived_papers": archiving.archived_paper_count(),
             "subfield": subfield,
             "expert_options": expert_options,
@@ -118,17 +122,17 @@ def _act_on_papers(request: HttpRequest) -> HttpResponse:
     papers = list(data["papers"])
     try:
         if data["action"] == "subfield":
-            n = services.set_paper_subfield(
+            n = assignment_services.set_paper_subfield(
                 papers=papers, subfield=data["subfield"], changed_by=request.user
             )
             messages.success(request, f"Subfield of {n} paper(s) set to {data['subfield'].code}.")
         elif data["action"] == "unassign":
-            closed = services.unassign(papers=papers, by=request.user, note=data["note"])
+            closed = assignment_services.unassign(papers=papers, by=request.user, note=data["note"])
             messages.success(request, f"Unassigned {len(closed)} paper(s).")
         else:
             ids = [data["expert"]] if data["action"] == "assign" else data["experts"]
             chosen = list(User.objects.filter(pk__in=ids).order_by("username"))
-            result = services.assign_papers(
+            result = assignment_services.assign_papers(
                 papers=papers,
                 experts=chosen,
                 assigned_by=request.user,
@@ -159,7 +163,9 @@ def people(request: HttpRequest) -> HttpResponse:
     form = AccountForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            user, path = services.create_account(created_by=request.user, **form.cleaned_data)
+            user, path = expert_services.create_account(
+                created_by=request.user, **form.cleaned_data
+            )
         except AnnotationError as exc:
             form.add_error("username", exc.message)
         else:
@@ -175,14 +181,14 @@ def people(request: HttpRequest) -> HttpResponse:
                 },
             )
     filters = lists.PeopleListForm(request.GET or None)
-    people_rows = selectors.people(show=filters.value("show"), search=filters.value("q"))
+    people_rows = expert_selectors.people(show=filters.value("show"), search=filters.value("q"))
     listing = lists.page_of(request, people_rows, PEOPLE_PER_PAGE)
     users = list(listing["page"].object_list)
     subfields = list(Subfield.objects.all())
-    eligibility = selectors.eligibility_by_expert(
+    eligibility = expert_selectors.eligibility_by_expert(
         [u.pk for u in users], [s.code for s in subfields]
     )
-    workload = selectors.open_workload([u.pk for u in users])
+    workload = assignment_selectors.open_workload([u.pk for u in users])
     times = timing.time_by_expert([u.pk for u in users])
     rows = [
         {
@@ -303,9 +309,9 @@ def archive_account(request: HttpRequest, user_id: int) -> HttpResponse:
 
 
 def _expert_page(request: HttpRequest, person, *, status: int = 200, **forms) -> HttpResponse:
-    profile = services.ensure_expert_profile(user=person)
+    profile = expert_services.ensure_expert_profile(user=person)
     subfields = list(Subfield.objects.all())
-    eligibility = selectors.eligibility_by_expert([person.pk], [s.code for s in subfields])[
+    eligibility = expert_selectors.eligibility_by_expert([person.pk], [s.code for s in subfields])[
         person.pk
     ]
     context = {
@@ -351,8 +357,8 @@ def expert_profile(request: HttpRequest, user_id: int) -> HttpResponse:
     form = ExpertProfileForm(request.POST)
     if not form.is_valid():
         return _expert_page(request, person, status=400, profile_form=form)
-    services.update_expert_profile(
-        profile=services.ensure_expert_profile(user=person),
+    expert_services.update_expert_profile(
+        profile=expert_services.ensure_expert_profile(user=person),
         subfields=form.cleaned_data["subfields"],
         active=form.cleaned_data["active"],
         notes=form.cleaned_data["notes"],
@@ -368,8 +374,8 @@ def add_publication(request: HttpRequest, user_id: int) -> HttpResponse:
     form = PublicationForm(request.POST)
     if form.is_valid():
         try:
-            services.add_publication(
-                profile=services.ensure_expert_profile(user=person), **form.cleaned_data
+            expert_services.add_publication(
+                profile=expert_services.ensure_expert_profile(user=person), **form.cleaned_data
             )
         except AnnotationError as exc:
             form.add_error(None, exc.message)
@@ -383,7 +389,7 @@ def add_publication(request: HttpRequest, user_id: int) -> HttpResponse:
 @require_POST
 def remove_publication(request: HttpRequest, user_id: int, publication_id: int) -> HttpResponse:
     publication = get_object_or_404(Publication, pk=publication_id, expert__user_id=user_id)
-    services.remove_publication(publication=publication)
+    expert_services.remove_publication(publication=publication)
     messages.success(request, "Publication removed.")
     return redirect(reverse("annotation:expert", args=[user_id]) + "#publications")
 
@@ -395,8 +401,8 @@ def record_training(request: HttpRequest, user_id: int) -> HttpResponse:
     form = TrainingForm(request.POST)
     if form.is_valid():
         try:
-            services.record_training(
-                profile=services.ensure_expert_profile(user=person),
+            expert_services.record_training(
+                profile=expert_services.ensure_expert_profile(user=person),
                 recorded_by=request.user,
                 **form.cleaned_data,
             )
@@ -412,7 +418,7 @@ def record_training(request: HttpRequest, user_id: int) -> HttpResponse:
 @require_POST
 def reset_password(request: HttpRequest, user_id: int) -> HttpResponse:
     person = get_object_or_404(User, pk=user_id)
-    path = services.reset_password(user=person, by=request.user)
+    path = expert_services.reset_password(user=person, by=request.user)
     return render(
         request,
         "annotation/reset_link.html",

@@ -9,7 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from annotation import archiving, lists
-from annotation.selectors import can_view_paper, references, visible_papers
+from annotation.access import can_view_paper, visible_papers
+from annotation.curation.selectors import references
 from annotation.views.common import forbidden
 from papers.models import Element, ElementPanel, Paper, Section
 

@@ -18,9 +18,9 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from annotation import work
 from annotation.errors import AnnotationError
 from annotation.models import WorkItem
+from annotation.queue import work
 from annotation.request_parsing import id_set
 from papers.access import is_script
 

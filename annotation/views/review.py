@@ -14,7 +14,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import request_parsing as parse
-from annotation import work
 from annotation.errors import AnnotationError
 from annotation.evidence import evidence_rule_problem, rule_text
 from annotation.models import (
@@ -26,6 +25,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.queue import work
 from annotation.request_parsing import MAX_TEXT
 from annotation.review import selectors, services
 from annotation.views import refusals

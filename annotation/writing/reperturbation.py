@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotation import lifecycle, work
+from annotation import lifecycle
 from annotation.errors import InvalidTransition
 from annotation.models import (
     Claim,
@@ -19,6 +19,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.queue import work
 
 OPEN = (WorkStatus.OPEN, WorkStatus.LEASED)
 

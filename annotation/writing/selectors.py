@@ -10,8 +10,8 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
-from annotation import checks, selectors, work
 from annotation import request_parsing as parse
+from annotation.curation import selectors as curation_selectors
 from annotation.models import (
     Adjudication,
     Claim,
@@ -28,7 +28,9 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.models.review import FINAL_STATES
-from annotation.perturbation import (
+from annotation.queue import work
+from annotation.writing import warnings as claim_warnings
+from annotation.writing.perturbation import (
     EvidenceChart,
     EvidenceTable,
     Suggestion,
@@ -146,7 +148,7 @@ def writing_page(item_id: int, user: AbstractBaseUser) -> WritingPage:
         e.pk: e
         for e in Element.objects.filter(paper_id=item.paper_id, pk__in=wanted)
         .only(*ELEMENT_FIELDS)
-        .prefetch_related(Prefetch("references", queryset=selectors.references()))
+        .prefetch_related(Prefetch("references", queryset=curation_selectors.references()))
     }
     sections = {
         s.pk: s
@@ -275,26 +277,26 @@ def suggestions(task: ClaimTask, claim: str, evidence_ids: set[int]) -> list[Sug
 
 def warnings_for(
     task: ClaimTask, *, entailed: str, refuted: str
-) -> dict[str, list[checks.Warning]]:
+) -> dict[str, list[claim_warnings.Warning]]:
     """The automatic warnings (never blocking) on what the writer typed, per claim, with the
     context's paragraphs and the task's sampled tables/charts (two queries). A claim's length is
     no warning here: for the writer it is a rule (`rules.check_pair`), refused beside the field
     and counted under it."""
     _, paragraphs = evidence_kinds_and_texts(task.context)
     visuals = [
-        checks.visual_text(caption, cells)
+        claim_warnings.visual_text(caption, cells)
         for caption, cells in Element.objects.filter(pk__in=task.sampled_ids).values_list(
             "caption", "cells"
         )
     ]
     bounds = {"low": settings.CLAIM_MIN_WORDS, "high": settings.CLAIM_MAX_WORDS}
-    found: dict[str, list[checks.Warning]] = {}
+    found: dict[str, list[claim_warnings.Warning]] = {}
     if entailed.strip():
-        found["entailed"] = checks.claim_warnings(
+        found["entailed"] = claim_warnings.claim_warnings(
             text=entailed, paragraphs=paragraphs, visuals=visuals, **bounds
         )
     if refuted.strip():
-        found["refuted"] = checks.claim_warnings(
+        found["refuted"] = claim_warnings.claim_warnings(
             text=refuted,
             entailed=entailed,
             refuted=refuted,
@@ -440,7 +442,7 @@ def reperturbation_page(item_id: int) -> ReperturbationPage:
         for e in Element.objects.filter(paper_id=pair.paper_id, pk__in=shown)
         .select_related("section")
         .only(*ELEMENT_FIELDS, "section__number", "section__title")
-        .prefetch_related(Prefetch("references", queryset=selectors.references()))
+        .prefetch_related(Prefetch("references", queryset=curation_selectors.references()))
         .order_by("order")
     }
     sampled_index = {pk: n for n, pk in enumerate(task.sampled_ids, start=1)}

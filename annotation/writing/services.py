@@ -16,8 +16,11 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from annotation import lifecycle, selectors, work
+from annotation import access, lifecycle
+from annotation.assignment import selectors as assignment_selectors
+from annotation.curation import selectors as curation_selectors
 from annotation.errors import AnnotationError, InvalidTransition, NotAssigned
+from annotation.experts import selectors as expert_selectors
 from annotation.models import (
     Assignment,
     Claim,
@@ -35,11 +38,12 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.queue import work
 from annotation.request_parsing import id_set
 from annotation.review import services as review_services
-from annotation.sampling import choose_subset, sample_elements
 from annotation.writing import selectors as writing_selectors
 from annotation.writing.rules import PairDraft, check_pair, normalise, surrounding_paragraphs
+from annotation.writing.sampling import choose_subset, sample_elements
 from papers.models import Element, Paper
 
 
@@ -65,9 +69,9 @@ def create_claim_tasks(
     subset chosen to keep the four subsets balanced towards CLAIM_SUBSET_TARGETS. Each task
     becomes a writing item for the paper's writer (or any eligible expert if it has none)."""
     paper = Paper.objects.select_for_update().only("id", "arxiv_id", "version").get(pk=paper.pk)
-    if by is not None and not selectors.can_curate(by, paper.pk):
+    if by is not None and not access.can_curate(by, paper.pk):
         raise NotAssigned(f"{paper.versioned_id} is not assigned to you.")
-    context = context or selectors.latest_context(paper.pk)
+    context = context or curation_selectors.latest_context(paper.pk)
     if context is None or context.paper_id != paper.pk:
         raise AnnotationError(f"{paper.versioned_id} has no curated context yet: curate it first.")
     count = settings.CLAIM_TASKS_PER_PAPER if count is None else count
@@ -87,7 +91,7 @@ def create_claim_tasks(
         .values_list("expert_id", flat=True)
         .first()
     )
-    code = selectors.paper_subfield_codes([paper.pk])[paper.pk] or ""
+    code = assignment_selectors.paper_subfield_codes([paper.pk])[paper.pk] or ""
     seeds = random.SystemRandom() if seed is None else None
     tasks = []
     for n in range(count):
@@ -398,7 +402,7 @@ def reassign_reperturbation(
     if not ExpertProfile.objects.filter(user_id=expert.pk, active=True, user__is_active=True):
         raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
     code = item.pair.subfield_code
-    if not selectors.eligible_experts(code).filter(pk=expert.pk).exists():
+    if not expert_selectors.eligible_experts(code).filter(pk=expert.pk).exists():
         raise AnnotationError(
             f"{expert.get_username()} is not eligible for {code or 'this pair’s subfield'} "
             "(see their expert page for why): hand it to an eligible expert."

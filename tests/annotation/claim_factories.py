@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from annotation import services
+from annotation.curation import services as curation_services
 from annotation.evidence import visuals_needed
 from annotation.models import ClaimPair, CuratedContext, WorkItem
 from annotation.writing import services as writing
@@ -40,7 +40,7 @@ def curated_paper(curator, *, layout=None, **paper_fields) -> tuple[Paper, Curat
             "pk", flat=True
         )
     )
-    context = services.save_curated_context(
+    context = curation_services.save_curated_context(
         paper=paper,
         user=curator,
         kept_section_ids=kept_sections,

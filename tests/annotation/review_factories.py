@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
 from annotation.models import ClaimPair, WorkItem
+from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import services as writing
 from tests.annotation.claim_factories import curated_paper, submit
@@ -22,7 +23,7 @@ def crew(*names: str) -> dict[str, object]:
 
 def written_pair(writer, admin, *, seed: int = 1, **overrides) -> ClaimPair:
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=seed)
     return submit(work.next_item(user=writer, kind="write"), writer, **overrides)
 

@@ -100,10 +100,10 @@ def test_sign_in_and_out(client):
 
 
 def test_people_tells_synthetic_experts_from_people_waiting_for_their_link(client):
-    from annotation import services
+    from annotation.experts import services as expert_services
 
-    services.create_account(username="sim-cl-1", first_name="Synthetic")
-    services.create_account(username="erin", first_name="Erin")
+    expert_services.create_account(username="sim-cl-1", first_name="Synthetic")
+    expert_services.create_account(username="erin", first_name="Erin")
     client.force_login(AdminFactory())
     page = client.get("/manage/people/").content.decode()
     rows = dict(re.findall(r'<tr data-user="([^"]+)">(.*?)</tr>', page, re.S))

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation.agreement import (
+from annotation.review.agreement import (
     AgreementItem,
     agreement_report,
     annotator_pair_key,

@@ -8,10 +8,13 @@ import io
 import pytest
 from django.core.management import call_command
 
-from annotation import archiving, selectors, services, work
+from annotation import archiving, errors
+from annotation.assignment import services as assignment_services
+from annotation.experts import services as expert_services
+from annotation.experts.selectors import eligible_experts, experts
 from annotation.models import ArchiveEvent, ClaimPair, ExpertProfile, WorkEvent, WorkItem
+from annotation.queue import work
 from annotation.review.stats import agreement_items, agreement_summary
-from annotation.selectors import eligible_experts, experts
 from papers.models import Paper
 from tests.annotation.claim_factories import curated_paper
 from tests.annotation.factories import make_expert, make_paper
@@ -20,6 +23,7 @@ from tests.validation.factories import Team, validated_pairs
 from validation import selectors as validation_selectors
 from validation import services as validation_services
 from validation.export import ReleaseError, build_release
+from workspace import selectors as workspace_selectors
 
 pytestmark = pytest.mark.django_db
 
@@ -113,7 +117,7 @@ def test_an_archived_papers_work_leaves_every_queue_and_comes_back_with_it():
     admin = AdminFactory()
     writer = make_expert("writer")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
     from annotation.writing import services as writing
 
     writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=1)
@@ -122,11 +126,11 @@ def test_an_archived_papers_work_leaves_every_queue_and_comes_back_with_it():
     assert work.queue(writer).available["write"] == 0
     with pytest.raises(work.NothingToDo):
         work.next_item(user=writer, kind="write")
-    assert selectors.workspace(writer).assigned == 0
+    assert workspace_selectors.workspace(writer).assigned == 0
     other, _ = curated_paper(admin)
     archiving.archive_papers(papers=[other], by=admin)
-    with pytest.raises(services.IneligibleExpert, match="Archived papers cannot be assigned"):
-        services.assign_papers(papers=[other], experts=[writer], assigned_by=admin)
+    with pytest.raises(errors.IneligibleExpert, match="Archived papers cannot be assigned"):
+        assignment_services.assign_papers(papers=[other], experts=[writer], assigned_by=admin)
 
     archiving.unarchive_papers(papers=[paper], by=admin)
     item = work.next_item(user=writer, kind="write")  # the same open item, untouched
@@ -168,7 +172,7 @@ def test_an_account_is_archived_from_people_only_without_open_work_and_never_one
     busy = make_expert("busy")
     retired = make_expert("retired")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[busy], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[busy], assigned_by=admin)
     client.force_login(admin)
     response = client.post(f"/manage/people/{busy.pk}/archive/", follow=True)
     assert "still has 1 open paper assignment" in response.content.decode()
@@ -188,7 +192,7 @@ def test_an_account_is_archived_from_people_only_without_open_work_and_never_one
     assert f'name="experts" value="{retired.pk}"' not in page  # nor to spread over
 
     # Ticking "active" on an archived profile does not make it eligible: archived wins.
-    services.update_expert_profile(
+    expert_services.update_expert_profile(
         profile=profile, subfields=list(profile.subfields.all()), active=True
     )
     assert retired not in eligible_experts("cs.CL")

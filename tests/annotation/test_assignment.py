@@ -8,8 +8,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 
-from annotation import selectors, services
+from annotation import access
+from annotation.assignment import selectors as assignment_selectors
+from annotation.assignment import services as assignment_services
 from annotation.errors import AlreadyAssigned, IneligibleExpert, NotAssigned
+from annotation.experts import selectors as expert_selectors
 from annotation.models import Assignment, AssignmentEvent, PaperSubfield, Subfield
 from papers.models import Paper
 from tests.annotation.factories import make_expert, make_paper
@@ -23,34 +26,36 @@ def test_the_eight_subfields_exist_and_admins_can_add_more():
     assert {"cs.CV", "cs.CL", "cs.RO", "cs.SE", "cs.LG", "cs.AI", "cs.IR", "cs.CR"} <= codes
     Subfield.objects.create(code="stat.ML", name="Machine Learning (Statistics)")
     expert = make_expert("stats", ("stat.ML",))
-    assert [u.pk for u in selectors.eligible_experts("stat.ML")] == [expert.pk]
+    assert [u.pk for u in expert_selectors.eligible_experts("stat.ML")] == [expert.pk]
 
 
 def test_eligibility_is_explained_per_subfield():
     ok = make_expert("ok", ("cs.CL",))
     few = make_expert("few", ("cs.CL",), publications=1)
     untrained = make_expert("untrained", ("cs.CL",), trained=False)
-    table = selectors.eligibility_by_expert([ok.pk, few.pk, untrained.pk], ["cs.CL", "cs.CV"])
+    table = expert_selectors.eligibility_by_expert(
+        [ok.pk, few.pk, untrained.pk], ["cs.CL", "cs.CV"]
+    )
     assert table[ok.pk]["cs.CL"].eligible
     assert table[few.pk]["cs.CL"].explain() == "1 of 2 required publications in cs.CL"
     assert table[untrained.pk]["cs.CL"].explain() == "training not completed"
     assert "cs.CV is not among their subfields" in table[ok.pk]["cs.CV"].explain()
-    assert [u.username for u in selectors.eligible_experts("cs.CL")] == ["ok"]
+    assert [u.username for u in expert_selectors.eligible_experts("cs.CL")] == ["ok"]
 
 
 def test_min_publications_is_a_setting(settings):
     make_expert("one", ("cs.CL",), publications=1)
     settings.MIN_PUBLICATIONS = 1
-    assert [u.username for u in selectors.eligible_experts("cs.CL")] == ["one"]
+    assert [u.username for u in expert_selectors.eligible_experts("cs.CL")] == ["one"]
 
 
 def test_a_papers_subfield_is_its_primary_category_unless_an_admin_chose_one():
     paper = make_paper(category="cs.LG")
-    assert selectors.paper_subfield_codes([paper.pk]) == {paper.pk: "cs.LG"}
-    services.set_paper_subfield(
+    assert assignment_selectors.paper_subfield_codes([paper.pk]) == {paper.pk: "cs.LG"}
+    assignment_services.set_paper_subfield(
         papers=[paper], subfield=Subfield.objects.get(code="cs.CL"), changed_by=AdminFactory()
     )
-    assert selectors.paper_subfield_codes([paper.pk]) == {paper.pk: "cs.CL"}
+    assert assignment_selectors.paper_subfield_codes([paper.pk]) == {paper.pk: "cs.CL"}
     assert PaperSubfield.objects.get(paper=paper).subfield.code == "cs.CL"
 
 
@@ -58,12 +63,12 @@ def test_assign_to_one_eligible_expert_writes_history():
     admin = AdminFactory()
     alice = make_expert("alice", ("cs.CL",))
     paper = make_paper(category="cs.CL")
-    result = services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    result = assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     (assignment,) = result.created
     assert (assignment.expert, assignment.status, assignment.role) == (alice, "assigned", "writer")
     event = AssignmentEvent.objects.get(assignment=assignment)
     assert (event.from_status, event.to_status, event.actor) == ("", "assigned", admin)
-    assert selectors.can_view_paper(alice, paper.pk)
+    assert access.can_view_paper(alice, paper.pk)
 
 
 def test_an_ineligible_expert_is_refused_with_the_reason_and_nothing_changes():
@@ -71,20 +76,24 @@ def test_an_ineligible_expert_is_refused_with_the_reason_and_nothing_changes():
     cv_only = make_expert("carol", ("cs.CV",))
     papers = [make_paper(category="cs.CL"), make_paper(category="cs.CL")]
     with pytest.raises(IneligibleExpert, match="bob cannot take 2 .*training not completed"):
-        services.assign_papers(papers=papers, experts=[untrained], assigned_by=None)
+        assignment_services.assign_papers(papers=papers, experts=[untrained], assigned_by=None)
     with pytest.raises(IneligibleExpert, match="cs.CL is not among their subfields"):
-        services.assign_papers(papers=papers, experts=[cv_only], assigned_by=None)
+        assignment_services.assign_papers(papers=papers, experts=[cv_only], assigned_by=None)
     assert not Assignment.objects.exists()
 
 
 def test_spread_balances_by_open_workload():
     alice = make_expert("alice", ("cs.CL",))
     bob = make_expert("bob", ("cs.CL",))
-    services.assign_papers(papers=[make_paper(), make_paper()], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(
+        papers=[make_paper(), make_paper()], experts=[alice], assigned_by=None
+    )
     papers = [make_paper() for _ in range(6)]
-    result = services.assign_papers(papers=papers, experts=[alice, bob], assigned_by=None)
+    result = assignment_services.assign_papers(
+        papers=papers, experts=[alice, bob], assigned_by=None
+    )
     assert result.count_by_expert() == {"alice": 2, "bob": 4}
-    assert selectors.open_workload([alice.pk, bob.pk]) == {alice.pk: 4, bob.pk: 4}
+    assert assignment_selectors.open_workload([alice.pk, bob.pk]) == {alice.pk: 4, bob.pk: 4}
 
 
 def test_spread_over_mixed_subfields_sends_each_paper_to_an_eligible_expert():
@@ -96,8 +105,10 @@ def test_spread_over_mixed_subfields_sends_each_paper_to_an_eligible_expert():
         make_paper(category="cs.RO"),
     ]
     with pytest.raises(IneligibleExpert, match="1 paper.*cs.RO"):
-        services.assign_papers(papers=papers, experts=[cl, cv], assigned_by=None)
-    result = services.assign_papers(papers=papers[:2], experts=[cl, cv], assigned_by=None)
+        assignment_services.assign_papers(papers=papers, experts=[cl, cv], assigned_by=None)
+    result = assignment_services.assign_papers(
+        papers=papers[:2], experts=[cl, cv], assigned_by=None
+    )
     assert {a.paper_id: a.expert for a in result.created} == {papers[0].pk: cl, papers[1].pk: cv}
     assert not result.not_eligible
 
@@ -105,7 +116,7 @@ def test_spread_over_mixed_subfields_sends_each_paper_to_an_eligible_expert():
 def test_a_chosen_expert_eligible_for_none_of_the_papers_is_named_with_why(client):
     cl, dave = make_expert("cl", ("cs.CL",)), make_expert("dave", ("cs.CL",), trained=False)
     papers = [make_paper(category="cs.CL"), make_paper(category="cs.CL")]
-    result = services.assign_papers(papers=papers, experts=[cl, dave], assigned_by=None)
+    result = assignment_services.assign_papers(papers=papers, experts=[cl, dave], assigned_by=None)
     assert result.count_by_expert() == {"cl": 2}
     assert result.not_eligible == [("dave", "cs.CL: training not completed")]
     # The page says so beside what it assigned.
@@ -125,12 +136,16 @@ def test_a_chosen_expert_eligible_for_none_of_the_papers_is_named_with_why(clien
 def test_double_assignment_is_refused_unless_reassigning():
     alice, bob = make_expert("alice"), make_expert("bob")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     with pytest.raises(AlreadyAssigned, match=f"{paper.versioned_id} \\(alice\\)"):
-        services.assign_papers(papers=[paper], experts=[bob], assigned_by=None)
+        assignment_services.assign_papers(papers=[paper], experts=[bob], assigned_by=None)
     with pytest.raises(IneligibleExpert, match="already assigned to them"):
-        services.assign_papers(papers=[paper], experts=[alice], assigned_by=None, reassign=True)
-    result = services.assign_papers(papers=[paper], experts=[bob], assigned_by=None, reassign=True)
+        assignment_services.assign_papers(
+            papers=[paper], experts=[alice], assigned_by=None, reassign=True
+        )
+    result = assignment_services.assign_papers(
+        papers=[paper], experts=[bob], assigned_by=None, reassign=True
+    )
     old = Assignment.objects.get(expert=alice)
     assert old.status == "unassigned" and result.created[0].expert == bob
     assert list(old.events.values_list("to_status", "note")) == [
@@ -138,7 +153,7 @@ def test_double_assignment_is_refused_unless_reassigning():
         ("unassigned", "reassigned to bob"),
     ]
     assert result.created[0].events.get().note == "reassigned from alice"
-    assert not selectors.can_view_paper(alice, paper.pk)
+    assert not access.can_view_paper(alice, paper.pk)
 
 
 def test_the_database_refuses_two_open_assignments_of_a_paper():
@@ -154,10 +169,10 @@ def test_the_database_refuses_two_open_assignments_of_a_paper():
 def test_unassign_closes_and_keeps_history():
     alice = make_expert("alice")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     with pytest.raises(NotAssigned):
-        services.unassign(papers=[make_paper()], by=None)
-    (closed,) = services.unassign(papers=[paper], by=None, note="on leave")
+        assignment_services.unassign(papers=[make_paper()], by=None)
+    (closed,) = assignment_services.unassign(papers=[paper], by=None, note="on leave")
     assert closed.status == "unassigned" and closed.events.last().note == "on leave"
 
 
@@ -165,7 +180,7 @@ def test_only_parsed_papers_can_be_assigned():
     alice = make_expert("alice")
     rejected = make_paper(status=Paper.Status.REJECTED)
     with pytest.raises(IneligibleExpert, match="Only parsed papers"):
-        services.assign_papers(papers=[rejected], experts=[alice], assigned_by=None)
+        assignment_services.assign_papers(papers=[rejected], experts=[alice], assigned_by=None)
 
 
 def run(*args: str) -> str:
@@ -184,7 +199,7 @@ def test_assign_papers_command_spreads_accepted_first_with_a_cap():
     assert "Assigned 4 cs.CL paper(s); 2 still waiting" in output
     assigned = set(Assignment.objects.values_list("paper_id", flat=True))
     assert {p.pk for p in accepted} <= assigned and len(assigned & {p.pk for p in others}) == 1
-    assert selectors.open_workload() == {alice.pk: 2, bob.pk: 2}
+    assert assignment_selectors.open_workload() == {alice.pk: 2, bob.pk: 2}
     assert "Assigned 2 cs.CL paper(s)" in run("--subfield", "cs.CL")
     assert "No cs.CL papers are waiting" in run("--subfield", "cs.CL")
 

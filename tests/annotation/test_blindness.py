@@ -23,8 +23,8 @@ from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
-from annotation import work
 from annotation.models import Claim, ClaimPair, EvidenceAnnotation, PairRole, WorkItem
+from annotation.queue import work
 from annotation.review import services as review
 from tests.annotation.factories import make_expert
 from tests.annotation.review_factories import FLIP, adjudicate, annotate, crew, written_pair

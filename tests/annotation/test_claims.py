@@ -8,7 +8,7 @@ import uuid
 import pytest
 from django.utils import timezone
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
 from annotation.evidence import visuals_needed
 from annotation.models import (
     Claim,
@@ -19,9 +19,10 @@ from annotation.models import (
     WorkEvent,
     WorkItem,
 )
-from annotation.sampling import sample_elements
+from annotation.queue import work
 from annotation.writing import services as writing
 from annotation.writing.rules import ContextElement, PairDraft, check_pair, surrounding_paragraphs
+from annotation.writing.sampling import sample_elements
 from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper, submit
 from tests.annotation.factories import make_expert
 from tests.factories import AdminFactory
@@ -127,7 +128,7 @@ def alice():
 def curated(alice):
     admin = AdminFactory()
     paper, context = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     return paper, context
 
 
@@ -405,7 +406,7 @@ def test_items_nobody_eligible_can_take_wait_with_the_reason(alice, curated):
 
 
 def test_assignment_overview_counts_the_claim_pairs_each_expert_wrote(alice, curated, client):
-    from annotation.selectors import assignment_overview
+    from annotation.assignment.selectors import assignment_overview
 
     paper, _ = curated
     writing.create_claim_tasks(paper=paper, by=alice, count=2, seed=3)

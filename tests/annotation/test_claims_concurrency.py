@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 from django.db import connection, connections
 
-from annotation import work
 from annotation.models import ClaimPair, WorkEvent, WorkItem
+from annotation.queue import work
 from annotation.writing import services as writing
 from tests.annotation.claim_factories import curated_paper, submit
 from tests.annotation.factories import make_expert

@@ -9,9 +9,10 @@ import uuid
 import pytest
 from django.test import Client
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
 from annotation.evidence import rule_text
 from annotation.models import Claim, ClaimPair, ClaimTask, WorkEvent, WorkItem
+from annotation.queue import work
 from annotation.writing import services as writing
 from papers.models import Element
 from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.django_db
 def setup():
     alice, admin = make_expert("alice"), AdminFactory(username="boss")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=alice, count=2, seed=7)
     client = Client()
     client.force_login(alice)
@@ -341,7 +342,7 @@ def test_the_workspace_offers_next_and_task_creation(setup):
     html = client.get("/").content.decode()
     assert "Claims to write" in html and "Continue" in html
     other, _ = curated_paper(admin)
-    services.assign_papers(papers=[other], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[other], experts=[alice], assigned_by=admin)
     from annotation.models import Assignment
 
     Assignment.objects.filter(paper=other).update(status="curated")
@@ -362,7 +363,7 @@ def test_the_writing_page_runs_a_fixed_number_of_queries(django_assert_max_num_q
     big = [("body", f"Section {n}", None, "ptpcpp") for n in range(60)]
     for layout in (None, big):
         paper, _ = curated_paper(admin, layout=layout)
-        services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+        assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
         writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=3)
         item = work.next_item(user=alice, kind="write")
         # A draft citing many elements must not add queries either.

@@ -8,7 +8,8 @@ from collections.abc import Callable
 import pytest
 from django.db import connection, connections
 
-from annotation import services
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
 from annotation.errors import AlreadyAssigned, StaleContext
 from annotation.models import Assignment, CuratedContext
 from tests.annotation.factories import all_ids, make_expert, make_paper
@@ -44,8 +45,10 @@ def test_two_admins_assigning_the_same_paper_one_wins():
     alice, bob = make_expert("alice"), make_expert("bob")
     papers = [make_paper() for _ in range(3)]
     results = race(
-        lambda: services.assign_papers(papers=papers, experts=[alice], assigned_by=None),
-        lambda: services.assign_papers(papers=papers[::-1], experts=[bob], assigned_by=None),
+        lambda: assignment_services.assign_papers(papers=papers, experts=[alice], assigned_by=None),
+        lambda: assignment_services.assign_papers(
+            papers=papers[::-1], experts=[bob], assigned_by=None
+        ),
     )
     errors = [r for r in results if isinstance(r, Exception)]
     assert len(errors) == 1 and isinstance(errors[0], AlreadyAssigned), results
@@ -57,11 +60,11 @@ def test_two_tabs_saving_the_same_version_one_is_told_to_reload():
     postgres_or_skip()
     alice = make_expert("alice")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     sections, elements = all_ids(paper)
 
     def save() -> CuratedContext:
-        return services.save_curated_context(
+        return curation_services.save_curated_context(
             paper=paper,
             user=alice,
             kept_section_ids=sections,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError
 
-from annotation import selectors, services
+from annotation.assignment import services as assignment_services
+from annotation.curation import selectors as curation_selectors
+from annotation.curation import services as curation_services
 from annotation.errors import InvalidCuration, NotAssigned, StaleContext
 from annotation.models import Assignment, CuratedContext, CuratedElement
 from papers.models import Element, Section
@@ -19,7 +21,7 @@ pytestmark = pytest.mark.django_db
 def assigned():
     alice = make_expert("alice")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     return alice, paper
 
 
@@ -33,7 +35,7 @@ def proposal(paper) -> set[int]:
 
 
 def save(paper, user, *, sections, elements, not_charts=(), latest_seen=None, **kw):
-    return services.save_curated_context(
+    return curation_services.save_curated_context(
         paper=paper,
         user=user,
         kept_section_ids=sections,
@@ -98,7 +100,7 @@ def test_versions_are_kept_and_numbered(assigned):
     assert not second.ready_for_claims
     first.refresh_from_db()
     assert first.ready_for_claims and first.element_states.filter(in_context=True).count() > 0
-    assert selectors.latest_context(paper.pk) == second
+    assert curation_selectors.latest_context(paper.pk) == second
     assert Assignment.objects.get(paper=paper).status == "curated"  # stays curated
 
 
@@ -158,14 +160,14 @@ def test_only_the_assigned_expert_or_an_admin_may_curate(assigned):
         save(paper, bob, sections=sections, elements=elements)
     context = save(paper, AdminFactory(), sections=sections, elements=elements)
     assert context.number == 1
-    services.unassign(papers=[paper], by=None)
+    assignment_services.unassign(papers=[paper], by=None)
     with pytest.raises(NotAssigned):
         save(paper, alice, sections=sections, elements=elements, latest_seen=1)
 
 
 def test_the_page_shows_the_proposal_then_the_saved_version(assigned):
     alice, paper = assigned
-    page = selectors.curation_page(paper)
+    page = curation_selectors.curation_page(paper)
     assert page.proposal_pending and page.shown is None
     assert [s.section.title for s in page.proposed] == [
         "Related Work",
@@ -177,7 +179,7 @@ def test_the_page_shows_the_proposal_then_the_saved_version(assigned):
     sections, elements = all_ids(paper)
     chart = Element.objects.filter(paper=paper, kind="chart", section__kind="body").first()
     save(paper, alice, sections=proposal(paper), elements=elements, not_charts={chart.pk})
-    page = selectors.curation_page(paper)
+    page = curation_selectors.curation_page(paper)
     assert not page.proposal_pending and page.shown.number == 1
     kept = {s.section.title: s.kept for s in page.sections}
     assert not kept["Related Work"] and kept["Method"]
@@ -189,7 +191,7 @@ def test_the_page_shows_the_proposal_then_the_saved_version(assigned):
 def test_reimporting_a_curated_paper_is_refused_and_keeps_the_work(import_corpus):
     paper = import_corpus()
     alice = make_expert("alice", ("cs.CL", "cs.CV", "cs.IR", "cs.RO", "cs.LG", "cs.CR", "cs.SE"))
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     sections, elements = all_ids(paper)
     save(paper, alice, sections=sections, elements=elements)
     with pytest.raises(CommandError):

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 STATE_FIELDS = {"state", "status", "version"}
 # Other lifecycles that keep their own declared transitions or compare-and-set updates.
 OWN_LIFECYCLES = {
-    ("annotation/services.py", "assignment.status"),  # Assignment's declared transition
+    ("annotation/assignment/services.py", "assignment.status"),  # Assignment's declared transition
 }
 AUDIT_WRITES = {"create", "bulk_create", "get_or_create", "update_or_create", "update", "delete"}
 MODELS = {

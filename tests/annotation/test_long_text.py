@@ -12,7 +12,6 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation import work
 from annotation.models import (
     Adjudication,
     Claim,
@@ -23,6 +22,7 @@ from annotation.models import (
     WorkEvent,
     WorkItem,
 )
+from annotation.queue import work
 from annotation.review import services as review
 from annotation.views import answers
 from annotation.views import review as review_views
@@ -57,12 +57,14 @@ def too_long(field: str, length: int, limit: int = LIMIT) -> str:
 @pytest.fixture
 def writing():
     people = crew("alice")
-    from annotation import services
+    from annotation.assignment import services as assignment_services
     from annotation.writing import services as writing_services
     from tests.annotation.claim_factories import curated_paper
 
     paper, _ = curated_paper(people["boss"])
-    services.assign_papers(papers=[paper], experts=[people["alice"]], assigned_by=people["boss"])
+    assignment_services.assign_papers(
+        papers=[paper], experts=[people["alice"]], assigned_by=people["boss"]
+    )
     writing_services.create_claim_tasks(paper=paper, by=people["alice"], count=1, seed=7)
     return people["alice"], work.next_item(user=people["alice"], kind="write")
 
@@ -300,14 +302,14 @@ def test_a_draft_too_long_says_so_and_one_unreadable_still_says_it_could_not_be_
 
 
 def test_a_curation_note_too_long_is_refused_and_kept_and_one_at_the_limit_is_saved():
-    from annotation import services
+    from annotation.assignment import services as assignment_services
     from annotation.models import CuratedContext
     from tests.annotation.factories import all_ids, make_paper
     from tests.factories import AdminFactory
 
     alice, limit = make_expert("alice"), 2000
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=AdminFactory())
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=AdminFactory())
     sections, elements = all_ids(paper)
     client = client_for(alice)
     url = f"/curate/{paper.versioned_id}/"

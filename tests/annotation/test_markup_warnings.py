@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import checks, services, work
+from annotation.assignment import services as assignment_services
+from annotation.queue import work
 from annotation.writing import services as writing
+from annotation.writing import warnings as claim_warnings
 from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper
 from tests.annotation.factories import make_expert
 from tests.factories import AdminFactory
@@ -30,9 +32,9 @@ from tests.factories import AdminFactory
     ],
 )
 def test_markup_is_found_and_named(text, kind, span):
-    found = checks.markup_in(text)
+    found = claim_warnings.markup_in(text)
     assert list(found) == [kind] and found[kind][0] == span
-    (warning,) = checks.markup(text)
+    (warning,) = claim_warnings.markup(text)
     assert warning.code == f"{kind}_markup" and span[:39] in warning.message
 
 
@@ -48,11 +50,13 @@ def test_markup_is_found_and_named(text, kind, span):
     ],
 )
 def test_plain_text_is_not_markup(text):
-    assert checks.markup_in(text) == {} and checks.markup(text) == []
+    assert claim_warnings.markup_in(text) == {} and claim_warnings.markup(text) == []
 
 
 def test_every_claim_warning_list_carries_the_markup_warnings():
-    codes = [w.code for w in checks.claim_warnings(text=r"Ours <i>wins</i> by $3\%$ overall.")]
+    codes = [
+        w.code for w in claim_warnings.claim_warnings(text=r"Ours <i>wins</i> by $3\%$ overall.")
+    ]
     assert codes[-2:] == ["html_markup", "latex_markup"]
 
 
@@ -61,7 +65,7 @@ def test_the_writer_is_warned_as_they_type_and_a_submission_is_not_blocked(clien
     admin = AdminFactory(username="boss")
     writer = make_expert("wendy")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=3)
     item = work.next_item(user=writer, kind="write")
     client.force_login(writer)

@@ -8,7 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation import services
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
 from annotation.models import Assignment, CuratedContext, PaperSubfield, Publication, Subfield
 from papers.models import Element, Section
 from tests.annotation.conftest import corpus_folders, largest_corpus_folder
@@ -25,9 +26,9 @@ def html(response) -> str:
 def test_workspace_lists_papers_to_curate_and_curated_with_progress(client):
     alice = make_expert("alice", ("cs.CL",))
     first, second = make_paper(title="First paper"), make_paper(title="Second paper")
-    services.assign_papers(papers=[first, second], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[first, second], experts=[alice], assigned_by=None)
     sections, elements = all_ids(first)
-    services.save_curated_context(
+    curation_services.save_curated_context(
         paper=first,
         user=alice,
         kept_section_ids=sections,
@@ -195,7 +196,7 @@ def test_bad_expert_input_shows_errors_and_keeps_data(client):
 def test_curation_page_shows_the_context_and_saves_a_version(client):
     alice = make_expert("alice")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     client.force_login(alice)
     page = html(client.get(f"/curate/{paper.versioned_id}/"))
     assert (
@@ -230,9 +231,9 @@ def test_curation_page_shows_the_context_and_saves_a_version(client):
 def test_a_stale_save_keeps_the_choices_on_the_page(client):
     alice = make_expert("alice")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     sections, elements = all_ids(paper)
-    services.save_curated_context(
+    curation_services.save_curated_context(
         paper=paper,
         user=AdminFactory(username="boss"),
         kept_section_ids=sections,
@@ -263,10 +264,10 @@ def test_a_stale_save_keeps_the_choices_on_the_page(client):
 def test_an_older_version_can_be_shown(client):
     alice = make_expert("alice")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     sections, elements = all_ids(paper)
     for seen, note in ((None, ""), (1, "second look")):  # a new note makes a new version
-        services.save_curated_context(
+        curation_services.save_curated_context(
             paper=paper,
             user=alice,
             kept_section_ids=sections,
@@ -287,7 +288,7 @@ def test_text_from_arxiv_and_users_is_escaped(client):
     paper = make_paper(title=f"Title {evil}")
     Element.objects.filter(paper=paper, kind="paragraph").update(text=f"Para {evil}")
     Section.objects.filter(paper=paper).update(title=f"Sec {evil}")
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None, note=evil)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None, note=evil)
     Publication.objects.create(
         expert=alice.expert,
         title=f"Pub {evil}",
@@ -319,10 +320,10 @@ def test_curation_page_runs_a_constant_number_of_queries(
             ("appendix", "A", None, "pt")
         ]
         big = make_paper(category="cs.CL", layout=layout)
-    services.assign_papers(papers=[small, big], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[small, big], experts=[alice], assigned_by=None)
     for paper in (small, big):  # with a saved version too: its decisions are read as well
         sections, elements = all_ids(paper)
-        services.save_curated_context(
+        curation_services.save_curated_context(
             paper=paper,
             user=alice,
             kept_section_ids=sections,
@@ -358,10 +359,10 @@ def test_workspace_assignment_and_people_pages_do_not_grow_with_the_data(client)
     def grow(n: int) -> None:
         experts = [make_expert(codes=("cs.CL", "cs.CV")) for _ in range(n)]
         papers = [make_paper() for _ in range(2 * n)]
-        services.assign_papers(papers=papers, experts=experts, assigned_by=admin)
+        assignment_services.assign_papers(papers=papers, experts=experts, assigned_by=admin)
         for paper in papers[:n]:
             sections, elements = all_ids(paper)
-            services.save_curated_context(
+            curation_services.save_curated_context(
                 paper=paper,
                 user=admin,
                 kept_section_ids=sections,
@@ -376,9 +377,9 @@ def test_workspace_assignment_and_people_pages_do_not_grow_with_the_data(client)
     assert [_queries(client, url) for url in urls] == before
     expert = make_expert("queue", codes=("cs.CL",))
     client.force_login(expert)
-    services.assign_papers(papers=[make_paper()], experts=[expert], assigned_by=None)
+    assignment_services.assign_papers(papers=[make_paper()], experts=[expert], assigned_by=None)
     before = _queries(client, "/")
-    services.assign_papers(
+    assignment_services.assign_papers(
         papers=[make_paper() for _ in range(5)], experts=[expert], assigned_by=None
     )
     assert _queries(client, "/") == before

@@ -17,7 +17,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from PIL import Image
 
-from annotation import services
+from annotation.assignment import services as assignment_services
 from annotation.models import Publication, Subfield
 from papers.models import CrawlRun, Element
 from tests.annotation.factories import make_expert, make_paper
@@ -60,7 +60,7 @@ def world() -> World:
     bob = make_expert("bob")
     admin = AdminFactory(username="boss")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     chart = Element.objects.filter(paper=paper, kind="chart").first()
     chart.image.name = default_storage.save(
         f"papers/{paper.versioned_id}/20241101T000000000000/x1.png", ContentFile(png())
@@ -72,12 +72,12 @@ def world() -> World:
         f"papers/{other.versioned_id}/20241101T000000000000/x1.png", ContentFile(png())
     )
     other_chart.save(update_fields=["image"])
-    from annotation import work
+    from annotation.queue import work
     from annotation.writing import services as writing
     from tests.annotation.claim_factories import curated_paper, submit
 
     written, _ = curated_paper(admin)
-    services.assign_papers(papers=[written], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[written], experts=[alice], assigned_by=admin)
     writing.create_claim_tasks(paper=written, by=alice, count=2, seed=5)
     pair = submit(work.next_item(user=alice, kind="write"), alice)
     item = work.next_item(user=alice, kind="write")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.perturbation import (
+from annotation.writing.perturbation import (
     EvidenceChart,
     EvidenceTable,
     Source,

@@ -12,8 +12,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from annotation import work
 from annotation.models import WorkItem
+from annotation.queue import work
 from tests.annotation.review_factories import crew, written_pair
 
 pytestmark = pytest.mark.django_db

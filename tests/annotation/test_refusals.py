@@ -15,8 +15,10 @@ from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
 from annotation.models import ClaimPair, CuratedContext, WorkItem
+from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import services as writing
 from papers.models import Element, Section
@@ -44,7 +46,7 @@ def client_for(user) -> Client:
 def task():
     alice, admin = make_expert("alice"), AdminFactory(username="boss")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=7)
     return alice, work.next_item(user=alice, kind="write")
 
@@ -208,11 +210,11 @@ def test_the_server_counts_a_long_claim_whole_as_the_counter_does(task):
 def test_a_stale_curation_save_shows_where_the_version_saved_meanwhile_differs():
     alice, boss = make_expert("alice"), AdminFactory(username="boss")
     paper = make_paper()
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     sections, elements = all_ids(paper)
     method = Section.objects.get(paper=paper, title="Method")
     table = Element.objects.filter(paper=paper, kind="table", section__title="Experiments").get()
-    services.save_curated_context(
+    curation_services.save_curated_context(
         paper=paper,
         user=alice,
         kept_section_ids=sections,
@@ -220,7 +222,7 @@ def test_a_stale_curation_save_shows_where_the_version_saved_meanwhile_differs()
         not_chart_ids=(),
         latest_seen=None,
     )
-    services.save_curated_context(
+    curation_services.save_curated_context(
         paper=paper,
         user=boss,
         kept_section_ids=sections - {method.pk},

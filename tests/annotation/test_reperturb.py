@@ -11,9 +11,9 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from annotation import work
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.models import Claim, CuratedElement, PairRole, WorkEvent, WorkItem, WorkKind
+from annotation.queue import work
 from annotation.review import selectors as review_selectors
 from annotation.review import services as review
 from annotation.review.stats import agreement_items

@@ -10,7 +10,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.models import (
     Adjudication,
@@ -21,6 +21,7 @@ from annotation.models import (
     WorkEvent,
     WorkItem,
 )
+from annotation.queue import work
 from annotation.review import selectors
 from annotation.review import services as review
 from annotation.writing import services as writing
@@ -204,7 +205,7 @@ def test_agreement_makes_the_claim_final_and_disagreement_sends_it_to_adjudicati
 def _direct_pair_with_a_paragraph(c):
     """A direct pair whose claims cite one sampled table/chart and one paragraph."""
     paper, _ = curated_paper(c["boss"])
-    services.assign_papers(papers=[paper], experts=[c["alice"]], assigned_by=c["boss"])
+    assignment_services.assign_papers(papers=[paper], experts=[c["alice"]], assigned_by=c["boss"])
     writing.create_claim_tasks(paper=paper, by=c["alice"], count=1, seed=1)
     item = work.next_item(user=c["alice"], kind="write")
     task = item.task

@@ -11,8 +11,9 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.test import Client
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
 from annotation.models import ClaimReview, PairRole, WorkItem
+from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import services as writing
 from papers.models import Element
@@ -360,7 +361,9 @@ def test_the_review_pages_run_a_fixed_number_of_queries(django_assert_max_num_qu
     big = [("body", f"Section {n}", None, "ptpcpp") for n in range(60)]
     for layout in (None, big):
         paper, _ = curated_paper(c["boss"], layout=layout)
-        services.assign_papers(papers=[paper], experts=[c["alice"]], assigned_by=c["boss"])
+        assignment_services.assign_papers(
+            papers=[paper], experts=[c["alice"]], assigned_by=c["boss"]
+        )
         writing.create_claim_tasks(paper=paper, by=c["alice"], count=1, seed=3)
         pair = submit(work.next_item(user=c["alice"], kind="write"), c["alice"])
         item = review.take_next(user=c["bob"], kind="evidence")

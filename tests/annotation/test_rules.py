@@ -5,13 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation.context_rules import (
-    count_context,
-    proposed_for_removal,
-    sections_in_context,
-)
-from annotation.eligibility import judge_eligibility
-from annotation.spreading import spread_balanced
+from annotation.assignment.spreading import spread_balanced
+from annotation.curation.rules import count_context, proposed_for_removal, sections_in_context
+from annotation.experts.eligibility import judge_eligibility
 
 
 def test_eligibility_needs_publications_training_and_the_subfield():

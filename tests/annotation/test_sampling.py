@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from annotation.sampling import SUBSETS, choose_subset, sample_elements
+from annotation.writing.sampling import SUBSETS, choose_subset, sample_elements
 
 
 def test_sample_is_reproducible_from_its_seed_and_independent_of_order():

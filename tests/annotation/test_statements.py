@@ -1,4 +1,4 @@
-"""The stored statements (`annotation.statements`): a statement filled in from its template is
+"""The stored statements (`annotation.queue.statements`): a statement filled in from its template is
 the statement the ORM compiles for that expert and instant, and the workspace's counts are
 served from one."""
 
@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from annotation import statements, work
+from annotation.queue import statements, work
 from tests.annotation.review_factories import crew, written_pair
 
 pytestmark = pytest.mark.django_db

@@ -139,7 +139,7 @@ def test_plots_stay_readable_on_one_day_and_many_pairs():
     many = plots.line_chart("P", [day, day + dt.timedelta(days=1)], {"pairs written": [1, 4]})
     assert "<polyline" in many
     # Many annotator pairs: the plot keeps the busiest, the page says so; the table has all.
-    from annotation.agreement import EvidenceAgreement, GroupReport, LabelAgreement
+    from annotation.review.agreement import EvidenceAgreement, GroupReport, LabelAgreement
     from annotation.review.stats import AgreementSummary
     from annotation.views.stats import MAX_PLOTTED_PAIRS, _plots
 

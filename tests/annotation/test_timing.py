@@ -11,8 +11,10 @@ import io
 import pytest
 from django.utils import timezone
 
-from annotation import services, timing, work
+from annotation import timing
+from annotation.assignment import services as assignment_services
 from annotation.models import WorkAction, WorkEvent
+from annotation.queue import work
 from annotation.timing import Event, leases
 from annotation.writing import services as writing
 from tests.annotation.claim_factories import curated_paper, submit
@@ -76,7 +78,7 @@ def test_people_page_and_csv_give_each_experts_time_from_the_real_history(client
     admin = AdminFactory()
     writer = make_expert("writer")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=3)
     item = work.next_item(user=writer, kind="write")
     submit(item, writer)

@@ -8,8 +8,9 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
 from annotation.models import ClaimPair, WorkItem
+from annotation.queue import work
 from annotation.writing import services as writing
 from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper, pair_fields
 from tests.annotation.factories import make_expert
@@ -28,7 +29,7 @@ def setup():
     writer = make_expert("wendy")
     other = make_expert("olga")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=3)
     item = work.next_item(user=writer, kind="write")
     return {"admin": admin, "writer": writer, "other": other, "item": item}

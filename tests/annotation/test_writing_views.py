@@ -11,8 +11,9 @@ from collections import Counter
 import pytest
 from django.urls import reverse
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
 from annotation.models import CuratedElement, WorkItem, WorkKind
+from annotation.queue import work
 from annotation.writing import services as writing
 from tests.annotation.claim_factories import curated_paper
 from tests.annotation.factories import make_expert
@@ -34,7 +35,7 @@ def evidence_boxes(html: str, name: str = "evidence") -> list[int]:
 def writer(client):
     alice, admin = make_expert("alice"), AdminFactory(username="boss")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=7)
     item = work.next_item(user=alice, kind=WorkKind.WRITE)
     client.force_login(alice)

@@ -9,7 +9,8 @@ import os
 import pytest
 from django.core.management import call_command
 
-from annotation import services
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
 from annotation.models import ClaimPair, Subfield
 from annotation.writing import services as writing
 from papers.models import Element, Paper, Section
@@ -32,9 +33,9 @@ def sample_claim_task(*names: str):
         call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
     paper = Paper.objects.get()
     writer, *_ = (make_expert(n, (paper.primary_category,)) for n in names or ("alice",))
-    services.assign_papers(papers=[paper], experts=[writer], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=None)
     body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
-    services.save_curated_context(
+    curation_services.save_curated_context(
         paper=paper,
         user=writer,
         kept_section_ids=set(body.values_list("pk", flat=True)),

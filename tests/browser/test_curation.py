@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotation import services
+from annotation.assignment import services as assignment_services
 from annotation.models import (
     Assignment,
     CuratedContext,
@@ -182,7 +182,7 @@ def test_admin_sets_up_an_expert_and_assigns_then_the_annotator_curates(new_page
 
 def test_the_curation_page_works_from_the_keyboard(page, paper):
     alice = make_expert("alice", ("cs.CL",))
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     sign_in(page, "alice")
     page.goto(f"/curate/{paper.versioned_id}/")
     page.wait_for_selector("#curation")

@@ -14,7 +14,7 @@ import pytest
 from django.core.files.base import ContentFile
 from PIL import Image
 
-from annotation import services
+from annotation.assignment import services as assignment_services
 from annotation.evidence import visuals_needed
 from annotation.models import (
     Adjudication,
@@ -101,7 +101,7 @@ def item_of(page, kind: str) -> WorkItem:
 def test_curating_from_the_keyboard_and_the_list_of_keys(new_page):
     alice = make_expert("alice")
     paper = with_math(make_paper())
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=None)
     page = person(new_page, "alice")
     tab_to(page, f'#to-curate a.button[href="/curate/{paper.versioned_id}/"]')
     with page.expect_navigation():
@@ -139,7 +139,9 @@ def test_writing_a_pair_with_the_readmes_keys(new_page):
     people = crew("alice")
     paper, _ = curated_paper(people["boss"])
     with_math(paper)
-    services.assign_papers(papers=[paper], experts=[people["alice"]], assigned_by=people["boss"])
+    assignment_services.assign_papers(
+        papers=[paper], experts=[people["alice"]], assigned_by=people["boss"]
+    )
     task = writing.create_claim_tasks(paper=paper, by=people["alice"], count=1, seed=3)[0]
     page = person(new_page, "alice")
     page.keyboard.press("n")

@@ -18,8 +18,10 @@ from django.conf import settings
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
 from annotation.models import ClaimPair, CuratedContext, CuratedElement, CuratedSection, WorkItem
+from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import services as writing
 from papers.models import Element, Section
@@ -81,7 +83,7 @@ def writing_task(*names: str):
     c = crew(*(names or ("alice",)))
     writer = c[names[0] if names else "alice"]
     paper, _ = curated_paper(c["boss"])
-    services.assign_papers(papers=[paper], experts=[writer], assigned_by=c["boss"])
+    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=c["boss"])
     writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=3)
     return c, work.next_item(user=writer, kind="write")
 
@@ -291,7 +293,7 @@ def test_the_word_counter_and_the_refusal_count_the_same_text(new_page, live_ser
 def test_a_curation_saved_meanwhile_shows_the_differences_and_both_ways_on(new_page, live_server):
     c = crew("alice")
     paper, _ = curated_paper(c["boss"])
-    services.assign_papers(papers=[paper], experts=[c["alice"]], assigned_by=c["boss"])
+    assignment_services.assign_papers(papers=[paper], experts=[c["alice"]], assigned_by=c["boss"])
     method = Section.objects.get(paper=paper, title="Method")
     table = Element.objects.filter(paper=paper, kind="table", section__title="Experiments").get()
     page = new_page()
@@ -310,7 +312,7 @@ def test_a_curation_saved_meanwhile_shows_the_differences_and_both_ways_on(new_p
                 "element_id", flat=True
             )
         )
-        return services.save_curated_context(
+        return curation_services.save_curated_context(
             paper=paper,
             user=c["boss"],
             kept_section_ids=kept - {without_section.pk},

@@ -10,8 +10,10 @@ import re
 import pytest
 from django.core.management import call_command
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
 from annotation.models import ClaimReview, Subfield, WorkItem
+from annotation.queue import work
 from annotation.writing import services as writing
 from papers.models import Element, Paper, Section
 from tests.annotation.claim_factories import submit
@@ -35,9 +37,9 @@ def pair(settings):
         n: make_expert(n, (paper.primary_category,)) for n in ("alice", "bob", "carol", "dave")
     }
     AdminFactory(username="boss", password="pw-for-tests-1")
-    services.assign_papers(papers=[paper], experts=[people["alice"]], assigned_by=None)
+    assignment_services.assign_papers(papers=[paper], experts=[people["alice"]], assigned_by=None)
     body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
-    services.save_curated_context(
+    curation_services.save_curated_context(
         paper=paper,
         user=people["alice"],
         kept_section_ids=set(body.values_list("pk", flat=True)),

@@ -9,7 +9,7 @@ import uuid
 import pytest
 from django.core.management import call_command
 
-from annotation import work
+from annotation.queue import work
 from evaluation.selectors import human_baseline
 from tests.annotation.factories import make_expert
 from tests.evaluation.builders import write_small_release

@@ -141,7 +141,7 @@ def test_once_the_next_stage_is_taken_the_answer_stays_and_the_refusal_says_whic
     assert messages == [edits.TOO_LATE, edits.TOO_LATE]
     assert not WorkEvent.objects.filter(action=WorkAction.ANSWER_EDITED).exists()
     # Released and open again: it was seen, so it still counts as taken.
-    from annotation import work
+    from annotation.queue import work
 
     work.release_item(item=adjudication, user=people["dave"], version=adjudication.version)
     assert not edits.second_annotation_editable(other, people["third"])

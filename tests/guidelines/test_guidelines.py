@@ -138,7 +138,7 @@ def _links(client, user, url: str, flag: str) -> None:
 def test_every_task_page_links_the_guidelines_and_its_flag_form(client) -> None:
     import uuid
 
-    from annotation import work
+    from annotation.queue import work
     from annotation.review import services as review
     from annotation.writing import services as writing
     from tests.annotation.factories import make_expert

@@ -7,7 +7,7 @@ import html
 import pytest
 from django.test import Client
 
-from annotation import services
+from annotation.assignment import services as assignment_services
 from annotation.models import WorkItem
 from annotation.writing import services as writing
 from papers.models import Element
@@ -34,7 +34,7 @@ def test_display_name(kind, label, anchor, shown):
 def test_the_writing_page_names_each_element_by_its_display_name():
     alice, admin = make_expert("alice"), AdminFactory(username="boss")
     paper, _ = curated_paper(admin)
-    services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=7)
     client = Client()
     client.force_login(alice)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.perturbation import REFERENCE, is_reference_number
+from annotation.writing.perturbation import REFERENCE, is_reference_number
 from papers.parsing.numbering import (
     FloatNumber,
     cited_numbers,
@@ -89,7 +89,7 @@ def test_prose_citations_in_every_style():
     ],
 )
 def test_the_suggester_reads_the_same_numbers_and_never_changes_them(claim, number):
-    from annotation.perturbation import perturbation_suggestions
+    from annotation.writing.perturbation import perturbation_suggestions
 
     assert any(m.group(4) == number for m in REFERENCE.finditer(claim))
     if number[-1].isdigit():

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation import services as annotation_services
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
 from annotation.models import CuratedElement
 from papers.models import Element, Paper, Section, work_citing
 from papers.parsing import PARSER_VERSION
@@ -45,7 +46,7 @@ def as_the_earlier_parser_stored_it(tmp_path: Path) -> Paper:
 
 
 def curate_everything(paper: Paper) -> None:
-    annotation_services.save_curated_context(
+    curation_services.save_curated_context(
         paper=paper,
         user=AdminFactory(),
         kept_section_ids=set(paper.sections.values_list("pk", flat=True)),
@@ -194,14 +195,14 @@ def test_all_reparses_every_stored_page(tmp_path, pillow_only):
 
 
 def test_work_citing_finds_curated_contexts_and_claims_through_the_model_registry():
-    from annotation import work
+    from annotation.queue import work
     from annotation.writing import services as writing
     from tests.annotation.claim_factories import curated_paper, submit
     from tests.annotation.factories import make_expert
 
     admin, alice = AdminFactory(), make_expert("alice")
     paper, _ = curated_paper(admin)
-    annotation_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
     writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=1)
     pair = submit(work.next_item(user=alice, kind="write"), alice)
     evidence = set(pair.claims.first().evidence.values_list("pk", flat=True))

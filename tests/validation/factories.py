@@ -9,7 +9,8 @@ import uuid
 from django.core.files.base import ContentFile
 from PIL import Image
 
-from annotation import services, work
+from annotation.assignment import services as assignment_services
+from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import services as writing
 from papers.models import Element
@@ -58,7 +59,7 @@ def second_annotate(item, user, *, label: str, evidence) -> None:
 def final_pair(team: Team, *, seed: int = 1, **overrides):
     """A written pair whose two claims are final (unanimous): the second annotators agree."""
     paper, _ = curated_paper(team.admin)
-    services.assign_papers(papers=[paper], experts=[team.writer], assigned_by=team.admin)
+    assignment_services.assign_papers(papers=[paper], experts=[team.writer], assigned_by=team.admin)
     add_images(paper)
     writing.create_claim_tasks(paper=paper, by=team.writer, count=1, seed=seed)
     item = work.next_item(user=team.writer, kind="write")

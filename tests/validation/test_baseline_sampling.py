@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from annotation import work
 from annotation.models import Claim, ClaimPair, WorkItem, WorkKind
+from annotation.queue import work
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, validated_pairs
 from validation import services

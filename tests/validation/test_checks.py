@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import checks
+from annotation.writing import warnings as claim_warnings
 
 
 def codes(**kw) -> list[str]:
-    return [w.code for w in checks.claim_warnings(**kw)]
+    return [w.code for w in claim_warnings.claim_warnings(**kw)]
 
 
 def test_numbers_only_in_paragraphs_and_in_no_sampled_visual():
@@ -24,7 +24,7 @@ def test_numbers_only_in_paragraphs_and_in_no_sampled_visual():
 
 
 def test_numbers_are_normalised():
-    assert checks.numbers_in("1,000 samples, 12% and -3.5 but v2") == {"1000", "12", "-3.5"}
+    assert claim_warnings.numbers_in("1,000 samples, 12% and -3.5 but v2") == {"1000", "12", "-3.5"}
 
 
 @pytest.mark.parametrize(
@@ -70,10 +70,10 @@ def test_numbers_are_normalised():
 def test_a_refuted_claim_equal_by_value_or_by_facts_is_a_trivial_perturbation(
     entailed, refuted, why
 ):
-    assert checks.perturbation_problem(entailed, refuted).endswith(f"only in {why}")
+    assert claim_warnings.perturbation_problem(entailed, refuted).endswith(f"only in {why}")
     (warning,) = [
         w
-        for w in checks.claim_warnings(text=refuted, entailed=entailed, refuted=refuted)
+        for w in claim_warnings.claim_warnings(text=refuted, entailed=entailed, refuted=refuted)
         if w.code == "trivial_perturbation"
     ]
     assert "states the same facts" in warning.message
@@ -89,7 +89,7 @@ def test_a_refuted_claim_equal_by_value_or_by_facts_is_a_trivial_perturbation(
     ],
 )
 def test_a_changed_value_is_no_trivial_perturbation(entailed, refuted):
-    assert checks.perturbation_problem(entailed, refuted) == ""
+    assert claim_warnings.perturbation_problem(entailed, refuted) == ""
     assert "trivial_perturbation" not in codes(text=refuted, entailed=entailed, refuted=refuted)
 
 
@@ -108,7 +108,9 @@ def test_trivial_perturbation_differs_only_in_spaces_or_case():
 
 
 def test_repeated_words_and_misspellings():
-    warnings = checks.claim_warnings(text="The the model acheives a higer score than the baseline.")
+    warnings = claim_warnings.claim_warnings(
+        text="The the model acheives a higer score than the baseline."
+    )
     messages = {w.code: w.message for w in warnings}
     assert "the the" in messages["repeated_word"]
     assert (

@@ -8,9 +8,9 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from annotation import work
 from annotation.errors import InvalidTransition
 from annotation.models import WorkEvent, WorkItem, WorkKind
+from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import selectors as writing_selectors
 from tests.annotation.test_reperturb import found_true

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation import work
+from annotation.queue import work
 from jobs import dispatch
 from jobs.models import Job
 from papers.models import Element

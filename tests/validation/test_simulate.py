@@ -13,8 +13,8 @@ from django.core.management import CommandError, call_command
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation import work
 from annotation.demo import create_demo_experts
+from annotation.experts.selectors import eligible_experts
 from annotation.models import (
     Assignment,
     Claim,
@@ -28,7 +28,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
-from annotation.selectors import eligible_experts
+from annotation.queue import work
 from papers.licences import allows_redistribution, paper_licence
 from papers.models import Element, Paper
 from papers.synthetic import FIXTURES, fixture_of, make_copy, synthetic_id

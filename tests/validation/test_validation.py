@@ -7,9 +7,9 @@ import uuid
 import pytest
 from django.utils import timezone
 
-from annotation import work
 from annotation.errors import AnnotationError
 from annotation.models import ClaimPair, EvidenceAnnotation, PairRole, WorkItem, WorkKind
+from annotation.queue import work
 from papers.models import Element
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair
@@ -193,7 +193,7 @@ def test_admin_reopens_with_a_reason_and_only_admins_may():
 
 
 def test_the_pairs_validator_is_named_only_where_the_blindness_rule_lets_them():
-    from annotation.blindness import RoleRow
+    from annotation.queue.blindness import RoleRow
 
     roles = [
         RoleRow(1, "writer", None),

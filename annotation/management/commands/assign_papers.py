@@ -5,10 +5,12 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import selectors, services
+from annotation.assignment import selectors as assignment_selectors
+from annotation.assignment import services as assignment_services
+from annotation.assignment.spreading import spread_balanced
 from annotation.errors import AnnotationError
+from annotation.experts import selectors as expert_selectors
 from annotation.models import Subfield
-from annotation.spreading import spread_balanced
 
 
 class Command(BaseCommand):
@@ -44,7 +46,7 @@ class Command(BaseCommand):
             if by is None:
                 raise CommandError(f"No user {options['by']!r}")
 
-        eligible = list(selectors.eligible_experts(code))
+        eligible = list(expert_selectors.eligible_experts(code))
         wanted = [u.strip() for u in options["experts"].split(",") if u.strip()]
         if wanted:
             by_name = {u.username: u for u in eligible}
@@ -61,13 +63,13 @@ class Command(BaseCommand):
                 "on the People page."
             )
 
-        waiting = selectors.papers_for_assignment(subfield=code, state="unassigned")
+        waiting = assignment_selectors.papers_for_assignment(subfield=code, state="unassigned")
         papers = list(waiting[: options["limit"]] if options["limit"] else waiting)
         if not papers:
             self.stdout.write(f"No {code} papers are waiting for an expert.")
             return
         if options["dry_run"]:
-            load = selectors.open_workload([u.pk for u in eligible])
+            load = assignment_selectors.open_workload([u.pk for u in eligible])
             spread = spread_balanced(
                 [p.pk for p in papers],
                 {p.pk: [u.pk for u in eligible] for p in papers},
@@ -80,7 +82,7 @@ class Command(BaseCommand):
             self.stdout.write(f"dry run: {len(spread.left_over)} paper(s) would stay waiting")
             return
         try:
-            result = services.assign_papers(
+            result = assignment_services.assign_papers(
                 papers=papers,
                 experts=eligible,
                 assigned_by=by,
@@ -90,7 +92,7 @@ class Command(BaseCommand):
             )
         except AnnotationError as exc:
             raise CommandError(exc.message) from exc
-        load = selectors.open_workload([u.pk for u in eligible])
+        load = assignment_selectors.open_workload([u.pk for u in eligible])
         for user in eligible:
             got = result.count_by_expert().get(user.username, 0)
             self.stdout.write(f"  {user.username:<16} +{got:<4} now {load.get(user.pk, 0)} open")

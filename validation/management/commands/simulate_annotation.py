@@ -41,7 +41,7 @@ class Command(BaseCommand):
         if not 0.25 <= options["pairs_per_paper"] <= 10:
             raise CommandError("--pairs-per-paper must be between 0.25 and 10.")
         if options["verbosity"] < 2:  # one line per synthetic account is noise here
-            logging.getLogger("annotation.services").setLevel(logging.WARNING)
+            logging.getLogger("annotation.experts.services").setLevel(logging.WARNING)
         started = time.monotonic()
         last = [0.0]
 

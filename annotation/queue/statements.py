@@ -153,4 +153,4 @@ def forget(**_kwargs: object) -> None:
         _store.clear()
 
 
-setting_changed.connect(forget, dispatch_uid="annotation.statements.forget")
+setting_changed.connect(forget, dispatch_uid="annotation.queue.statements.forget")

@@ -24,8 +24,9 @@ from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Valu
 from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
-from annotation import blindness, lifecycle, selectors, statements
+from annotation import lifecycle
 from annotation.errors import AnnotationError
+from annotation.experts import selectors as expert_selectors
 from annotation.models import (
     ClaimPair,
     PairRole,
@@ -36,6 +37,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.queue import blindness, statements
 
 
 class NothingToDo(AnnotationError):
@@ -73,7 +75,7 @@ def record(
 
 
 def _excluded_by_roles(user: AbstractBaseUser, kind: str) -> Q:
-    """The blindness rule (`annotation.blindness.refusal`) in SQL: a blind item is never on a
+    """The blindness rule (`annotation.queue.blindness.refusal`) in SQL: a blind item is never on a
     pair where the expert holds any role (the subfield's flagged exception goes through an
     assignment by name); an adjudication or validation never on a claim they wrote, annotated or
     adjudicated, nor while their blind annotation of the pair's other claim is unsubmitted."""
@@ -110,7 +112,10 @@ def _free(user: AbstractBaseUser, kind: str, now: dt.datetime) -> Q:
         & (Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now))
         & (
             Q(assignee_id=user.pk)
-            | Q(assignee__isnull=True, subfield_code__in=selectors.eligible_codes_query(user.pk))
+            | Q(
+                assignee__isnull=True,
+                subfield_code__in=expert_selectors.eligible_codes_query(user.pk),
+            )
         )
         # An item assigned to an expert by name is theirs: the service that assigned it checked
         # the rule (e.g. both claims to a subfield's only free expert, where it allows that).
@@ -678,7 +683,8 @@ def waiting_items(kind: str | None = None, limit: int = 50) -> tuple[int, list[W
     )
     codes = sorted({i.subfield_code for i in items})
     eligible = {
-        code: {u.pk: u.get_username() for u in selectors.eligible_experts(code)} for code in codes
+        code: {u.pk: u.get_username() for u in expert_selectors.eligible_experts(code)}
+        for code in codes
     }
     roles, pending = pair_roles(i.pair_id for i in items)
     shared = set(

@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from annotation.evidence import evidence_rule_problem
-from annotation.perturbation import REFERENCE
+from annotation.writing.perturbation import REFERENCE
 from papers.parsing.numbering import tag_kind
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*%?")

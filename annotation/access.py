@@ -1,0 +1,81 @@
+"""Who may see what: papers, curation and media files, for every role (one module)."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import (
+    Exists,
+    OuterRef,
+    QuerySet,
+)
+
+from annotation.models import (
+    Assignment,
+    Role,
+)
+from papers.models import Paper
+
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def can_view_paper(user: AnyUser, paper_id: int) -> bool:
+    """Staff see every paper; an expert sees the papers they hold an open assignment for."""
+    if not user.is_authenticated:
+        return False
+    if user.is_staff:
+        return True
+    return Assignment.objects.filter(
+        paper_id=paper_id, expert_id=user.pk, status__in=Assignment.OPEN
+    ).exists()
+
+
+def can_curate(user: AnyUser, paper_id: int) -> bool:
+    if not user.is_authenticated:
+        return False
+    if user.is_staff:
+        return True
+    return Assignment.objects.filter(
+        paper_id=paper_id, expert_id=user.pk, role=Role.WRITER, status__in=Assignment.OPEN
+    ).exists()
+
+
+def visible_papers(user: AnyUser, queryset: QuerySet[Paper] | None = None) -> QuerySet[Paper]:
+    queryset = Paper.objects.all() if queryset is None else queryset
+    if user.is_staff:
+        return queryset
+    mine = Assignment.objects.filter(
+        paper=OuterRef("pk"), expert_id=user.pk, status__in=Assignment.OPEN
+    )
+    return queryset.filter(Exists(mine))
+
+
+# Media files live at papers/<arxiv id>v<version>/<import folder>/<file> (papers/services.py).
+MEDIA_PAPER_PATH = re.compile(r"^papers/(?P<arxiv_id>.+)v(?P<version>\d+)/[^/]+/[^/]+$")
+
+
+def media_paper_key(path: str) -> tuple[str, int] | None:
+    match = MEDIA_PAPER_PATH.match(path)
+    if not match or ".." in path.split("/"):
+        return None
+    return match["arxiv_id"], int(match["version"])
+
+
+def can_view_media(user: AnyUser, path: str) -> bool:
+    if not user.is_authenticated:
+        return False
+    if user.is_staff:
+        return True
+    key = media_paper_key(path)
+    if key is None:
+        return False
+    return Assignment.objects.filter(
+        paper__arxiv_id=key[0],
+        paper__version=key[1],
+        expert_id=user.pk,
+        status__in=Assignment.OPEN,
+    ).exists()
+
+
+# --- The workspace -------------------------------------------------------------------------

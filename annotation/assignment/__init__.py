@@ -1,0 +1,1 @@
+"""Assignment: papers given to eligible experts by subfield (SciVer step 2)."""

@@ -1,0 +1,1 @@
+"""Curation: a paper's context, sections and elements kept or removed (SciVer step 3)."""

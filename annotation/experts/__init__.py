@@ -1,0 +1,1 @@
+"""Experts: accounts, profiles (subfields, publications, training) and eligibility."""

@@ -1,0 +1,1 @@
+"""The work queue: items handed out with a lease, their lifecycle and history."""
