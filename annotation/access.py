@@ -1,4 +1,5 @@
-"""Who may see what: papers, curation and media files, for every role (one module)."""
+"""Who may see what, for every role, in one module: papers, curation, media files, work items
+and claim pairs. Views and services ask these; none decides on its own."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from django.db.models import (
 from annotation.models import (
     Assignment,
     Role,
+    WorkItem,
+    WorkStatus,
 )
 from papers.models import Paper
 
@@ -79,3 +82,38 @@ def can_view_media(user: AnyUser, path: str) -> bool:
 
 
 # --- The workspace -------------------------------------------------------------------------
+
+
+# --- Work items and claim pairs --------------------------------------------------------------
+
+
+def submitted_by(user: AnyUser, item: WorkItem) -> bool:
+    """`user` submitted the item (done by them): they may see it and edit their answer."""
+    return item.status == WorkStatus.DONE and item.done_by_id == user.pk
+
+
+def worked_on(user: AnyUser, item: WorkItem) -> bool:
+    """The item's holder while they hold it, and whoever submitted it (who may flag it)."""
+    return item.held_by(user) or submitted_by(user, item)
+
+
+def may_see_item(user: AnyUser, item: WorkItem) -> bool:
+    """An item's page and its images: its holder, whoever submitted it, and admins."""
+    return user.is_staff or worked_on(user, item)
+
+
+def may_act_on(user: AnyUser, item: WorkItem) -> bool:
+    """An item's actions while it is under way (hand back, save): its holder, and admins."""
+    return item.held_by(user) or user.is_staff
+
+
+def may_open_pair(user: AnyUser, writer_id: int | None) -> bool:
+    """A pair's page (both claims, their evidence, the history) is for its writer and admins."""
+    return user.is_staff or (writer_id is not None and writer_id == user.pk)
+
+
+def may_flag_paper(user: AnyUser, paper_id: int) -> bool:
+    """A paper under curation: the writer it is assigned to, while the assignment is open."""
+    return Assignment.objects.filter(
+        paper_id=paper_id, expert_id=user.pk, role=Role.WRITER, status__in=Assignment.OPEN
+    ).exists()

@@ -12,8 +12,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Subquery
 from django.utils import timezone
 
+from annotation import access
 from annotation.errors import AnnotationError, too_long
-from annotation.models import Assignment, CuratedElement, Role, WorkItem, WorkStatus
+from annotation.models import CuratedElement, WorkItem
 from guidelines.models import (
     FixAction,
     Flag,
@@ -133,20 +134,6 @@ def item_context_id(item: WorkItem) -> int | None:
     return None
 
 
-def may_flag_item(user: AbstractBaseUser, item: WorkItem) -> bool:
-    """The item's holder while they hold it, and whoever submitted it."""
-    if item.held_by(user):
-        return True
-    return item.status == WorkStatus.DONE and item.done_by_id == user.pk
-
-
-def may_flag_paper(user: AbstractBaseUser, paper: Paper) -> bool:
-    """Curation: the writer the paper is assigned to (while the assignment is open)."""
-    return Assignment.objects.filter(
-        paper=paper, expert_id=user.pk, role=Role.WRITER, status__in=Assignment.OPEN
-    ).exists()
-
-
 @transaction.atomic
 def raise_flag(
     *,
@@ -167,13 +154,13 @@ def raise_flag(
     elif problem := too_long("note", note, MAX_NOTE):
         errors.append(problem)
     if item is not None:
-        if not may_flag_item(user, item):
+        if not access.worked_on(user, item):
             raise GuidelineError(
                 "You can flag only an item you hold or submitted.", reason="forbidden"
             )
         paper_id = item.paper_id
     elif paper is not None:
-        if not may_flag_paper(user, paper):
+        if not access.may_flag_paper(user, paper.pk):
             raise GuidelineError("This paper is not assigned to you.", reason="forbidden")
         paper_id = paper.pk
     else:

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from annotation import access
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.models import CuratedElement, WorkItem
@@ -185,7 +186,7 @@ def _flag_page(request, *, item=None, paper=None, context_id=None, back=""):
 @require_http_methods(["GET", "POST"])
 def flag_item(request: HttpRequest, item_key: str) -> HttpResponse:
     item = get_object_or_404(WorkItem.objects.select_related("pair", "task"), key=item_key)
-    if not services.may_flag_item(request.user, item):
+    if not access.worked_on(request.user, item):
         return not_yours(request, item)
     back = reverse(TASK_PAGES[item.kind], args=[item.key]) if item.kind in TASK_PAGES else ""
     return _flag_page(request, item=item, context_id=services.item_context_id(item), back=back)
@@ -195,7 +196,7 @@ def flag_item(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def flag_paper(request: HttpRequest, paper_id: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_id)
-    if not services.may_flag_paper(request.user, paper):
+    if not access.may_flag_paper(request.user, paper.pk):
         return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
     return _flag_page(
         request,

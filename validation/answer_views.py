@@ -8,8 +8,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotation import access
 from annotation import request_parsing as parse
-from annotation.models import ClaimReview, CuratedElement, WorkItem, WorkKind, WorkStatus
+from annotation.models import ClaimReview, CuratedElement, WorkItem, WorkKind
 from annotation.request_parsing import MAX_TEXT
 from annotation.views.common import forbidden, not_yours
 from validation import edits
@@ -29,7 +30,7 @@ def edit_validation(request: HttpRequest, item_key: str) -> HttpResponse:
     item = get_object_or_404(
         WorkItem.objects.select_related("pair", "claim"), key=item_key, kind=WorkKind.VALIDATE
     )
-    if not (item.status == WorkStatus.DONE and item.done_by_id == request.user.pk):
+    if not access.submitted_by(request.user, item):
         return not_yours(request, item)
     claim = item.claim
     review = ClaimReview.objects.get(claim=claim)

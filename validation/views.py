@@ -14,7 +14,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import lists
+from annotation import access, lists
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
@@ -118,7 +118,7 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
 
         return autosave_draft(request, item, services.ValidationDraft, VALIDATION_SHOWN)
     holder = item.held_by(request.user)
-    if not (holder or request.user.is_staff or item.done_by_id == request.user.pk):
+    if not access.may_see_item(request.user, item):
         if request.method != "POST" or work.lost(item, request.user) is None:
             return not_yours(request, item)
     errors: dict[str, str] = {}
@@ -580,5 +580,4 @@ def element_image(request: HttpRequest, item_key: str, element_id: int) -> HttpR
         key=item_key,
         kind__in=[WorkKind.VALIDATE, WorkKind.BASELINE],
     )
-    mine = item.held_by(request.user) or item.done_by_id == request.user.pk
-    return item_image(request, item, element_id, may_see=mine or request.user.is_staff)
+    return item_image(request, item, element_id, may_see=access.may_see_item(request.user, item))

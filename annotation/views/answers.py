@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotation import access
 from annotation import request_parsing as parse
 from annotation.models import (
     Adjudication,
@@ -18,7 +19,6 @@ from annotation.models import (
     EvidenceAnnotation,
     WorkItem,
     WorkKind,
-    WorkStatus,
 )
 from annotation.request_parsing import MAX_TEXT
 from annotation.review import edits
@@ -47,7 +47,7 @@ def edit_answer(request: HttpRequest, item_key: str) -> HttpResponse:
     item = get_object_or_404(
         WorkItem.objects.select_related("pair", "claim"), key=item_key, kind__in=list(PAGES)
     )
-    if not (item.status == WorkStatus.DONE and item.done_by_id == request.user.pk):
+    if not access.submitted_by(request.user, item):
         return not_yours(request, item)
     adjudicating = item.kind == WorkKind.ADJUDICATE
     answer = (Adjudication if adjudicating else EvidenceAnnotation).objects.get(item=item)

@@ -289,13 +289,11 @@ def _submission(
     was typed kept (`refusals`: 400 a rule broken, 409 stale or submitted elsewhere — beside what
     was recorded when it was the writer's own —, 403 no longer theirs), as JSON to the page's
     script; a POST from someone who never held the item is 404."""
-    mine = item.held_by(request.user) or request.user.is_staff
+    mine = access.may_act_on(request.user, item)
     if request.method != "POST":
-        if item.status == WorkStatus.DONE and (
-            request.user.is_staff or item.done_by_id == request.user.pk
-        ):
+        if item.status == WorkStatus.DONE and access.may_see_item(request.user, item):
             found = ClaimPair.objects.filter(pk=item.pair_id).only("key", "writer_id").first()
-            if found is not None and _may_open_pair(request.user, found.writer_id):
+            if found is not None and access.may_open_pair(request.user, found.writer_id):
                 return redirect("annotation:pair", pair_key=found.key)
             messages.info(request, "You submitted this item; it is in the hands of the next stage.")
             return redirect("annotation:home")
@@ -427,7 +425,7 @@ def save_draft(request: HttpRequest, item_key: str) -> HttpResponse:
 def release(request: HttpRequest, item_key: str) -> HttpResponse:
     """Hand the task back: open again for the next expert who presses Next (the draft stays)."""
     item = _item(item_key)
-    if not (item.held_by(request.user) or request.user.is_staff):
+    if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     version = parse.parse_fields(request.POST, parse.VERSION)["version"]
     try:
@@ -445,7 +443,7 @@ def release(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_POST
 def suggest(request: HttpRequest, item_key: str) -> HttpResponse:
     item = _item(item_key)
-    if not (item.held_by(request.user) or request.user.is_staff):
+    if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     form = PairForm.from_data(request.POST)
     task = item.task
@@ -464,7 +462,7 @@ def suggest(request: HttpRequest, item_key: str) -> HttpResponse:
 def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
     """The automatic warnings on what the writer is typing (htmx, as they type)."""
     item = _item(item_key)
-    if not (item.held_by(request.user) or request.user.is_staff):
+    if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     form = PairForm.from_data(request.POST)
     found = writing.warnings_for(item.task, entailed=form.entailed, refuted=form.refuted)
@@ -479,7 +477,7 @@ def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_GET
 def context(request: HttpRequest, item_key: str) -> HttpResponse:
     item = _item(item_key)
-    if not (item.held_by(request.user) or request.user.is_staff):
+    if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     task = item.task
     draft = PairForm.from_draft(item.draft)
@@ -510,15 +508,10 @@ def _render_context(
     )
 
 
-def _may_open_pair(user, writer_id: int | None) -> bool:
-    """A pair's page (both claims, their evidence, the history) is for its writer and admins."""
-    return user.is_staff or (writer_id is not None and writer_id == user.pk)
-
-
 @login_required
 def pair(request: HttpRequest, pair_key: str) -> HttpResponse:
     found = get_object_or_404(ClaimPair.objects.only("id", "writer_id"), key=pair_key)
-    if not _may_open_pair(request.user, found.writer_id):
+    if not access.may_open_pair(request.user, found.writer_id):
         raise Http404  # the answer to a key that names no pair: nothing to tell apart
     detail = writing.pair_detail(found.pk)
     claims = sorted(detail.claims.all(), key=lambda c: (c.superseded, c.label, c.pk))
@@ -612,10 +605,6 @@ def _reperturb_item(item_key: str) -> WorkItem:
     )
 
 
-def _may_see_reperturb(request: HttpRequest, item: WorkItem) -> bool:
-    return item.held_by(request.user) or request.user.is_staff
-
-
 next_reperturbation = next_view(
     NextStage(
         take=lambda user: work.next_item(user=user, kind=WorkKind.REPERTURB),
@@ -680,7 +669,7 @@ def reperturb(request: HttpRequest, item_key: str) -> HttpResponse:
         entailed = writing.current_claim(claim.pair, "entailed").text
         _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed, refuted=claim.text))
         # An expert an admin handed the item to did not write the pair: its page refuses them.
-        if _may_open_pair(request.user, claim.pair.writer_id):
+        if access.may_open_pair(request.user, claim.pair.writer_id):
             return redirect("annotation:pair", pair_key=claim.pair.key)
         return redirect("annotation:home")
 
@@ -708,7 +697,7 @@ def reperturb_draft(request: HttpRequest, item_key: str) -> HttpResponse:
 def reperturb_suggest(request: HttpRequest, item_key: str) -> HttpResponse:
     """Perturbation suggestions computed from the entailed claim and its final evidence."""
     item = _reperturb_item(item_key)
-    if not _may_see_reperturb(request, item):
+    if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     page = writing.reperturbation_page(item.pk)
     return render(
@@ -722,7 +711,7 @@ def reperturb_suggest(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_POST
 def reperturb_warnings(request: HttpRequest, item_key: str) -> HttpResponse:
     item = _reperturb_item(item_key)
-    if not _may_see_reperturb(request, item):
+    if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     pair = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id)
     found = writing.warnings_for(
@@ -742,7 +731,7 @@ def reperturb_warnings(request: HttpRequest, item_key: str) -> HttpResponse:
 def reperturb_context(request: HttpRequest, item_key: str) -> HttpResponse:
     """The whole curated context, to cite other evidence for the new claim (loads on demand)."""
     item = _reperturb_item(item_key)
-    if not _may_see_reperturb(request, item):
+    if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     page = writing.reperturbation_page(item.pk)
     return _render_context(
@@ -761,7 +750,7 @@ def reperturb_image(request: HttpRequest, item_key: str, element_id: int) -> Htt
     """An image of the entailed claim's evidence, for whoever may see the item (an expert an
     admin handed it to holds no assignment of the paper, so /media/ would refuse them)."""
     item = _reperturb_item(item_key)
-    may_see = _may_see_reperturb(request, item) or item.done_by_id == request.user.pk
+    may_see = access.may_see_item(request.user, item)
     return item_image(request, item, element_id, may_see=may_see)
 
 

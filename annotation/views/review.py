@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation import access
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import evidence_rule_problem, rule_text
@@ -128,15 +129,6 @@ def _item(item_key: str, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> Work
     )
 
 
-def _may_see(request: HttpRequest, item: WorkItem) -> bool:
-    """Its holder, whoever submitted it, and admins."""
-    return (
-        request.user.is_staff
-        or item.held_by(request.user)
-        or (item.status == WorkStatus.DONE and item.done_by_id == request.user.pk)
-    )
-
-
 # review/<page>/next/: the page names the stage.
 next_item = next_view(
     {
@@ -213,7 +205,7 @@ def _evidence_rule(page: selectors.AdjudicationPage) -> dict:
 
 def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse:
     item = _item(item_key, (kind,))
-    if not _may_see(request, item):
+    if not access.may_see_item(request.user, item):
         if request.method != "POST":
             return not_yours(request, item)
         if work.lost(item, request.user) is None:
@@ -305,7 +297,7 @@ def context(request: HttpRequest, item_key: str) -> HttpResponse:
     (the task's elements and, under "Other evidence", what the draft or the annotations marked)
     stands as a line pointing at its box: a second box would count it twice."""
     item = _item(item_key)
-    if not _may_see(request, item):
+    if not access.may_see_item(request.user, item):
         return not_yours(request, item)
     adjudicating = item.kind == WorkKind.ADJUDICATE
     page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
@@ -329,7 +321,7 @@ def image(request: HttpRequest, item_key: str, element_id: int) -> HttpResponse:
     """An element's image for those who may see the item (second annotators and adjudicators
     hold no assignment of the paper, so /media/ would refuse them)."""
     item = _item(item_key)
-    return item_image(request, item, element_id, may_see=_may_see(request, item))
+    return item_image(request, item, element_id, may_see=access.may_see_item(request.user, item))
 
 
 # --- Admins -------------------------------------------------------------------------------
