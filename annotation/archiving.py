@@ -4,20 +4,18 @@ An archived paper is hidden from the lists, the statistics, agreement, the split
 exports, and its work items leave every queue; an archived account is hidden from People and
 Assignment and gets no new work. Nothing is deleted: the rows, their work and their history
 (`WorkEvent`, `AssignmentEvent`) stay, and each archiving writes an `ArchiveEvent` (its note
-whole: a note longer than MAX_NOTE is refused, nothing archived, never cut)."""
+whole: a note longer than MAX_NOTE is refused, nothing archived, never cut). Archiving the
+demo (every synthetic paper and expert at once) is workspace/demo/archive.py, above the stages."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from annotation.demo import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
 from annotation.errors import AnnotationError, too_long
 from annotation.experts import services as expert_services
 from annotation.models import (
@@ -30,9 +28,6 @@ from annotation.models import (
 )
 from papers.models import Paper
 
-User = get_user_model()
-
-
 MAX_NOTE = ArchiveEvent._meta.get_field("note").max_length  # 500
 
 
@@ -40,7 +35,7 @@ class ArchiveError(AnnotationError):
     pass
 
 
-def _check_note(note: str, *, undo: bool = False) -> None:
+def check_note(note: str, *, undo: bool = False) -> None:
     """Refuse a note longer than an ArchiveEvent holds, before anything is (un-)archived."""
     if problem := too_long("note", note, MAX_NOTE):
         raise ArchiveError(f"Nothing was {'un-archived' if undo else 'archived'}: {problem}")
@@ -75,7 +70,7 @@ def archive_papers(*, papers: Iterable[Paper], by: AbstractBaseUser | None, note
     """Archive the papers not archived yet; returns how many. Their work stays where it is (a
     held lease, an open item, an assignment): it is only out of every queue and list until
     the paper is un-archived."""
-    _check_note(note)
+    check_note(note)
     now = timezone.now()
     todo = [p for p in _papers(papers) if p.archived_at is None]
     Paper.objects.filter(pk__in=[p.pk for p in todo]).update(archived_at=now)
@@ -91,7 +86,7 @@ def unarchive_papers(
     *, papers: Iterable[Paper], by: AbstractBaseUser | None, note: str = ""
 ) -> int:
     """Bring archived papers back, with their work where it was; returns how many."""
-    _check_note(note, undo=True)
+    check_note(note, undo=True)
     todo = [p for p in _papers(papers) if p.archived_at is not None]
     Paper.objects.filter(pk__in=[p.pk for p in todo]).update(archived_at=None)
     ArchiveEvent.objects.bulk_create(
@@ -129,7 +124,7 @@ def archive_account(
     assignments). Refused for the admin doing it and for someone with work still open on
     papers that are not archived (unassign or reassign it first). Signing in is not changed:
     disable the account in the Django admin for that."""
-    _check_note(note)
+    check_note(note)
     if by is not None and user.pk == by.pk:
         raise ArchiveError("You cannot archive your own account.")
     profile = expert_services.ensure_expert_profile(user=user)
@@ -154,7 +149,7 @@ def unarchive_account(
     *, user: AbstractBaseUser, by: AbstractBaseUser | None, note: str = ""
 ) -> ExpertProfile:
     """Show the account again. It stays inactive: tick *Active* on its page to give it work."""
-    _check_note(note, undo=True)
+    check_note(note, undo=True)
     profile = ExpertProfile.objects.select_for_update().get(user=user)
     if profile.archived_at is None:
         return profile
@@ -162,67 +157,3 @@ def unarchive_account(
     profile.save(update_fields=["archived_at", "updated_at"])
     ArchiveEvent.objects.create(action=ArchiveAction.UNARCHIVED, account=user, actor=by, note=note)
     return profile
-
-
-def demo_counts() -> dict[str, int]:
-    """What archive_demo would put away (and what it already has)."""
-    synthetic = Paper.objects.filter(synthetic=True)
-    experts = synthetic_experts()
-    archived = set(
-        ExpertProfile.objects.filter(user__in=experts, archived_at__isnull=False).values_list(
-            "user_id", flat=True
-        )
-    )
-    return {
-        "papers": synthetic.filter(archived_at__isnull=True).count(),
-        "archived_papers": synthetic.filter(archived_at__isnull=False).count(),
-        "experts": sum(1 for u in experts if u.pk not in archived),
-        "archived_experts": len(archived),
-    }
-
-
-@dataclass
-class DemoArchive:
-    papers: int = 0
-    accounts: list[str] = field(default_factory=list)
-    kept: list[tuple[str, str]] = field(default_factory=list)  # (account, why not archived)
-
-
-def synthetic_experts() -> list[AbstractBaseUser]:
-    """The accounts simulate_annotation made (nobody can sign in as them)."""
-    users = User.objects.filter(username__startswith=SYNTHETIC_EXPERT_PREFIX).order_by("username")
-    return [u for u in users if is_synthetic_expert(u)]
-
-
-@transaction.atomic
-def archive_demo(*, by: AbstractBaseUser | None, note: str = "demo data") -> DemoArchive:
-    """Archive the demo: every synthetic paper (with its work), then every synthetic expert
-    (who then has no open work left on papers that are not archived)."""
-    _check_note(note)  # refused as a whole, not account by account below
-    result = DemoArchive()
-    result.papers = archive_papers(papers=Paper.objects.filter(synthetic=True), by=by, note=note)
-    for user in synthetic_experts():
-        profile = ExpertProfile.objects.filter(user=user).only("archived_at").first()
-        if profile is not None and profile.archived_at is not None:
-            continue
-        try:
-            archive_account(user=user, by=by, note=note)
-        except ArchiveError as exc:
-            result.kept.append((user.get_username(), exc.message))
-        else:
-            result.accounts.append(user.get_username())
-    return result
-
-
-@transaction.atomic
-def unarchive_demo(*, by: AbstractBaseUser | None, note: str = "demo data") -> DemoArchive:
-    """Bring the demo back: synthetic papers and synthetic experts (who stay inactive)."""
-    _check_note(note, undo=True)
-    result = DemoArchive()
-    result.papers = unarchive_papers(papers=Paper.objects.filter(synthetic=True), by=by, note=note)
-    for user in synthetic_experts():
-        profile = ExpertProfile.objects.filter(user=user).only("archived_at").first()
-        if profile is not None and profile.archived_at is not None:
-            unarchive_account(user=user, by=by, note=note)
-            result.accounts.append(user.get_username())
-    return result

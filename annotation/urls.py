@@ -68,7 +68,6 @@ urlpatterns = [
     path("manage/assignments/", manage.assignments, name="assignments"),
     path("manage/people/", manage.people, name="people"),
     path("manage/people/time.csv", manage.people_time_csv, name="people_time_csv"),
-    path("manage/archive/", manage.archive, name="archive"),
     path("manage/people/<id:user_id>/archive/", manage.archive_account, name="archive_account"),
     path("manage/people/<id:user_id>/", manage.expert, name="expert"),
     path("manage/people/<id:user_id>/profile/", manage.expert_profile, name="expert_profile"),

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "guidelines",  # versioned guidelines, flags (between annotation and validation)
     "validation",
     "evaluation",
+    "workspace",  # pages across the stages (home, papers) and the demo commands
 ]
 
 MIDDLEWARE = [

@@ -33,7 +33,7 @@ urlpatterns = [
     path("", include("validation.answer_urls")),
     path("", include("validation.urls")),
     path("", include("evaluation.urls")),
-    path("", include("annotation.paper_urls")),
+    path("", include("workspace.paper_urls")),  # the paper list and a paper's page
 ]
 
 # django-rq's pages are in the admin (Admin -> Django-RQ, with Redis only): config/admin_site.py.

@@ -1,2 +1,3 @@
-"""Views of the annotation app: the paper pages, curation, claim writing, review, and the
-admins' pages (the workspace home composes every stage: `workspace.views`)."""
+"""Views of the annotation app: curation, claim writing, review, answer edits and the
+admins' pages (the workspace home and the paper pages, which compose the stages, are in
+`workspace`)."""

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from annotation import request_parsing as parse
@@ -222,3 +224,16 @@ def element_image(*, paper_id: int, element_id: int) -> HttpResponse:
         raise Http404("No image file.") from exc
     content_type = mimetypes.guess_type(element.image.name)[0] or "application/octet-stream"
     return FileResponse(handle, content_type=content_type)
+
+
+def redirect_back(request: HttpRequest, default: str = "annotation:assignments") -> HttpResponse:
+    """Back to the page the form was on (`next`: a path on this site; anything else, e.g. a
+    bare word redirect() would take for a view name, goes to the assignment page)."""
+    target = request.POST.get("next", "")
+    safe = (
+        target.startswith("/")
+        and len(target) <= 2000
+        and not any(c in target for c in "\x00\r\n")
+        and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()})
+    )
+    return HttpResponseRedirect(target if safe else reverse(default))

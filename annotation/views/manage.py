@@ -7,20 +7,19 @@ import csv
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from annotation import archiving, lists, timing
 from annotation import request_parsing as parse
 from annotation.assignment import selectors as assignment_selectors
 from annotation.assignment import services as assignment_services
-from annotation.demo import is_synthetic_expert
 from annotation.errors import AnnotationError
 from annotation.experts import selectors as expert_selectors
 from annotation.experts import services as expert_services
+from annotation.experts.synthetic import is_synthetic_expert
 from annotation.forms import (
     AccountForm,
     ExpertProfileForm,
@@ -30,8 +29,8 @@ from annotation.forms import (
     TrainingForm,
 )
 from annotation.models import Assignment, ExpertProfile, Publication, Subfield
+from annotation.views.common import redirect_back
 from papers.access import staff_required
-from papers.models import Paper
 
 User = get_user_model()
 PAGE_SIZE = 100
@@ -98,26 +97,13 @@ def assignments(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _back(request: HttpRequest, default: str = "annotation:assignments") -> HttpResponse:
-    """Back to the page the form was on (`next`: a path on this site; anything else, e.g. a
-    bare word redirect() would take for a view name, goes to the assignment page)."""
-    target = request.POST.get("next", "")
-    safe = (
-        target.startswith("/")
-        and len(target) <= 2000
-        and not any(c in target for c in "\x00\r\n")
-        and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()})
-    )
-    return HttpResponseRedirect(target if safe else reverse(default))
-
-
 def _act_on_papers(request: HttpRequest) -> HttpResponse:
     form = PaperSelectionForm(request.POST, expert_choices=_expert_choices())
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, error)
-        return _back(request)
+        return redirect_back(request)
     data = form.cleaned_data
     papers = list(data["papers"])
     try:
@@ -148,7 +134,7 @@ def _act_on_papers(request: HttpRequest) -> HttpResponse:
                 messages.warning(request, f"Given none, not eligible for these papers: {names}.")
     except AnnotationError as exc:
         messages.error(request, f"Nothing was changed. {exc.message}")
-    return _back(request)
+    return redirect_back(request)
 
 
 def _link_days() -> int:
@@ -233,54 +219,6 @@ def people_time_csv(request: HttpRequest) -> HttpResponse:
 
 @staff_required
 @require_POST
-def archive(request: HttpRequest) -> HttpResponse:
-    """Archive or un-archive the demo data or the selected papers."""
-    action = request.POST.get("action", "")
-    note = parse.parse_text(
-        request.POST.get("note", ""), field="note", max_length=archiving.MAX_NOTE
-    )
-    try:
-        _archive(request, action, note)
-    except AnnotationError as exc:  # the service's own refusal (the note is checked above)
-        messages.error(request, exc.message)
-    return _back(request, default="papers:list")
-
-
-def _archive(request: HttpRequest, action: str, note: str) -> None:
-    if action == "archive_demo":
-        result = archiving.archive_demo(by=request.user)
-        messages.success(
-            request,
-            f"Archived {result.papers} synthetic paper(s) and {len(result.accounts)} synthetic "
-            "expert(s): hidden from lists, queues, statistics, agreement, splits and exports; "
-            "nothing was deleted.",
-        )
-        for name, why in result.kept:
-            messages.warning(request, f"Not archived: {name}: {why}")
-    elif action == "unarchive_demo":
-        result = archiving.unarchive_demo(by=request.user)
-        messages.success(
-            request,
-            f"Un-archived {result.papers} synthetic paper(s) and {len(result.accounts)} "
-            "synthetic expert(s) (they stay inactive).",
-        )
-    elif action in ("archive_papers", "unarchive_papers"):
-        ids = parse.parse_id_list(request.POST.getlist("papers"), field="papers")
-        papers = list(Paper.objects.filter(pk__in=ids).only("id"))
-        if not papers:
-            messages.error(request, "Select at least one paper.")
-        elif action == "archive_papers":
-            n = archiving.archive_papers(papers=papers, by=request.user, note=note)
-            messages.success(request, f"Archived {n} paper(s); their work waits, untouched.")
-        else:
-            n = archiving.unarchive_papers(papers=papers, by=request.user, note=note)
-            messages.success(request, f"Un-archived {n} paper(s), with their work as it was.")
-    else:
-        messages.error(request, "Unknown action.")
-
-
-@staff_required
-@require_POST
 def archive_account(request: HttpRequest, user_id: int) -> HttpResponse:
     person = get_object_or_404(User, pk=user_id)
     note = parse.parse_text(
@@ -305,7 +243,7 @@ def archive_account(request: HttpRequest, user_id: int) -> HttpResponse:
         messages.error(request, f"{person.get_username()} is not archived.")
     except AnnotationError as exc:
         messages.error(request, f"Nothing was changed. {exc.message}")
-    return _back(request, default="annotation:people")
+    return redirect_back(request, default="annotation:people")
 
 
 def _expert_page(request: HttpRequest, person, *, status: int = 200, **forms) -> HttpResponse:

@@ -24,6 +24,7 @@ from validation import selectors as validation_selectors
 from validation import services as validation_services
 from validation.export import ReleaseError, build_release
 from workspace import selectors as workspace_selectors
+from workspace.demo.archive import archive_demo, unarchive_demo
 
 pytestmark = pytest.mark.django_db
 
@@ -226,7 +227,7 @@ def test_an_archiving_note_over_the_limit_is_refused_by_every_service_and_kept_w
     for archive in (
         lambda note: archiving.archive_papers(papers=[paper], by=admin, note=note),
         lambda note: archiving.archive_account(user=person, by=admin, note=note),
-        lambda note: archiving.archive_demo(by=admin, note=note),
+        lambda note: archive_demo(by=admin, note=note),
     ):
         with pytest.raises(archiving.ArchiveError) as refused:
             archive(long)
@@ -244,13 +245,13 @@ def test_an_archiving_note_over_the_limit_is_refused_by_every_service_and_kept_w
 
     assert archiving.archive_papers(papers=[paper], by=admin, note=at_limit) == 1
     archiving.archive_account(user=person, by=admin, note=at_limit)
-    assert archiving.archive_demo(by=admin, note=at_limit).papers == len(fake)
+    assert archive_demo(by=admin, note=at_limit).papers == len(fake)
     assert set(ArchiveEvent.objects.values_list("note", flat=True)) == {at_limit}
     archived = ArchiveEvent.objects.count()
     for unarchive in (
         lambda note: archiving.unarchive_papers(papers=[paper], by=admin, note=note),
         lambda note: archiving.unarchive_account(user=person, by=admin, note=note),
-        lambda note: archiving.unarchive_demo(by=admin, note=note),
+        lambda note: unarchive_demo(by=admin, note=note),
     ):
         with pytest.raises(archiving.ArchiveError) as refused:
             unarchive(long)
@@ -262,6 +263,6 @@ def test_an_archiving_note_over_the_limit_is_refused_by_every_service_and_kept_w
     assert ExpertProfile.objects.get(user=person).archived_at is not None
     assert archiving.unarchive_papers(papers=[paper], by=admin, note=at_limit) == 1
     archiving.unarchive_account(user=person, by=admin, note=at_limit)
-    assert archiving.unarchive_demo(by=admin, note=at_limit).papers == len(fake)
+    assert unarchive_demo(by=admin, note=at_limit).papers == len(fake)
     back = ArchiveEvent.objects.filter(action="unarchived")
     assert back.count() == archived and set(back.values_list("note", flat=True)) == {at_limit}

@@ -11,13 +11,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from annotation.management.commands.setup_demo import sign_in_address
 from annotation.models import ExpertProfile, Publication, Subfield
 from papers.models import Paper
 from tests.annotation.factories import make_expert
 from tests.annotation.review_factories import written_pair
 from tests.factories import AdminFactory, UserFactory
 from tests.validation.factories import Team, validated_pairs
+from workspace.management.commands.setup_demo import sign_in_address
 
 pytestmark = pytest.mark.django_db
 

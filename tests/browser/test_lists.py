@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotation import archiving
 from annotation.models import Publication
 from tests.annotation.factories import make_expert, make_paper
 from tests.factories import AdminFactory
+from workspace.demo.archive import archive_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +36,7 @@ def test_people_and_assignment_stay_short_searchable_and_paged(page, new_page):
         user = make_expert(f"sim-cl-{n}")
         user.set_unusable_password()
         user.save()
-    archiving.archive_demo(by=admin)
+    archive_demo(by=admin)
     for n in range(55):
         make_expert(f"person{n:02d}")
     make_expert("resting", active=False)

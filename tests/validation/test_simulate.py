@@ -13,7 +13,6 @@ from django.core.management import CommandError, call_command
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.demo import create_demo_experts
 from annotation.experts.selectors import eligible_experts
 from annotation.models import (
     Assignment,
@@ -34,7 +33,8 @@ from papers.models import Element, Paper
 from papers.synthetic import FIXTURES, fixture_of, make_copy, synthetic_id
 from tests.validation.test_split_and_export import load_sciver
 from validation.models import ValidationRevision, ValidationStatus
-from validation.simulate import Fact, table_facts, write_claim
+from workspace.demo.experts import create_demo_experts
+from workspace.demo.simulate import Fact, table_facts, write_claim
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -278,8 +278,8 @@ def assert_the_evidence_rule_holds() -> None:
 def test_an_archived_demo_is_not_simulated_into():
     """After archive_demo the synthetic experts take no work: simulating would be refused at
     every assignment, so the command refuses at once, adds nothing and says how to undo."""
-    from annotation.archiving import archive_demo
     from tests.annotation.factories import make_expert
+    from workspace.demo.archive import archive_demo
 
     user = make_expert("sim-cl-1")
     user.set_unusable_password()

@@ -1,6 +1,6 @@
 """Draw the corpus papers' figures (PNG charts) with Pillow.
 
-Developer step, like build.py: `python papers/corpus/figures.py` rewrites every
+Developer step, like build.py: `python tools/corpus/figures.py` rewrites every
 `papers/corpus/<slug>/figures/*.png` from the numbers below (the same numbers
 the papers quote). Needs Pillow only; output is deterministic.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-HERE = Path(__file__).resolve().parent
+CORPUS = Path(__file__).resolve().parents[2] / "papers" / "corpus"  # the data stays there
 SS = 2  # supersampling factor: draw at 2x, downsample for anti-aliasing
 
 PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3"]
@@ -1269,7 +1269,7 @@ def main(argv=None):
 
     names = (argv if argv is not None else sys.argv[1:]) or list(PAPERS)
     for slug in names:
-        PAPERS[slug](HERE / slug / "figures")
+        PAPERS[slug](CORPUS / slug / "figures")
         print("figures:", slug)
 
 

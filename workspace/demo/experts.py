@@ -13,16 +13,6 @@ from django.contrib.auth import get_user_model
 from annotation.experts import services as expert_services
 from annotation.models import ExpertProfile, Subfield
 
-# Usernames of the synthetic experts simulate_annotation makes (no password: nobody signs in).
-SYNTHETIC_EXPERT_PREFIX = "sim-"
-
-
-def is_synthetic_expert(user) -> bool:
-    return (
-        user.get_username().startswith(SYNTHETIC_EXPERT_PREFIX) and not user.has_usable_password()
-    )
-
-
 # username: (subfields, publications (title, venue, year, subfield), trained)
 DEMO_EXPERTS: dict[str, tuple[list[str], list[tuple[str, str, int, str]], bool]] = {
     "alice": (

@@ -35,11 +35,11 @@ from annotation.assignment import selectors as assignment_selectors
 from annotation.assignment import services as assignment_services
 from annotation.curation import services as curation_services
 from annotation.curation.rules import proposed_for_removal
-from annotation.demo import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
 from annotation.errors import AnnotationError
 from annotation.evidence import visuals_needed
 from annotation.experts import selectors as expert_selectors
 from annotation.experts import services as expert_services
+from annotation.experts.synthetic import SYNTHETIC_EXPERT_PREFIX, is_synthetic_expert
 from annotation.models import (
     Assignment,
     Claim,

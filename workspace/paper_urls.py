@@ -3,7 +3,7 @@
 from django.urls import path
 
 import annotation.keys  # noqa: F401  (registers the <id:…> and <arxiv:…> converters)
-from annotation.views import papers
+from workspace import papers
 
 app_name = "papers"
 

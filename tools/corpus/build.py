@@ -1,11 +1,11 @@
 """Regenerate the corpus HTML from each paper's LaTeX (a developer step, never a test step).
 
-    python papers/corpus/build.py            # every paper
-    python papers/corpus/build.py SLUG ...   # some papers
+    python tools/corpus/build.py            # every paper
+    python tools/corpus/build.py SLUG ...   # some papers
 
 Each `papers/corpus/<slug>/` holds `paper.tex`, its images under `figures/` (drawn by
-figures.py), `meta.json` and the generated `paper.html`. The folder stands for the paper's
-directory on arXiv, `https://arxiv.org/html/<id>v<N>/`.
+tools/corpus/figures.py), `meta.json` and the generated `paper.html`. The folder stands for the
+paper's directory on arXiv, `https://arxiv.org/html/<id>v<N>/`.
 
 Steps per paper:
 1. copy `paper.tex` and `figures/` to a temporary directory and run Debian's LaTeXML there:
@@ -50,7 +50,7 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
-CORPUS = Path(__file__).resolve().parent
+CORPUS = Path(__file__).resolve().parents[2] / "papers" / "corpus"  # the data stays there
 TEXMF = CORPUS / "texmf"
 
 # Papers turned into arXiv's served shape. Every other folder with a paper.tex stays plain.

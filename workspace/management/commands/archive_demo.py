@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import archiving
 from annotation.errors import AnnotationError
+from workspace.demo import archive
 
 
 class Command(BaseCommand):
@@ -27,9 +27,9 @@ class Command(BaseCommand):
                 raise CommandError(f"There is no user {options['by']!r}.")
         try:
             if options["undo"]:
-                result = archiving.unarchive_demo(by=by)
+                result = archive.unarchive_demo(by=by)
             else:
-                result = archiving.archive_demo(by=by)
+                result = archive.archive_demo(by=by)
         except AnnotationError as exc:  # a refusal, said as one (not a traceback)
             raise CommandError(exc.message) from None
         if options["undo"]:

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.errors import AnnotationError
 from papers.synthetic import SyntheticError
-from validation.simulate import leftover_counts, simulate
+from workspace.demo.simulate import leftover_counts, simulate
 
 
 class Command(BaseCommand):
