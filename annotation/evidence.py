@@ -11,7 +11,7 @@ claim that breaks it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from annotation.templatetags.words import indefinite
 
@@ -58,15 +58,20 @@ def evidence_rule_problem(
     kinds: Mapping[int, str],
     sampled: Collection[int] = (),
     *,
-    labels: Mapping[int, str] | None = None,
+    labels: Mapping[int, str] | Callable[[list[int]], Mapping[int, str]] | None = None,
 ) -> str:
     """What breaks the rule, said so that the person knows what to tick or untick; "" when
     the evidence meets it. `kinds` maps element ids to their kind (at least the evidence's);
     `sampled` are the task's sampled tables/charts (empty: not checked); `labels` name elements
-    in the message (e.g. "Table 2")."""
+    in the message (e.g. "Table 2"): a mapping, or a function of the marked tables/charts' ids
+    that is asked only when the rule is broken (a query a met rule never runs)."""
     need = visuals_needed(subset)
     visuals = visual_ids(sorted(evidence), kinds)
     none_sampled = bool(sampled) and not set(visuals) & set(sampled)
+    if len(visuals) == need and not none_sampled:
+        return ""
+    if callable(labels):
+        labels = labels(visuals)
     marked = f"{len(visuals)} {'is' if len(visuals) == 1 else 'are'} marked"
     if not visuals:
         marked = "none is marked"

@@ -1,28 +1,20 @@
 """Server-side SVG plots comparing runs (pure): accuracy per subset as grouped bars, and
-accuracy by number of evidence pieces as SciVer's Figure 4 curve. Presentation attributes
-only (the Content-Security-Policy allows no inline style), every label escaped."""
+accuracy by number of evidence pieces as SciVer's Figure 4 curve. Drawn with the app's one
+chart kit (`charts.svg`): presentation attributes only (the Content-Security-Policy allows no
+inline style), every label escaped."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
 
+from charts import svg
+from charts.svg import PALETTE
 from evaluation.release import EVIDENCE_BUCKETS
 from evaluation.scoring import CHANCE, SUBSETS
-from validation.stats import PALETTE
 
 # (legend label, {key: accuracy in 0..1 or None}) per run
 Series = tuple[str, Mapping[str, float | None]]
 LEGEND_ROOM = 140  # pixels the legend has at the right; longer labels widen the plot
-
-
-def _open(width: int, height: int, title: str) -> list[str]:
-    return [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
-        f'<text x="0" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
-    ]
 
 
 def _more_room(series: Sequence[Series]) -> int:
@@ -33,14 +25,10 @@ def _more_room(series: Sequence[Series]) -> int:
 
 
 def _legend(series: Sequence[Series], x: int, y: int) -> list[str]:
-    parts = []
-    for i, (label, _) in enumerate(series):
-        parts.append(
-            f'<rect x="{x}" y="{y + 16 * i - 9}" width="10" height="10" '
-            f'fill="{PALETTE[i % len(PALETTE)]}"/><text x="{x + 14}" y="{y + 16 * i}" '
-            f'font-size="11">{escape(label)}</text>'
-        )
-    return parts
+    return [
+        svg.swatch(x, y + 16 * i, PALETTE[i % len(PALETTE)], label)
+        for i, (label, _) in enumerate(series)
+    ]
 
 
 def subset_bars(
@@ -56,13 +44,10 @@ def subset_bars(
     span = width - left - 150
     height = top + group * len(keys) + 24
     legend_x = left + span + 10
-    parts = _open(width + _more_room(series), height, title)
+    parts = [svg.heading(title)]
     for g, key in enumerate(keys):
         y = top + g * group
-        parts.append(
-            f'<text x="{left - 6}" y="{y + group / 2}" font-size="12" '
-            f'text-anchor="end">{escape(key)}</text>'
-        )
+        parts.append(svg.text(left - 6, y + group / 2, key, font_size=12, text_anchor="end"))
         for i, (label, values) in enumerate(series):
             value = values.get(key)
             if value is None:
@@ -70,22 +55,24 @@ def subset_bars(
             length = round(span * value, 1)
             shown = f"{100 * value:.1f}"
             parts.append(
-                f'<rect x="{left}" y="{y + i * bar}" width="{length}" height="{bar - 2}" '
-                f'fill="{PALETTE[i % len(PALETTE)]}"><title>{escape(label)}, {escape(key)}: '
-                f"{shown} %</title></rect>"
-                f'<text x="{left + length + 3}" y="{y + i * bar + bar - 3}" font-size="10">'
-                f"{shown}</text>"
+                svg.rect(
+                    left,
+                    y + i * bar,
+                    length,
+                    bar - 2,
+                    PALETTE[i % len(PALETTE)],
+                    hint=f"{label}, {key}: {shown} %",
+                )
+                + svg.text(left + length + 3, y + i * bar + bar - 3, shown, font_size=10)
             )
     chance = left + span * CHANCE
     bottom = top + group * len(keys)
     parts.append(
-        f'<line x1="{chance}" y1="{top - 4}" x2="{chance}" y2="{bottom}" stroke="#666" '
-        f'stroke-dasharray="4 3"/><text x="{chance}" y="{bottom + 14}" font-size="10" '
-        f'text-anchor="middle">chance</text>'
+        svg.line(chance, top - 4, chance, bottom, stroke="#666", stroke_dasharray="4 3")
+        + svg.text(chance, bottom + 14, "chance", font_size=10, text_anchor="middle")
     )
     parts += _legend(series, legend_x, top + 8)
-    parts.append("</svg>")
-    return "".join(parts)
+    return svg.svg(width + _more_room(series), height, title, parts)
 
 
 def evidence_curve(
@@ -99,7 +86,7 @@ def evidence_curve(
     """Accuracy (0–100 %) against the evidence buckets, a line per run."""
     left, top, right, bottom = 44, 30, 150, 40
     plot_w, plot_h = width - left - right, height - top - bottom
-    parts = _open(width + _more_room(series), height, title)
+    parts = [svg.heading(title)]
 
     def x(i: int) -> float:
         return round(left + plot_w * (i + 0.5) / len(keys), 1)
@@ -109,18 +96,13 @@ def evidence_curve(
 
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         parts.append(
-            f'<line x1="{left}" y1="{y(tick)}" x2="{left + plot_w}" y2="{y(tick)}" '
-            f'stroke="#ddd"/><text x="{left - 4}" y="{y(tick) + 4}" font-size="10" '
-            f'text-anchor="end">{round(100 * tick)}</text>'
+            svg.line(left, y(tick), left + plot_w, y(tick), stroke="#ddd")
+            + svg.text(left - 4, y(tick) + 4, round(100 * tick), font_size=10, text_anchor="end")
         )
     for i, key in enumerate(keys):
-        parts.append(
-            f'<text x="{x(i)}" y="{top + plot_h + 16}" font-size="11" '
-            f'text-anchor="middle">{escape(key)}</text>'
-        )
+        parts.append(svg.text(x(i), top + plot_h + 16, key, font_size=11, text_anchor="middle"))
     parts.append(
-        f'<line x1="{left}" y1="{y(CHANCE)}" x2="{left + plot_w}" y2="{y(CHANCE)}" '
-        f'stroke="#666" stroke-dasharray="4 3"/>'
+        svg.line(left, y(CHANCE), left + plot_w, y(CHANCE), stroke="#666", stroke_dasharray="4 3")
     )
     for n, (label, values) in enumerate(series):
         colour = PALETTE[n % len(PALETTE)]
@@ -128,15 +110,20 @@ def evidence_curve(
         if len(points) > 1:
             path = " ".join(f"{px},{py}" for px, py in points)
             parts.append(
-                f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
+                svg.element("polyline", points=path, fill="none", stroke=colour, stroke_width=2)
             )
         for (px, py), key in zip(
             points, [k for k in keys if values.get(k) is not None], strict=True
         ):
             parts.append(
-                f'<circle cx="{px}" cy="{py}" r="3.5" fill="{colour}"><title>{escape(label)}, '
-                f"{escape(key)}: {100 * values[key]:.1f} %</title></circle>"
+                svg.element(
+                    "circle",
+                    svg.tooltip(f"{label}, {key}: {100 * values[key]:.1f} %"),
+                    cx=px,
+                    cy=py,
+                    r=3.5,
+                    fill=colour,
+                )
             )
     parts += _legend(series, width - right + 10, top + 8)
-    parts.append("</svg>")
-    return "".join(parts)
+    return svg.svg(width + _more_room(series), height, title, parts)

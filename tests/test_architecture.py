@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. A page that composes several stages lives in `workspace`, above them all.
 PIPELINE = (
+    "charts",
     "jobs",
     "papers",
     "annotation",

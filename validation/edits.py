@@ -13,7 +13,6 @@ from django.db import transaction
 
 from annotation import lifecycle
 from annotation.errors import AnnotationError
-from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.models import (
     Claim,
     ClaimReview,
@@ -25,7 +24,6 @@ from annotation.models import (
 )
 from annotation.request_parsing import id_set
 from annotation.writing import selectors as writing_selectors
-from papers.models import Element
 from validation.models import (
     CRITERIA,
     SplitMember,
@@ -33,7 +31,7 @@ from validation.models import (
     ValidationRevision,
     ValidationStatus,
 )
-from validation.services import InvalidValidation, long_text_errors
+from validation.services import InvalidValidation, labelled_rule_problem, long_text_errors
 
 TOO_LATE = (
     "This claim is in a frozen split or its human baseline has started: your validation can no "
@@ -118,13 +116,8 @@ def edit_validation(
         errors["evidence"] = "Mark the evidence."
     elif any(pk not in kinds for pk in evidence):
         errors["evidence"] = "Some evidence is not part of this paper's curated context."
-    elif evidence_rule_problem(pair.subset, evidence, kinds, sampled):
-        labels = dict(
-            Element.objects.filter(pk__in=visual_ids(evidence, kinds)).values_list("pk", "label")
-        )
-        errors["evidence"] = evidence_rule_problem(
-            pair.subset, evidence, kinds, sampled, labels=labels
-        )
+    elif problem := labelled_rule_problem(pair.subset, evidence, kinds, sampled):
+        errors["evidence"] = problem
     if claim.label == "refuted" and not explanation:
         errors["explanation"] = "A refuted claim keeps an explanation of why it is false."
     current = _values(claim, review)

@@ -8,7 +8,7 @@ import random
 import shutil
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -39,6 +39,7 @@ from annotation.models import (
 from annotation.models.review import LABELS
 from annotation.queue import work
 from annotation.request_parsing import MAX_TEXT, id_set
+from annotation.review.services import element_labels
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
 from papers.licences import (
@@ -48,7 +49,6 @@ from papers.licences import (
     licence_name,
     paper_licence,
 )
-from papers.models import Element
 from validation import routing, selectors
 from validation.models import (
     CRITERIA,
@@ -84,6 +84,15 @@ def long_text_errors(**texts: str) -> dict[str, str]:
     return {
         name: message for name, text in texts.items() if (message := too_long(name, text, MAX_TEXT))
     }
+
+
+def labelled_rule_problem(
+    subset: str, evidence: Collection[int], kinds: Mapping[int, str], sampled: Collection[int]
+) -> str:
+    """The evidence rule (`evidence_rule_problem`) for a validator's final evidence, its tables
+    and charts named by their labels ("Table 2"; one query, only when the rule is broken); ""
+    when the evidence meets it. A validation and an edit of one refuse with it."""
+    return evidence_rule_problem(subset, evidence, kinds, sampled, labels=element_labels)
 
 
 # --- Validation ------------------------------------------------------------------------------
@@ -305,12 +314,8 @@ def submit_validation(
     else:  # the evidence rule, for the subset the claim leaves with (the validator may revise it)
         final_subset = subset if subset in Subset.values else pair.subset
         sampled = claim.pair.task.sampled_ids
-        if evidence_rule_problem(final_subset, evidence, kinds, sampled):
-            named = Element.objects.filter(pk__in=visual_ids(evidence, kinds))
-            labels = dict(named.values_list("pk", "label"))
-            errors["evidence"] = evidence_rule_problem(
-                final_subset, evidence, kinds, sampled, labels=labels
-            )
+        if problem := labelled_rule_problem(final_subset, evidence, kinds, sampled):
+            errors["evidence"] = problem
         elif final_subset != pair.subset:  # the subset is the pair's: its validated claim too
             sibling = (
                 ClaimReview.objects.filter(

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from html import escape
 
+from charts import svg
 from validation.release.formats import sciver_paper, sciver_record
 from validation.release.reading import model_input
 from validation.release.records import ReleaseClaim, ReleasePaper
@@ -151,9 +151,7 @@ def release_table(
     return table | {f"evidence: {k}": v for k, v in evidence_breakdown(records).items()}
 
 
-# --- Plots -----------------------------------------------------------------------------------
-
-PALETTE = ("#3b6ea5", "#c0504d", "#9bbb59", "#8064a2", "#4bacc6", "#f79646")
+# --- Plots (drawn with the app's one chart kit, `charts.svg`) -------------------------------
 
 
 def bar_chart(
@@ -164,25 +162,24 @@ def bar_chart(
     height = top + row * max(len(bars), 1) + 10
     peak = max((v for _, v in bars), default=0) or 1
     span = width - left - 60
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
-        f'<text x="0" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
-    ]
+    parts = [svg.heading(title)]
     for i, (label, value) in enumerate(bars):
         y = top + i * row
         length = round(span * value / peak, 1)
         shown = f"{value:g}{unit}"
         parts.append(
-            f'<text x="{left - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
-            f"{escape(str(label))}</text>"
-            f'<rect x="{left}" y="{y + 3}" width="{length}" height="{row - 7}" '
-            f'fill="{PALETTE[i % len(PALETTE)]}"><title>{escape(str(label))}: {shown}</title>'
-            f'</rect><text x="{left + length + 4}" y="{y + 14}" font-size="12">{shown}</text>'
+            svg.text(left - 6, y + 14, label, font_size=12, text_anchor="end")
+            + svg.rect(
+                left,
+                y + 3,
+                length,
+                row - 7,
+                svg.PALETTE[i % len(svg.PALETTE)],
+                hint=f"{label}: {shown}",
+            )
+            + svg.text(left + length + 4, y + 14, shown, font_size=12)
         )
-    parts.append("</svg>")
-    return "".join(parts)
+    return svg.svg(width, height, title, parts)
 
 
 def stacked_pairs_chart(rows: dict[str, dict[str, int]], *, title: str, width: int = 460) -> str:
@@ -191,31 +188,24 @@ def stacked_pairs_chart(rows: dict[str, dict[str, int]], *, title: str, width: i
     height = top + row * max(len(rows), 1) + 26
     peak = max((r["total"] for r in rows.values()), default=0) or 1
     span = width - left - 60
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
-        f'<text x="0" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
-    ]
+    parts = [svg.heading(title)]
     for i, (key, counts) in enumerate(rows.items()):
         y = top + i * row
         a = round(span * counts["entailed"] / peak, 1)
         b = round(span * counts["refuted"] / peak, 1)
         parts.append(
-            f'<text x="{left - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
-            f"{escape(key)}</text>"
-            f'<rect x="{left}" y="{y + 3}" width="{a}" height="{row - 7}" fill="{PALETTE[0]}">'
-            f"<title>entailed {counts['entailed']}</title></rect>"
-            f'<rect x="{left + a}" y="{y + 3}" width="{b}" height="{row - 7}" fill="{PALETTE[1]}">'
-            f"<title>refuted {counts['refuted']}</title></rect>"
-            f'<text x="{left + a + b + 4}" y="{y + 14}" font-size="12">{counts["total"]}</text>'
+            svg.text(left - 6, y + 14, key, font_size=12, text_anchor="end")
+            + svg.rect(
+                left, y + 3, a, row - 7, svg.PALETTE[0], hint=f"entailed {counts['entailed']}"
+            )
+            + svg.rect(
+                left + a, y + 3, b, row - 7, svg.PALETTE[1], hint=f"refuted {counts['refuted']}"
+            )
+            + svg.text(left + a + b + 4, y + 14, counts["total"], font_size=12)
         )
     y = height - 8
     parts.append(
-        f'<rect x="{left}" y="{y - 9}" width="10" height="10" fill="{PALETTE[0]}"/>'
-        f'<text x="{left + 14}" y="{y}" font-size="11">entailed</text>'
-        f'<rect x="{left + 80}" y="{y - 9}" width="10" height="10" fill="{PALETTE[1]}"/>'
-        f'<text x="{left + 94}" y="{y}" font-size="11">refuted</text>'
+        svg.swatch(left, y, svg.PALETTE[0], "entailed")
+        + svg.swatch(left + 80, y, svg.PALETTE[1], "refuted")
     )
-    parts.append("</svg>")
-    return "".join(parts)
+    return svg.svg(width, height, title, parts)

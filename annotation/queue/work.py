@@ -13,7 +13,7 @@ import datetime as dt
 import functools
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,10 +25,11 @@ from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
 from annotation import lifecycle
-from annotation.errors import AnnotationError
+from annotation.errors import AnnotationError, InvalidTransition
 from annotation.experts import selectors as expert_selectors
 from annotation.models import (
     ClaimPair,
+    ExpertProfile,
     PairRole,
     Subfield,
     WorkAction,
@@ -585,6 +586,48 @@ def assign(
         old={"assignee": item.assignee_id},
         new=new or {"assignee": expert_id},
         note=note,
+    )
+
+
+@transaction.atomic
+def reassign(
+    item: WorkItem,
+    expert: AbstractBaseUser,
+    *,
+    by: AbstractBaseUser,
+    kinds: Collection[str],
+    wrong_kind: str,
+    admit: Callable[[WorkItem, ExpertProfile], dict[str, Any] | None],
+    note: str = "",
+) -> WorkItem:
+    """An admin hands a waiting item to `expert` by name, recorded as an override: the one
+    path for it at every stage (an admin's `allow_expert` in review and validation, the
+    new-perturbation hand-over). Refused, in this order, unless `by` is staff; the item (read
+    under lock) is one of `kinds` (else the refusal says `wrong_kind`); it is waiting (open, or
+    leased with its lease run out); the expert is an active user with an active expert
+    profile. Then `admit(item, profile)`, the stage's own rule, refuses with an
+    AnnotationError, may record what taking the item makes the expert (a writer role), and
+    returns what else the history row says of them (or None). The note is stripped."""
+    if not by.is_staff:
+        raise AnnotationError("Only admins can do this.")
+    item = WorkItem.objects.select_for_update().get(pk=item.pk)
+    if item.kind not in kinds:
+        raise AnnotationError(wrong_kind)
+    if item.status not in (WorkStatus.OPEN, WorkStatus.LEASED) or item.lease_live(timezone.now()):
+        raise InvalidTransition("This item is not waiting (it is taken, done or cancelled).")
+    profile = ExpertProfile.objects.filter(
+        user_id=expert.pk, active=True, user__is_active=True
+    ).first()
+    if profile is None:
+        raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
+    said = admit(item, profile) or {}
+    return assign(
+        item,
+        expert.pk,
+        actor=by,
+        action=WorkAction.OVERRIDE,
+        note=note.strip(),
+        new={"assignee": expert.pk, **said},
     )
 
 

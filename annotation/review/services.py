@@ -10,7 +10,6 @@ import uuid
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import (
@@ -26,7 +25,7 @@ from django.db.models.functions import Cast, Mod
 from django.utils import timezone
 
 from annotation import lifecycle
-from annotation.errors import AnnotationError, InvalidTransition
+from annotation.errors import AnnotationError
 from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.experts import selectors as expert_selectors
 from annotation.models import (
@@ -216,8 +215,9 @@ def _context_evidence_problem(
     return ""
 
 
-def _labels(ids: Iterable[int]) -> dict[int, str]:
-    """Element labels ("Table 2") to name tables/charts in a message (one query)."""
+def element_labels(ids: Iterable[int]) -> dict[int, str]:
+    """Element labels ("Table 2") to name tables/charts in an evidence-rule message (one query;
+    `evidence_rule_problem` asks it only when the rule is broken)."""
     return dict(Element.objects.filter(pk__in=set(ids)).values_list("pk", "label"))
 
 
@@ -228,12 +228,9 @@ def _adjudication_evidence_problem(item: WorkItem, evidence: set[int]) -> str:
     if problem:
         return problem
     pair = item.pair
-    if evidence_rule_problem(pair.subset, evidence, kinds, pair.task.sampled_ids):
-        labels = _labels(visual_ids(evidence, kinds))
-        return evidence_rule_problem(
-            pair.subset, evidence, kinds, pair.task.sampled_ids, labels=labels
-        )
-    return ""
+    return evidence_rule_problem(
+        pair.subset, evidence, kinds, pair.task.sampled_ids, labels=element_labels
+    )
 
 
 def check_second_annotation(
@@ -571,30 +568,20 @@ def allow_expert(
     """An admin lets an expert (of another subfield, typically) take a waiting second-annotation,
     adjudication or validation item: the one mechanism for any stage where nobody eligible may
     take an item. Recorded in the item's history with the expert's subfields; the blindness
-    rule still holds for them."""
-    _staff(by)
-    item = WorkItem.objects.select_for_update().get(pk=item.pk)
-    if item.kind not in (*REVIEW_KINDS, WorkKind.VALIDATE):
-        raise AnnotationError(
-            "Only second-annotation, adjudication and validation items can be overridden."
-        )
-    if item.status not in (WorkStatus.OPEN, WorkStatus.LEASED) or (
-        item.status == WorkStatus.LEASED and item.lease_live(timezone.now())
-    ):
-        raise InvalidTransition("This item is not waiting (it is taken, done or cancelled).")
-    user = get_user_model().objects.filter(pk=expert.pk, is_active=True).first()
-    profile = ExpertProfile.objects.filter(user_id=expert.pk, active=True).first()
-    if user is None or profile is None:
-        raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
-    why = work.refusal_for(item, expert.pk)
-    if why:
-        raise AnnotationError(f"{expert.get_username()} may not take this item: they {why}.")
-    codes = sorted(profile.subfields.values_list("code", flat=True))
-    return work.assign(
+    rule still holds for them (`work.reassign` makes the checks every hand-over shares)."""
+
+    def blindness_allows(item: WorkItem, profile: ExpertProfile) -> dict[str, list[str]]:
+        why = work.refusal_for(item, expert.pk)
+        if why:
+            raise AnnotationError(f"{expert.get_username()} may not take this item: they {why}.")
+        return {"expert_subfields": sorted(profile.subfields.values_list("code", flat=True))}
+
+    return work.reassign(
         item,
-        expert.pk,
-        actor=by,
-        action=WorkAction.OVERRIDE,
-        note=note.strip(),
-        new={"assignee": expert.pk, "expert_subfields": codes},
+        expert,
+        by=by,
+        kinds=(*REVIEW_KINDS, WorkKind.VALIDATE),
+        wrong_kind="Only second-annotation, adjudication and validation items can be overridden.",
+        admit=blindness_allows,
+        note=note,
     )

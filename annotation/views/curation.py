@@ -161,9 +161,7 @@ def _differences(
         )
         for element in state.elements:
             e = element.element
-            names["element", e.pk] = e.label or (
-                f"paragraph {e.anchor}" if e.kind == "paragraph" else e.anchor
-            )
+            names["element", e.pk] = e.display_name
     who = latest.created_by.get_username() if latest.created_by else "someone"
     moved = {
         "them": f"{who} changed it",

@@ -62,13 +62,11 @@ class Refusal:
 
 
 def _labels(ids: set[int]) -> dict[int, str]:
+    """Each element's name as every page gives it (`Element.display_name`)."""
     from papers.models import Element
 
-    rows = Element.objects.filter(pk__in=ids).values_list("pk", "kind", "label", "anchor")
-    return {
-        pk: label or (f"paragraph {anchor}" if kind == "paragraph" else anchor)
-        for pk, kind, label, anchor in rows
-    }
+    rows = Element.objects.filter(pk__in=ids).only("pk", "kind", "label", "anchor")
+    return {e.pk: e.display_name for e in rows}
 
 
 def compare(spec: Spec, kept: Mapping, won: Mapping | None) -> list[tuple[str, str, str]]:

@@ -389,35 +389,36 @@ def reassign_reperturbation(
     *, item: WorkItem, expert: AbstractBaseUser, by: AbstractBaseUser, note: str = ""
 ) -> WorkItem:
     """An admin hands a waiting new-perturbation item to another expert (e.g. the writer left):
-    someone with no role on the pair, who becomes one of its writers. Recorded as an override."""
-    if not by.is_staff:
-        raise AnnotationError("Only admins can do this.")
-    item = WorkItem.objects.select_for_update().get(pk=item.pk)
-    if item.kind != WorkKind.REPERTURB:
-        raise AnnotationError("This is not a new-perturbation item.")
-    if item.status not in (WorkStatus.OPEN, WorkStatus.LEASED) or (
-        item.status == WorkStatus.LEASED and item.lease_live(timezone.now())
-    ):
-        raise InvalidTransition("This item is not waiting (it is taken, done or cancelled).")
-    if not ExpertProfile.objects.filter(user_id=expert.pk, active=True, user__is_active=True):
-        raise AnnotationError(f"{expert.get_username()} has no active expert profile.")
-    code = item.pair.subfield_code
-    if not expert_selectors.eligible_experts(code).filter(pk=expert.pk).exists():
-        raise AnnotationError(
-            f"{expert.get_username()} is not eligible for {code or 'this pair’s subfield'} "
-            "(see their expert page for why): hand it to an eligible expert."
+    someone with no role on the pair, who becomes one of its writers. Recorded as an override
+    (`work.reassign` makes the checks every hand-over shares)."""
+
+    def becomes_writer(item: WorkItem, profile: ExpertProfile) -> None:
+        code = item.pair.subfield_code
+        if not expert_selectors.eligible_experts(code).filter(pk=expert.pk).exists():
+            raise AnnotationError(
+                f"{expert.get_username()} is not eligible for {code or 'this pair’s subfield'} "
+                "(see their expert page for why): hand it to an eligible expert."
+            )
+        roles = PairRole.objects.filter(pair_id=item.pair_id, expert_id=expert.pk)
+        role = roles.exclude(role=Role.WRITER).first()
+        if role is not None:
+            raise AnnotationError(
+                f"{expert.get_username()} already holds a role ({role.role}) on this pair: the "
+                "new perturbation must be annotated blind by people who did not write it."
+            )
+        if expert.pk == item.assignee_id:
+            raise AnnotationError(f"{expert.get_username()} already holds this item.")
+        PairRole.objects.get_or_create(
+            pair_id=item.pair_id, expert=expert, claim=None, role=Role.WRITER
         )
-    roles = PairRole.objects.filter(pair_id=item.pair_id, expert_id=expert.pk)
-    role = roles.exclude(role=Role.WRITER).first()
-    if role is not None:
-        raise AnnotationError(
-            f"{expert.get_username()} already holds a role ({role.role}) on this pair: the new "
-            "perturbation must be annotated blind by people who did not write it."
-        )
-    if expert.pk == item.assignee_id:
-        raise AnnotationError(f"{expert.get_username()} already holds this item.")
-    PairRole.objects.get_or_create(
-        pair_id=item.pair_id, expert=expert, claim=None, role=Role.WRITER
+        _drop_unused_writer_role(item)
+
+    return work.reassign(
+        item,
+        expert,
+        by=by,
+        kinds=(WorkKind.REPERTURB,),
+        wrong_kind="This is not a new-perturbation item.",
+        admit=becomes_writer,
+        note=note,
     )
-    _drop_unused_writer_role(item)
-    return work.assign(item, expert.pk, actor=by, action=WorkAction.OVERRIDE, note=note.strip())

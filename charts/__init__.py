@@ -1,0 +1,1 @@
+"""Charts drawn on the server as inline SVG (pure: the standard library only)."""
