@@ -14,7 +14,7 @@ class WorkKind(models.TextChoices):
     """What a work item asks for; later stages add their kinds."""
 
     WRITE = "write", "write a claim pair"
-    EVIDENCE = "evidence", "annotate a claim blind"
+    BLIND = "evidence", "annotate a claim blind"  # the blind second annotation (SciVer step 6)
     ADJUDICATE = "adjudicate", "adjudicate a disagreement"
     VALIDATE = "validate", "validate a final claim"
     BASELINE = "baseline", "answer a claim blind (human baseline)"

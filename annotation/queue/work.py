@@ -183,9 +183,9 @@ def _counts(user_id: int, now: dt.datetime) -> tuple[str, list]:
     parts = []
     for kind in WorkKind.values:
         free = _free(user, kind, now)
-        if kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE):
+        if kind in (WorkKind.BLIND, WorkKind.ADJUDICATE):
             free &= ~Q(holder_id=user.pk)  # a held item is counted as held
-        if kind == WorkKind.EVIDENCE:
+        if kind == WorkKind.BLIND:
             # The two unassigned claims of a pair go to two different people: taking one leaves
             # the other to someone else, so they count once. Claims assigned by name all count.
             parts.append(_capped_count(free & Q(assignee_id=user.pk), "mine", "id"))
@@ -240,7 +240,7 @@ def queue(user: AbstractBaseUser, now: dt.datetime | None = None) -> Queue:
     for label, n, seen in statements.execute(sql, params)[1]:
         if seen >= _read_at_most():
             n = AVAILABLE_CAP + 1
-        kind = WorkKind.EVIDENCE if label == "mine" else label
+        kind = WorkKind.BLIND if label == "mine" else label
         available[kind] = min(available[kind] + n, AVAILABLE_CAP + 1)
     return Queue(held=held, done=dict(done), available=available)
 

@@ -71,7 +71,7 @@ def _mine(item: WorkItem, user: AbstractBaseUser, kind: str) -> bool:
 
 
 def second_annotation_editable(item: WorkItem, user: AbstractBaseUser) -> bool:
-    if not _mine(item, user, WorkKind.EVIDENCE):
+    if not _mine(item, user, WorkKind.BLIND):
         return False
     state = ClaimReview.objects.filter(claim_id=item.claim_id).values_list("state", flat=True)
     if state.first() not in (ReviewState.UNANIMOUS, ReviewState.ADJUDICATION):
@@ -101,7 +101,7 @@ def edit_second_annotation(
         .select_related("pair__context", "pair__task", "claim__pair")
         .get(pk=item.pk)
     )
-    if not _mine(item, user, WorkKind.EVIDENCE):
+    if not _mine(item, user, WorkKind.BLIND):
         raise AnswerLocked(
             "Only the expert who submitted this annotation can edit it.", reason="forbidden"
         )

@@ -64,7 +64,7 @@ def _item(item_id: int, kind: str) -> WorkItem:
 
 def annotation_page(item_id: int) -> ReviewPage:
     """The blind page: the claim's text and the task's context, nothing of its annotation."""
-    item = _item(item_id, WorkKind.EVIDENCE)
+    item = _item(item_id, WorkKind.BLIND)
     task = item.pair.task
     draft_ids = parse.draft_ids(item.draft, "evidence")
     shown = set(task.sampled_ids) | set(task.paragraph_ids)
@@ -156,9 +156,9 @@ class ReviewQueue:
 def review_queue(user: AbstractBaseUser, queue: work.Queue | None = None) -> ReviewQueue:
     queue = queue or work.queue(user)
     return ReviewQueue(
-        held_evidence=queue.held.get(WorkKind.EVIDENCE),
-        evidence_available=queue.available[WorkKind.EVIDENCE],
-        annotated=queue.done.get(WorkKind.EVIDENCE, 0),
+        held_evidence=queue.held.get(WorkKind.BLIND),
+        evidence_available=queue.available[WorkKind.BLIND],
+        annotated=queue.done.get(WorkKind.BLIND, 0),
         held_adjudication=queue.held.get(WorkKind.ADJUDICATE),
         adjudications_available=queue.available[WorkKind.ADJUDICATE],
         adjudicated=queue.done.get(WorkKind.ADJUDICATE, 0),
@@ -195,7 +195,7 @@ def review_overview() -> ReviewOverview:
         states[row["state"]] += row["n"]
     waiting: list[work.WaitingItem] = []
     total = 0
-    for kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE):
+    for kind in (WorkKind.BLIND, WorkKind.ADJUDICATE):
         n, rows = work.waiting_items(kind)
         total, waiting = total + n, waiting + rows
     return ReviewOverview(

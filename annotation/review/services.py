@@ -58,7 +58,7 @@ from annotation.writing import selectors as writing_selectors
 from papers.models import Element
 
 LABELS = ("entailed", "refuted")
-REVIEW_KINDS = (WorkKind.EVIDENCE, WorkKind.ADJUDICATE)
+REVIEW_KINDS = (WorkKind.BLIND, WorkKind.ADJUDICATE)
 # What dropping a pair cancels: its unfinished work of every later stage.
 # A human-baseline item of a dropped pair is cancelled too: its gold label is no longer the
 # dataset's, and the study's report leaves it out.
@@ -84,7 +84,7 @@ def queue_order(kind: str, user: object) -> list:
     """Second annotation: claims assigned to the expert by name first (nobody else may take
     them), then shuffled across papers (so an expert does not read one paper's claims in a
     row); adjudication: label disagreements before evidence-only ones, then oldest."""
-    if kind == WorkKind.EVIDENCE:
+    if kind == WorkKind.BLIND:
         named = Case(
             When(assignee_id=user.pk, then=Value(0)), default=Value(1), output_field=IntegerField()
         )
@@ -104,7 +104,7 @@ def _least_loaded(candidates: list[AbstractBaseUser]) -> AbstractBaseUser:
     """The candidate with the fewest unfinished second-annotation items (then by username)."""
     load = dict(
         WorkItem.objects.filter(
-            kind=WorkKind.EVIDENCE,
+            kind=WorkKind.BLIND,
             status__in=[WorkStatus.OPEN, WorkStatus.LEASED],
             assignee_id__in=[u.pk for u in candidates],
         )
@@ -137,7 +137,7 @@ def open_second_annotation(*, pair: ClaimPair, actor: AbstractBaseUser | None) -
     for claim in claims:
         _open_review(claim, actor=actor)
         item = work.create_item(
-            kind=WorkKind.EVIDENCE,
+            kind=WorkKind.BLIND,
             paper_id=pair.paper_id,
             subfield_code=code,
             actor=actor,
@@ -167,7 +167,7 @@ def open_replacement_review(*, claim: Claim, actor: AbstractBaseUser | None) -> 
     pair = claim.pair
     _open_review(claim, actor=actor)
     return work.create_item(
-        kind=WorkKind.EVIDENCE,
+        kind=WorkKind.BLIND,
         paper_id=pair.paper_id,
         subfield_code=pair.subfield_code,
         actor=actor,
@@ -188,7 +188,7 @@ def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
     never handed the pair's other claim blind, nor this claim to adjudicate or validate)."""
     if kind not in REVIEW_KINDS:
         raise AnnotationError(f"Not a review kind: {kind}.")
-    role = Role.EVIDENCE if kind == WorkKind.EVIDENCE else Role.ADJUDICATOR
+    role = Role.EVIDENCE if kind == WorkKind.BLIND else Role.ADJUDICATOR
 
     def record_role(item: WorkItem) -> None:  # in the lease's transaction; kept if it exists
         PairRole.objects.bulk_create(
@@ -282,7 +282,7 @@ def submit_second_annotation(
     )
     if replay:
         return EvidenceAnnotation.objects.get(item=item)
-    if item.kind != WorkKind.EVIDENCE:
+    if item.kind != WorkKind.BLIND:
         raise AnnotationError("This is not a second-annotation item.")
     evidence = id_set(evidence_ids)
     kinds, written = check_second_annotation(item, label, evidence)

@@ -76,7 +76,7 @@ def agreement_items() -> list[AgreementItem]:
     for claim_id, old in (
         WorkEvent.objects.filter(
             action=WorkAction.ANSWER_EDITED,
-            item__kind=WorkKind.EVIDENCE,
+            item__kind=WorkKind.BLIND,
             machine=WorkEvent.Machine.ITEM,
         )
         .order_by("-at", "-id")

@@ -25,7 +25,7 @@ from annotation.review import edits
 from annotation.review.services import InvalidAnnotation
 from annotation.views.common import forbidden, not_yours
 
-PAGES = {WorkKind.EVIDENCE: "annotation:annotate", WorkKind.ADJUDICATE: "annotation:adjudicate"}
+PAGES = {WorkKind.BLIND: "annotation:annotate", WorkKind.ADJUDICATE: "annotation:adjudicate"}
 # The adjudication page's bound: notes it took are taken here too, whole (never cut).
 MAX_NOTES = MAX_TEXT
 

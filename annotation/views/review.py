@@ -87,7 +87,7 @@ class ReviewForm:
 
 # What a refusal sets beside what won (refusals.compare): only ever the requester's own work.
 SHOWN = {
-    WorkKind.EVIDENCE: (
+    WorkKind.BLIND: (
         refusals.Shown("label", "Label"),
         refusals.Shown("evidence", "Evidence", "ids"),
     ),
@@ -107,7 +107,7 @@ def _note(data, errors: dict[str, str], name: str = "note") -> str:
     return parse.kept_text(data, name, max_length=MAX_TEXT, errors=errors)
 
 
-def _item(item_key: str, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> WorkItem:
+def _item(item_key: str, kinds=(WorkKind.BLIND, WorkKind.ADJUDICATE)) -> WorkItem:
     return get_object_or_404(
         WorkItem.objects.only(
             "id",
@@ -133,7 +133,7 @@ def _item(item_key: str, kinds=(WorkKind.EVIDENCE, WorkKind.ADJUDICATE)) -> Work
 next_item = next_view(
     {
         "annotate": NextStage(
-            take=lambda user: services.take_next(user=user, kind=WorkKind.EVIDENCE),
+            take=lambda user: services.take_next(user=user, kind=WorkKind.BLIND),
             page="annotation:annotate",
             nothing="No claim to annotate is waiting for you right now.",
         ),
@@ -251,7 +251,7 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
         "evidence_ids": form.evidence,
     }
     try:
-        if kind == WorkKind.EVIDENCE:
+        if kind == WorkKind.BLIND:
             services.submit_second_annotation(**common)
         else:
             services.submit_adjudication(
@@ -268,14 +268,14 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
         return refused(refusal)
     # Neutral on purpose: saying whether it agreed would reveal the first annotation.
     messages.success(
-        request, "Recorded. Thank you." if kind == WorkKind.EVIDENCE else "Adjudication recorded."
+        request, "Recorded. Thank you." if kind == WorkKind.BLIND else "Adjudication recorded."
     )
     return refusals.done(request, redirect("annotation:home"))
 
 
 @login_required
 def annotate(request: HttpRequest, item_key: str) -> HttpResponse:
-    return _review_page(request, item_key, WorkKind.EVIDENCE)
+    return _review_page(request, item_key, WorkKind.BLIND)
 
 
 @login_required
@@ -357,7 +357,7 @@ def _done(request: HttpRequest, call, success: str, back: str = "annotation:revi
 def allow_expert(request: HttpRequest, item_key: str) -> HttpResponse:
     """The one override for an item nobody eligible may take, at any stage (second annotation,
     adjudication, validation); back to the page the admin came from."""
-    item = _item(item_key, (WorkKind.EVIDENCE, WorkKind.ADJUDICATE, WorkKind.VALIDATE))
+    item = _item(item_key, (WorkKind.BLIND, WorkKind.ADJUDICATE, WorkKind.VALIDATE))
     expert = get_object_or_404(
         get_user_model(), pk=parse.parse_id(request.POST.get("expert"), field="expert") or 0
     )

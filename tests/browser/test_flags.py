@@ -25,7 +25,7 @@ def test_flag_from_the_task_page_then_the_admin_fixes_it(new_page, settings) -> 
     settings.REDIS_URL = ""
     people = crew("writer", "second", "third")
     written_pair(people["writer"], people["boss"])
-    item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
     shown = CuratedElement.objects.filter(context=item.pair.context, in_context=True)
     table = Element.objects.filter(pk__in=shown.values("element_id"), kind="table").first()
     with_math(table.paper)
@@ -43,7 +43,7 @@ def test_flag_from_the_task_page_then_the_admin_fixes_it(new_page, settings) -> 
     assert "The caption stops mid-sentence." in second.locator("#my-flags").inner_text()
     assert second.locator("#back-to-task").get_attribute("href") == f"/review/annotate/{item.key}/"
 
-    other = review.take_next(user=people["third"], kind=WorkKind.EVIDENCE)
+    other = review.take_next(user=people["third"], kind=WorkKind.BLIND)
     third = new_page()
     sign_in(third, "third")
     third.goto(f"/flags/item/{other.key}/")

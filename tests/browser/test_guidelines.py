@@ -39,7 +39,7 @@ def test_an_admin_publishes_version_two_and_an_expert_reads_it_from_the_task(new
 
     expert = new_page()
     sign_in(expert, "second")
-    item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
     expert.goto(f"/review/annotate/{item.key}/")
     link = expert.locator("#task-aids #guidelines-link")
     assert link.is_visible()

@@ -25,7 +25,7 @@ def records():
     people = crew("writer", "second", "third")
     written_pair(people["writer"], people["boss"])
     annotate(people["second"])  # a use of guidelines v1
-    item = review.take_next(user=people["third"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["third"], kind=WorkKind.BLIND)
     flag = services.raise_flag(user=people["third"], kind="unclear", note="which model?", item=item)
     services.close_flag(flag=flag, by=people["boss"], status="dismissed", note="it says")
     other = written_pair(people["writer"], people["boss"], seed=2)

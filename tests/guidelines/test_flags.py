@@ -32,7 +32,7 @@ def _shown(item) -> list[Element]:
 
 def test_the_holder_flags_an_element_or_the_item_and_nobody_else_may(setup, client) -> None:
     people, pair = setup
-    item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
     table = next(e for e in _shown(item) if e.kind == "table")
     url = reverse("guidelines:flag_item", args=[item.key])
     client.force_login(people["second"])
@@ -81,7 +81,7 @@ def test_a_blind_annotators_flag_page_shows_only_their_own_flags(setup, client) 
     )
     done = annotate(people["second"])  # submitted: still theirs to flag
     services.raise_flag(user=people["second"], kind="unsure", note="SECOND-ON-HIS-CLAIM", item=done)
-    item = review.take_next(user=people["third"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["third"], kind=WorkKind.BLIND)
     client.force_login(people["third"])
     page = client.get(reverse("guidelines:flag_item", args=[item.key])).content.decode()
     assert "WRITER-SAYS-REFUTED" not in page and "SECOND-ON-HIS-CLAIM" not in page
@@ -99,7 +99,7 @@ def test_a_blind_annotators_flag_page_shows_only_their_own_flags(setup, client) 
 def test_only_admins_fix_and_every_fix_is_recorded(setup, client, settings) -> None:
     settings.USE_CHROMIUM = False  # re-rendering draws with Pillow: no browser needed
     people, pair = setup
-    item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
     table = next(e for e in _shown(item) if e.kind == "table")
     flag = services.raise_flag(
         user=people["second"], kind="extraction", note="caption cut", item=item, element_id=table.pk

@@ -80,7 +80,7 @@ def test_the_guideline_editor_refuses_long_text_keeps_it_and_takes_it_at_the_lim
 def setup():
     people = crew("writer", "second")
     pair = written_pair(people["writer"], people["boss"])
-    item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
     ids = CuratedElement.objects.filter(context=item.pair.context, in_context=True)
     shown = Element.objects.filter(pk__in=ids.values("element_id")).order_by("order")
     return people, pair, item, shown

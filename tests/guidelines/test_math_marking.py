@@ -116,7 +116,7 @@ def test_the_validators_edit_page_marks_the_evidence_not_the_claim(client):
 
 
 def test_the_flag_page_marks_the_flagged_paragraph_and_caption(people, client):
-    item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
     with_math(item.pair.context.paper_id)
     shown = CuratedElement.objects.filter(context=item.pair.context, in_context=True)
     elements = Element.objects.filter(pk__in=shown.values("element_id"))

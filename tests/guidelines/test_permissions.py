@@ -19,7 +19,7 @@ def test_each_route_for_each_role(client) -> None:
     team = Team()
     pair, _ = final_pair(team)
     validate_all(team)
-    held = WorkItem.objects.filter(kind=WorkKind.EVIDENCE, done_by=team.second).first()
+    held = WorkItem.objects.filter(kind=WorkKind.BLIND, done_by=team.second).first()
     checked = WorkItem.objects.filter(kind=WorkKind.VALIDATE, status="done").first()
     stranger = make_expert("stranger")
     flag = services.raise_flag(user=team.second, kind="unsure", note="n", item=held)

@@ -31,7 +31,7 @@ def flagged(settings):
     settings.REDIS_URL = ""  # jobs run in-process (a thread from a page)
     people = crew("writer", "second")
     written_pair(people["writer"], people["boss"])
-    item = review.take_next(user=people["second"], kind=WorkKind.EVIDENCE)
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
     table = next(e for e in _shown(item) if e.kind == "table")
     Paper.objects.filter(pk=table.paper_id).update(media_dir="papers/flagged-v1")
     flag = services.raise_flag(

@@ -151,7 +151,7 @@ def test_the_workflow_is_real_and_a_second_run_adds_nothing():
     assert sorted(u.username for u in eligible_experts("cs.CL")) == ["alice", "bob", "carol"]
     humans = get_user_model().objects.filter(username__in=["alice", "bob", "carol"])
     now = timezone.now()
-    for kind in (WorkKind.EVIDENCE, WorkKind.ADJUDICATE, WorkKind.VALIDATE):
+    for kind in (WorkKind.BLIND, WorkKind.ADJUDICATE, WorkKind.VALIDATE):
         assert WorkItem.objects.filter(kind=kind, status=WorkStatus.OPEN).exists(), kind
         assert any(work.available_to(u, kind, now).exists() for u in humans), kind
     # A validator found a perturbation true: the pair waits for its writer's new perturbation.

@@ -571,7 +571,7 @@ def _claims(pair: ReleasePair, paperid: str, split: SplitVersion) -> tuple[PairC
 GUIDELINE_STAGES = {
     WorkKind.WRITE: "writing",
     WorkKind.REPERTURB: "writing",
-    WorkKind.EVIDENCE: "second_annotation",
+    WorkKind.BLIND: "second_annotation",
     WorkKind.ADJUDICATE: "adjudication",
     WorkKind.VALIDATE: "validation",
 }

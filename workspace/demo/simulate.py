@@ -582,7 +582,7 @@ def _simulate(
         batch = full[start : start + BATCH]
         for paper in batch:
             write(paper, writer_for(paper, person=False))
-        drain(WorkKind.EVIDENCE, everyone, second_annotate(rng, report))
+        drain(WorkKind.BLIND, everyone, second_annotate(rng, report))
         drain(WorkKind.ADJUDICATE, everyone, adjudicate(rng, report))
         drain(WorkKind.VALIDATE, everyone, validate(rng, report))
         if progress is not None:
@@ -594,16 +594,16 @@ def _simulate(
         report.papers_simulated += 1
         if stage == "waiting for a new perturbation":
             write(paper, writer_for(paper, person=False))
-            drain(WorkKind.EVIDENCE, everyone, second_annotate(rng, report))
+            drain(WorkKind.BLIND, everyone, second_annotate(rng, report))
             drain(WorkKind.ADJUDICATE, everyone, adjudicate(rng, report))
             drain(WorkKind.VALIDATE, everyone, validate(rng, report, perturbation_true=True))
         elif stage == "waiting for validation":
             write(paper, writer_for(paper, person=False))
-            drain(WorkKind.EVIDENCE, everyone, second_annotate(rng, report))
+            drain(WorkKind.BLIND, everyone, second_annotate(rng, report))
             drain(WorkKind.ADJUDICATE, everyone, adjudicate(rng, report))
         elif stage == "waiting for adjudication":
             write(paper, writer_for(paper, person=False))
-            drain(WorkKind.EVIDENCE, everyone, disagree(report))
+            drain(WorkKind.BLIND, everyone, disagree(report))
         elif stage == "waiting for second annotation":
             write(paper, writer_for(paper, person=False))
         elif stage == "waiting for claims":
