@@ -4,6 +4,7 @@ and claim pairs. Views and services ask these; none decides on its own."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import (
@@ -12,6 +13,7 @@ from django.db.models import (
     QuerySet,
 )
 
+from annotation.errors import AnnotationError
 from annotation.models import (
     Assignment,
     Role,
@@ -21,6 +23,18 @@ from annotation.models import (
 from papers.models import Paper
 
 AnyUser = AbstractBaseUser | AnonymousUser
+ADMINS_ONLY = "Only admins can do this."
+
+
+def require_staff(
+    user: AnyUser,
+    refusal: Callable[[str], Exception] = AnnotationError,
+    message: str = ADMINS_ONLY,
+) -> None:
+    """A service's staff check (a page's is `papers.access.staff_required`): anyone else is
+    refused with `refusal(message)`, the calling stage's own error."""
+    if not getattr(user, "is_staff", False):
+        raise refusal(message)
 
 
 def can_view_paper(user: AnyUser, paper_id: int) -> bool:

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from annotation import access
 from annotation.errors import too_long
 from evaluation.client import ChatClient, ModelSettings, is_loopback
 from evaluation.models import EvaluationRun, RecordOutcome, RunContext, RunSource
@@ -155,8 +156,7 @@ def ask(
 
 
 def _staff(user: AbstractBaseUser) -> None:
-    if not getattr(user, "is_staff", False):
-        raise EvaluationRefused("Only admins can evaluate models on a release.")
+    access.require_staff(user, EvaluationRefused, "Only admins can evaluate models on a release.")
 
 
 def endpoint_choices() -> dict[str, dict[str, str]]:

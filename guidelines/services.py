@@ -35,8 +35,7 @@ class GuidelineError(AnnotationError):
 
 
 def _staff(by: AbstractBaseUser) -> None:
-    if not by.is_staff:
-        raise GuidelineError("Only admins can do this.", reason="forbidden")
+    access.require_staff(by, lambda message: GuidelineError(message, reason="forbidden"))
 
 
 def _refuse_long(nothing: str, fields: Sequence[tuple[str, str, int]]) -> None:

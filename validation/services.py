@@ -18,7 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from annotation import lifecycle
+from annotation import access, lifecycle
 from annotation import request_parsing as parse
 from annotation.errors import AnnotationError, InvalidTransition, too_long
 from annotation.evidence import evidence_rule_problem, visual_ids
@@ -71,11 +71,6 @@ class InvalidValidation(AnnotationError):
     def __init__(self, errors: dict[str, str]):
         super().__init__("Nothing was recorded: " + " ".join(errors.values()))
         self.errors = errors
-
-
-def _staff(by: AbstractBaseUser) -> None:
-    if not by.is_staff:
-        raise AnnotationError("Only admins can do this.")
 
 
 def long_text_errors(**texts: str) -> dict[str, str]:
@@ -425,7 +420,7 @@ def submit_validation(
 def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Validation:
     """An admin sends a validated claim back to validation, with the reason; another validator
     takes it (the work queue never hands a re-opened claim to whoever did it before)."""
-    _staff(by)
+    access.require_staff(by)
     reason = reason.strip()
     if not reason:
         raise AnnotationError("Say why the item is re-opened.")
@@ -569,7 +564,7 @@ def start_baseline(
     """Sample `per_subset` validated claims of each subset that the two experts never worked
     on, at most one per pair and labels balanced, and hand each to both, blind, each expert in
     their own shuffled order."""
-    _staff(by)
+    access.require_staff(by)
     expert_ids = sorted(set(expert_ids))
     if len(expert_ids) != 2:
         raise AnnotationError("Choose exactly two experts for the study.")
@@ -812,7 +807,7 @@ def start_export(
     """Record an export and start its background job (RQ on the default queue, else a thread)."""
     from jobs.dispatch import start_job
 
-    _staff(by)
+    access.require_staff(by)
     from validation.export import release_out
 
     out = release_out(settings.RELEASE_DIR, split.name, timezone.now(), hidden=hide_test_labels)

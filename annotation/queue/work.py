@@ -24,7 +24,7 @@ from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Valu
 from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
-from annotation import lifecycle
+from annotation import access, lifecycle
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.experts import selectors as expert_selectors
 from annotation.models import (
@@ -608,8 +608,7 @@ def reassign(
     profile. Then `admit(item, profile)`, the stage's own rule, refuses with an
     AnnotationError, may record what taking the item makes the expert (a writer role), and
     returns what else the history row says of them (or None). The note is stripped."""
-    if not by.is_staff:
-        raise AnnotationError("Only admins can do this.")
+    access.require_staff(by)
     item = WorkItem.objects.select_for_update().get(pk=item.pk)
     if item.kind not in kinds:
         raise AnnotationError(wrong_kind)

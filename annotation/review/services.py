@@ -24,7 +24,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Mod
 from django.utils import timezone
 
-from annotation import lifecycle
+from annotation import access, lifecycle
 from annotation.errors import AnnotationError
 from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.experts import selectors as expert_selectors
@@ -492,16 +492,11 @@ def submit_adjudication(
     return adjudication
 
 
-def _staff(by: AbstractBaseUser) -> None:
-    if not by.is_staff:
-        raise AnnotationError("Only admins can do this.")
-
-
 @transaction.atomic
 def reopen_unresolved(*, claim: Claim, by: AbstractBaseUser, note: str = "") -> WorkItem:
     """Hand an unresolved claim to another adjudicator (the previous ones hold a role on the
     pair, so they are never handed it again)."""
-    _staff(by)
+    access.require_staff(by)
     review = ClaimReview.objects.select_related("claim__pair").get(claim=claim)
     pair = review.claim.pair
     item = work.create_item(
@@ -531,7 +526,7 @@ def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairRevi
     (second annotation, adjudication, validation, a new perturbation, human baseline) are
     cancelled and its
     claims never reach a release (their validations no longer count as waiting)."""
-    _staff(by)
+    access.require_staff(by)
     reason = reason.strip()
     if not reason:
         raise AnnotationError("Say why the pair is dropped.")
