@@ -8,6 +8,8 @@ A model takes part by declaring `MACHINE` (its `WorkEvent.Machine` value), `STAT
 item, claim and pair an event about it names). Later stages register what becomes due when an
 earlier stage's row enters a state (validation: a claim that becomes final is validated), so
 that this stage never imports them and the handoff still happens in the same transaction.
+A handoff that is an event rather than a state (a pair written, a claim replaced) goes the same
+way: the earlier stage calls `hand_on(event, …)`, the later one registers `on_handoff(event, …)`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,26 @@ Handler = Callable[..., None]
 
 _on_enter: dict[tuple[type[models.Model], str], list[Handler]] = defaultdict(list)
 _batch = threading.local()  # `.events`: the events `batched()` holds back, in order
+
+# Handoffs that are events, not states: what the writing stage hands to blind review.
+PAIR_WRITTEN = "pair written"  # the pair: both claims go to blind second annotation
+CLAIM_REPLACED = "claim replaced"  # a new perturbation: it goes to blind second annotation
+_handoffs: dict[str, Handler] = {}
+
+
+def on_handoff(event: str, handler: Handler) -> None:
+    """Register the stage that takes the work on when `event` happens (once, at start-up):
+    `handler(obj, actor=…)`, called in the transaction of whoever hands it on."""
+    _handoffs[event] = handler
+
+
+def hand_on(event: str, obj: models.Model, *, actor: AbstractBaseUser | None) -> None:
+    """Hand `obj` to the stage registered for `event`, in the caller's transaction. No stage
+    registered is a wiring fault, refused loudly: the work would otherwise wait unseen."""
+    handler = _handoffs.get(event)
+    if handler is None:
+        raise RuntimeError(f"No stage takes {event!r} on: its app registers it in ready().")
+    handler(obj, actor=actor)
 
 
 @contextlib.contextmanager

@@ -50,6 +50,9 @@ from tests.validation.factories import (
     validate_all,
 )
 from validation import services as validation
+from validation.baseline import services as baseline_services
+from validation.export import services as export_services
+from validation.split import services as split_services
 
 pytestmark = pytest.mark.django_db
 
@@ -99,8 +102,8 @@ def _world() -> World:
     pair0, claims0 = final_pair(team, seed=1)
     validate_all(team)
     frank, gina = make_expert("frank"), make_expert("gina")
-    study = validation.start_baseline(by=admin, expert_ids=[frank.pk, gina.pk], per_subset=1)
-    baseline_item = validation.take_next_baseline(user=frank)
+    study = baseline_services.start_baseline(by=admin, expert_ids=[frank.pk, gina.pk], per_subset=1)
+    baseline_item = baseline_services.take_next_baseline(user=frank)
     # A second final pair whose validation the first validator holds.
     final_pair(team, seed=2)
     validation_item = validation.take_next(user=team.validators[0])
@@ -130,8 +133,8 @@ def _world() -> World:
     reperturb_item = work.next_item(user=writer, kind="reperturb")
     erin = make_expert("erin")
     evidence_item = review.take_next(user=erin, kind="evidence")
-    split = validation.freeze_split(validation=2, test=0, seed=1, by=admin)
-    export = validation.start_export(split=split, by=admin)
+    split = split_services.freeze_split(validation=2, test=0, seed=1, by=admin)
+    export = export_services.start_export(split=split, by=admin)
     crawl = CrawlRun.objects.create(
         date_from=dt.date(2024, 9, 1),
         date_to=dt.date(2024, 9, 2),

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from annotation.admin import ReadOnlyAdmin
-from validation import services
+from validation.export import services as export_services
 from validation.models import (
     BaselineAnswer,
     BaselineItem,
@@ -69,7 +69,7 @@ class SplitVersionAdmin(ReadOnlyAdmin):
     @admin.action(description="Export the release in the background")
     def export_in_background(self, request: HttpRequest, queryset: QuerySet) -> None:
         for split in queryset:
-            export = services.start_export(split=split, by=request.user)
+            export = export_services.start_export(split=split, by=request.user)
             url = reverse("validation:export_status", args=[export.pk])
             self.message_user(
                 request,

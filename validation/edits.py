@@ -22,16 +22,19 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
-from annotation.request_parsing import id_set
 from annotation.writing import selectors as writing_selectors
 from validation.models import (
-    CRITERIA,
     SplitMember,
     Validation,
     ValidationRevision,
     ValidationStatus,
 )
-from validation.services import InvalidValidation, labelled_rule_problem, long_text_errors
+from validation.services import (
+    InvalidValidation,
+    labelled_rule_problem,
+    read_answer,
+    record_revisions,
+)
 
 TOO_LATE = (
     "This claim is in a frozen split or its human baseline has started: your validation can no "
@@ -102,14 +105,9 @@ def edit_validation(
     validation = Validation.objects.select_for_update().get(claim=claim)
     if not _open_to_edit(item, validation):
         raise ValidationLocked(TOO_LATE)
-    failed = sorted(set(criteria_failed))
-    text, explanation = " ".join(str(text).split()), str(explanation).strip()
-    evidence = id_set(evidence_ids)
-    errors: dict[str, str] = long_text_errors(text=text, explanation=explanation)
-    if any(c not in CRITERIA for c in failed):
-        errors["criteria"] = "Unknown criterion."
-    if not text:
-        errors["text"] = "The claim cannot be empty."
+    failed, text, explanation, evidence, errors = read_answer(
+        text, explanation, criteria_failed, evidence_ids
+    )
     kinds, _ = writing_selectors.evidence_kinds_and_texts(claim.pair.context)
     pair, sampled = claim.pair, claim.pair.task.sampled_ids
     if not evidence:
@@ -146,21 +144,17 @@ def edit_validation(
     if errors:
         raise InvalidValidation(errors)
     edited = [f for f in FIELDS if current[f] != new[f]]
-    for name in edited:
-        ValidationRevision.objects.create(
-            validation=validation,
-            item=item,
-            field=name,
-            before=current[name],
-            after=new[name],
-            criteria_failed=failed,
-            by=user,
-        )
-    if "text" in edited or "explanation" in edited:
-        claim.text, claim.explanation = new["text"], new["explanation"]
-        claim.save(update_fields=["text", "explanation"])
-    if "evidence" in edited:
-        review.final_evidence.set(new["evidence"])
+    record_revisions(
+        validation=validation,
+        item=item,
+        claim=claim,
+        review=review,
+        fields=edited,
+        before=current,
+        after=new,
+        failed=failed,
+        user=user,
+    )
     was_revised = label_or_subset or any(original[f] != current[f] for f in FIELDS)
     now_revised = label_or_subset or bool(changed)
     count = validation.revisions - int(was_revised) + int(now_revised)

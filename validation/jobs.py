@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jobs.dispatch import JobContext
-from validation import services
+from validation.export import services as export_services
 from validation.export.build import BUILDING
 
 # Share of the progress bar for building the records; writing the files takes the rest.
@@ -29,4 +29,4 @@ def export_release_job(*, job: JobContext, export_id: int) -> dict:
         # The service's own one-step messages ("wrote 12 files") need no count.
         job.progress(reached, STEPS, f"{message}: {done:,} of {total:,}" if total > 1 else message)
 
-    return services.run_export(export_id=export_id, progress=progress)
+    return export_services.run_export(export_id=export_id, progress=progress)

@@ -1,19 +1,14 @@
-"""Writes of the validation stage: handing final claims to validators, recording passes and
-revisions, re-opening, the human-baseline study, freezing splits and exporting releases (one
-transaction each, keyword-only arguments, domain errors, a history row per state change)."""
+"""Validation (SciVer step 7): a final claim handed to a validator, checked against the five
+criteria, revised where it fails, and reopened by an admin. The human baseline, the split and
+the export are packages of their own (`baseline/`, `split/`, `export/`)."""
 
 from __future__ import annotations
 
-import random
-import shutil
 import uuid
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import ClassVar
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -42,27 +37,13 @@ from annotation.request_parsing import MAX_TEXT, id_set
 from annotation.review.services import element_labels
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
-from papers.licences import (
-    KNOWN_LICENCES,
-    REDISTRIBUTABLE,
-    allows_redistribution,
-    licence_name,
-    paper_licence,
-)
-from validation import routing, selectors
+from validation import routing
 from validation.models import (
     CRITERIA,
-    BaselineAnswer,
-    BaselineItem,
-    BaselineStudy,
-    ReleaseExport,
-    SplitMember,
-    SplitVersion,
     Validation,
     ValidationRevision,
     ValidationStatus,
 )
-from validation.split import SplitError, SplitPair, make_split
 
 
 class InvalidValidation(AnnotationError):
@@ -289,14 +270,9 @@ def submit_validation(
     validation.claim = claim
     if validation.status != ValidationStatus.PENDING:
         raise InvalidTransition("This claim is already validated.")
-    failed = sorted(set(criteria_failed))
-    text, explanation = " ".join(str(text).split()), str(explanation).strip()
-    evidence = id_set(evidence_ids)
-    errors: dict[str, str] = long_text_errors(text=text, explanation=explanation)
-    if any(c not in CRITERIA for c in failed):
-        errors["criteria"] = "Unknown criterion."
-    if not text:
-        errors["text"] = "The claim cannot be empty."
+    failed, text, explanation, evidence, errors = read_answer(
+        text, explanation, criteria_failed, evidence_ids
+    )
     if subset not in Subset.values:
         errors["subset"] = "Choose one of the four subsets."
     if label not in LABELS:
@@ -356,19 +332,17 @@ def submit_validation(
             errors["criteria"] = "You revised the claim: tick the criteria it failed."
     if errors:
         raise InvalidValidation(errors)
-    for name in changed:
-        ValidationRevision.objects.create(
-            validation=validation,
-            item=item,
-            field=name,
-            before=before[name],
-            after=after[name],
-            criteria_failed=failed,
-            by=user,
-        )
-    if "text" in changed or "explanation" in changed:
-        claim.text, claim.explanation = after["text"], after["explanation"]
-        claim.save(update_fields=["text", "explanation"])
+    record_revisions(
+        validation=validation,
+        item=item,
+        claim=claim,
+        review=review,
+        fields=changed,
+        before=before,
+        after=after,
+        failed=failed,
+        user=user,
+    )
     if "subset" in changed:  # the subset belongs to the pair: both claims change
         pair.subset = subset
         pair.save(update_fields=["subset"])
@@ -387,8 +361,6 @@ def submit_validation(
                 actor=user,
                 note="its validator revised the refuted claim back to refuted",
             )
-    if "evidence" in changed:
-        review.final_evidence.set(after["evidence"])
     outcome = "revised" if changed else "passed"
     lifecycle.move(
         validation,
@@ -417,6 +389,58 @@ def submit_validation(
 
 
 @transaction.atomic
+def read_answer(
+    text: object,
+    explanation: object,
+    criteria_failed: Iterable[str],
+    evidence_ids: Iterable[object],
+) -> tuple[list[str], str, str, set[int], dict[str, str]]:
+    """A validator's answer as a validation and an edit of one read it: the criteria failed
+    (sorted), the claim's text (whitespace collapsed) and explanation, the evidence's ids, and
+    what is wrong so far (field -> why: an unknown criterion, an empty claim, a text too long)."""
+    failed = sorted(set(criteria_failed))
+    text, explanation = " ".join(str(text).split()), str(explanation).strip()
+    evidence = id_set(evidence_ids)
+    errors: dict[str, str] = long_text_errors(text=text, explanation=explanation)
+    if any(c not in CRITERIA for c in failed):
+        errors["criteria"] = "Unknown criterion."
+    if not text:
+        errors["text"] = "The claim cannot be empty."
+    return failed, text, explanation, evidence, errors
+
+
+def record_revisions(
+    *,
+    validation: Validation,
+    item: WorkItem,
+    claim: Claim,
+    review: ClaimReview,
+    fields: Sequence[str],
+    before: Mapping[str, object],
+    after: Mapping[str, object],
+    failed: list[str],
+    user: AbstractBaseUser,
+) -> None:
+    """A validator's revision of `fields`, as a validation and an edit of one record it: one
+    revision row per field (before, after, the criteria it failed), the claim's text and
+    explanation, and the claim's final evidence. The label and subset are the caller's."""
+    for name in fields:
+        ValidationRevision.objects.create(
+            validation=validation,
+            item=item,
+            field=name,
+            before=before[name],
+            after=after[name],
+            criteria_failed=failed,
+            by=user,
+        )
+    if "text" in fields or "explanation" in fields:
+        claim.text, claim.explanation = after["text"], after["explanation"]
+        claim.save(update_fields=["text", "explanation"])
+    if "evidence" in fields:
+        review.final_evidence.set(after["evidence"])
+
+
 def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Validation:
     """An admin sends a validated claim back to validation, with the reason; another validator
     takes it (the work queue never hands a re-opened claim to whoever did it before)."""
@@ -454,391 +478,3 @@ def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Val
 
 
 # --- Human baseline --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PoolClaim:
-    """A validated claim the baseline may sample: its pair and gold (final) label."""
-
-    claim_id: int
-    pair_id: int
-    label: str
-
-
-def baseline_pool(expert_ids: list[int]) -> dict[str, list[PoolClaim]]:
-    """Validated claims by subset whose pairs none of the experts worked on."""
-    worked = set(
-        PairRole.objects.filter(expert_id__in=expert_ids).values_list("pair_id", flat=True)
-    )
-    pool: dict[str, list[PoolClaim]] = {s: [] for s in Subset.values}
-    for claim_id, pair_id, subset, label in selectors.validated_claims().values_list(
-        "pk", "pair_id", "pair__subset", "review__final_label"
-    ):
-        if pair_id not in worked:
-            pool[subset].append(PoolClaim(claim_id, pair_id, label))
-    return pool
-
-
-@dataclass
-class BaselineSample:
-    """The claims drawn per subset, and the subsets that had fewer pairs than asked."""
-
-    chosen: dict[str, list[int]] = field(default_factory=dict)
-    short: dict[str, int] = field(default_factory=dict)
-
-    def claim_ids(self) -> list[int]:
-        return [c for ids in self.chosen.values() for c in ids]
-
-
-def sample_baseline(
-    pool: Mapping[str, Sequence[PoolClaim]], *, per_subset: int, rng: random.Random
-) -> BaselineSample:
-    """Draw `per_subset` claims of each subset (pure), at most one per pair: the two claims of
-    a pair share their evidence and differ by the perturbation, so seeing both gives the label
-    away. The pairs are drawn uniformly; then each drawn pair gives its entailed or its refuted
-    claim so that the labels are as balanced as the pairs allow (a subset's odd claim goes to
-    the label behind across the study so far)."""
-    sample = BaselineSample()
-    totals = dict.fromkeys(LABELS, 0)
-    for subset in sorted(pool):
-        by_pair: dict[int, dict[str, list[int]]] = {}
-        for claim in pool[subset]:
-            by_pair.setdefault(claim.pair_id, {}).setdefault(claim.label, []).append(claim.claim_id)
-        pairs = sorted(by_pair)
-        if len(pairs) < per_subset:
-            sample.short[subset] = len(pairs)
-        drawn = rng.sample(pairs, min(per_subset, len(pairs)))
-        if not drawn:
-            continue
-        # Pairs with one label give that one; the others fill in towards the balance.
-        forced = dict.fromkeys(LABELS, 0)
-        flexible = []
-        for pair_id in drawn:
-            labels = sorted(by_pair[pair_id])
-            if len(labels) == 1:
-                forced[labels[0]] += 1
-            else:
-                flexible.append(pair_id)
-        n = len(drawn)
-        first, second = LABELS
-        extra_first = bool(n % 2) and (
-            totals[first] < totals[second]
-            or (totals[first] == totals[second] and rng.random() < 0.5)
-        )
-        want_first = n // 2 + (1 if extra_first else 0)
-        want_first = max(forced[first], min(forced[first] + len(flexible), want_first))
-        to_first = set(rng.sample(flexible, want_first - forced[first]))
-        chosen = []
-        for pair_id in drawn:
-            labels = by_pair[pair_id]
-            if len(labels) == 1:
-                label = next(iter(labels))
-            else:
-                label = first if pair_id in to_first else second
-            chosen.append(rng.choice(sorted(labels[label])))
-            totals[label] += 1
-        sample.chosen[subset] = chosen
-    return sample
-
-
-def baseline_candidates() -> list[AbstractBaseUser]:
-    from django.contrib.auth import get_user_model
-
-    return list(
-        get_user_model().objects.filter(is_active=True, expert__active=True).order_by("username")
-    )
-
-
-def baseline_order(entries: Sequence[int], *, seed: int, expert_id: int) -> list[int]:
-    """The order one expert is served a study's claims in (pure): shuffled per expert, so two
-    experts never read the same sequence, and reproducible from the study's seed."""
-    order = sorted(entries)
-    random.Random(f"baseline-{seed}-expert-{expert_id}").shuffle(order)
-    return order
-
-
-@transaction.atomic
-def start_baseline(
-    *, by: AbstractBaseUser, expert_ids: list[int], per_subset: int = 10, seed: int = 0
-) -> BaselineStudy:
-    """Sample `per_subset` validated claims of each subset that the two experts never worked
-    on, at most one per pair and labels balanced, and hand each to both, blind, each expert in
-    their own shuffled order."""
-    access.require_staff(by)
-    expert_ids = sorted(set(expert_ids))
-    if len(expert_ids) != 2:
-        raise AnnotationError("Choose exactly two experts for the study.")
-    if per_subset < 1:
-        raise AnnotationError("Sample at least one claim per subset.")
-    sample = sample_baseline(
-        baseline_pool(expert_ids), per_subset=per_subset, rng=random.Random(seed)
-    )
-    chosen = sample.claim_ids()
-    if not chosen:
-        raise AnnotationError(
-            "No validated claim is free of these experts' work: choose others, or validate more."
-        )
-    short = [f"{subset} {n}" for subset, n in sample.short.items()]
-    study = BaselineStudy.objects.create(
-        per_subset=per_subset,
-        seed=seed,
-        created_by=by,
-        note=("fewer pairs than asked: " + ", ".join(short)) if short else "",
-    )
-    study.experts.set(expert_ids)
-    claims = Claim.objects.select_related("pair", "review").in_bulk(chosen)
-    entries = {}
-    for claim_id in chosen:
-        claim = claims[claim_id]
-        entry = BaselineItem.objects.create(
-            study=study, claim=claim, subset=claim.pair.subset, gold_label=claim.review.final_label
-        )
-        entries[entry.pk] = entry
-    # An expert's items are served oldest first: created in that expert's own order.
-    for expert_id in expert_ids:
-        for entry_id in baseline_order(list(entries), seed=seed, expert_id=expert_id):
-            claim = entries[entry_id].claim
-            work.create_item(
-                kind=WorkKind.BASELINE,
-                paper_id=claim.pair.paper_id,
-                subfield_code=claim.pair.subfield_code,
-                actor=by,
-                pair=claim.pair,
-                claim=claim,
-                assignee_id=expert_id,
-                draft={"baseline_item": entry_id},
-            )
-    return study
-
-
-@transaction.atomic
-def take_next_baseline(*, user: AbstractBaseUser) -> WorkItem:
-    return work.next_item(user=user, kind=WorkKind.BASELINE)
-
-
-@transaction.atomic
-def submit_baseline_answer(
-    *,
-    item: WorkItem,
-    user: AbstractBaseUser,
-    version: int | None,
-    token: uuid.UUID,
-    label: str,
-    explanation: str,
-) -> BaselineAnswer:
-    item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
-    if replay:
-        return BaselineAnswer.objects.get(work_item=item)
-    if item.kind != WorkKind.BASELINE:
-        raise AnnotationError("This is not a baseline item.")
-    explanation = explanation.strip()
-    errors = long_text_errors(explanation=explanation)
-    if label not in LABELS:
-        errors["label"] = "Answer entailed or refuted."
-    if not explanation:
-        errors["explanation"] = "Explain your answer."
-    if errors:
-        raise InvalidValidation(errors)
-    entry = BaselineItem.objects.get(
-        study__items__claim_id=item.claim_id, pk=item.draft.get("baseline_item")
-    )
-    answer = BaselineAnswer.objects.create(
-        item=entry,
-        work_item=item,
-        expert=user,
-        label=label,
-        explanation=explanation,
-    )
-    work.finish_submission(
-        item,
-        user=user,
-        token=token,
-        pair=None,
-        new={"label": label, "explanation": answer.explanation},
-    )
-    return answer
-
-
-# --- Split -----------------------------------------------------------------------------------
-
-
-def split_pool() -> list[SplitPair]:
-    ok, _ = selectors.complete_pair_ids()
-    pairs = (
-        ClaimPair.objects.filter(pk__in=ok)
-        .select_related("paper")
-        .only("id", "subset", "paper__license_url", "paper__license_name")
-    )
-    return [
-        SplitPair(pair_id=p.pk, subset=p.subset, claims=2, licence=paper_licence(p.paper))
-        for p in pairs
-    ]
-
-
-@dataclass(frozen=True)
-class LicenceShare:
-    """The complete pairs of one licence, and whether a default split takes them."""
-
-    code: str
-    name: str
-    pairs: int
-    by_default: bool
-
-    @property
-    def claims(self) -> int:
-        return 2 * self.pairs
-
-
-def licence_breakdown(pool: Sequence[SplitPair] | None = None) -> list[LicenceShare]:
-    """The pool's complete pairs by their papers' licence (most first), for the releases page
-    and the command: what a default split takes and what it leaves out."""
-    counts = Counter(p.licence or "unknown" for p in (split_pool() if pool is None else pool))
-    return [
-        LicenceShare(code, licence_name(code), n, allows_redistribution(code))
-        for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    ]
-
-
-def default_pool_pairs() -> int:
-    """Complete pairs a split made with the default licence filter may draw from."""
-    return sum(share.pairs for share in licence_breakdown() if share.by_default)
-
-
-def next_split_name() -> str:
-    n = SplitVersion.objects.count() + 1
-    while SplitVersion.objects.filter(name=f"v{n}").exists():
-        n += 1
-    return f"v{n}"
-
-
-@transaction.atomic
-def freeze_split(
-    *,
-    validation: int,
-    test: int,
-    seed: int,
-    licences: Iterable[str] | None = None,
-    name: str | None = None,
-    by: AbstractBaseUser | None = None,
-) -> SplitVersion:
-    """Draw and freeze a split over the complete validated pairs. A name is a version: an
-    existing split is never changed. Without `licences`, only papers whose licence allows
-    redistribution with adaptations take part (`papers.licences.REDISTRIBUTABLE`); the pairs
-    left out are counted by licence on the split."""
-    from validation.split import check_licence_codes, check_split_name
-
-    name = (name or next_split_name()).strip()
-    try:  # every caller (command, page, shell) gets the same guards
-        check_split_name(name)
-        licences = check_licence_codes(licences or (), KNOWN_LICENCES)
-    except SplitError as exc:
-        raise AnnotationError(str(exc)) from exc
-    if SplitVersion.objects.filter(name=name).exists():
-        raise AnnotationError(f"A split named {name} exists; splits are frozen, choose a new name.")
-    pool = split_pool()
-    licence_list = sorted({lic.strip().lower() for lic in licences or () if lic.strip()})
-    by_default = not licence_list
-    if by_default:
-        licence_list = sorted(REDISTRIBUTABLE)
-    left_out = Counter(p.licence or "unknown" for p in pool if p.licence not in licence_list)
-    try:
-        split = make_split(pool, validation=validation, test=test, seed=seed, licences=licence_list)
-    except SplitError as exc:
-        validated = selectors.validated_claims().count()
-        _, back = selectors.complete_pair_ids()
-        raise AnnotationError(
-            f"{exc} — {validated} validated claims exist, {2 * len(pool)} of them in "
-            f"{len(pool)} complete pair(s) that may take part"
-            + (f"; {len(back)} pair(s) wait for a new perturbation by their writer" if back else "")
-            + "."
-        ) from exc
-    version = SplitVersion.objects.create(
-        name=name,
-        seed=seed,
-        validation_size=validation,
-        test_size=test,
-        licences=licence_list,
-        licences_by_default=by_default,
-        left_out=dict(sorted(left_out.items())),
-        created_by=by,
-        counts={part: split.claims_by_subset(part) for part in ("validation", "test")},
-    )
-    SplitMember.objects.bulk_create(
-        SplitMember(split=version, pair_id=p.pair_id, part=part, subset=p.subset)
-        for part in ("validation", "test")
-        for p in split.pairs(part)
-    )
-    return version
-
-
-# --- Export ----------------------------------------------------------------------------------
-
-
-def export_release(
-    *,
-    split: SplitVersion,
-    out: str,
-    hide_test_labels: bool = False,
-    overwrite: bool = False,
-    progress: Callable[[int, int, str], None] | None = None,
-) -> dict:
-    """Write the release of a frozen split to `out` (atomically) and return its manifest."""
-    from validation.export.build import build_release
-    from validation.release import Staging
-
-    # The folder is staged first, so that each image is copied while the records are built.
-    with Staging(Path(out), overwrite=overwrite) as staging:
-        release = build_release(
-            split, hide_test_labels=hide_test_labels, progress=progress, staging=staging
-        )
-        manifest = staging.commit(release)
-    if progress:
-        progress(1, 1, f"wrote {len(manifest['files'])} files")
-    return manifest
-
-
-def release_salt() -> str:
-    return getattr(settings, "RELEASE_SALT", "") or settings.SECRET_KEY
-
-
-def start_export(
-    *, split: SplitVersion, by: AbstractBaseUser, hide_test_labels: bool = False
-) -> ReleaseExport:
-    """Record an export and start its background job (RQ on the default queue, else a thread)."""
-    from jobs.dispatch import start_job
-
-    access.require_staff(by)
-    from validation.export import release_out
-
-    out = release_out(settings.RELEASE_DIR, split.name, timezone.now(), hidden=hide_test_labels)
-    export = ReleaseExport.objects.create(
-        split=split, out=str(out), hide_test_labels=hide_test_labels, created_by=by
-    )
-    job = start_job(
-        kind="export_release",
-        function="validation.jobs.export_release_job",
-        params={"export_id": export.pk},
-        queue="default",
-        timeout=6 * 3600,
-        mode="thread",
-    )
-    ReleaseExport.objects.filter(pk=export.pk).update(job=job)
-    export.job = job
-    return export
-
-
-def run_export(*, export_id: int, progress: Callable[[int, int, str], None] | None = None) -> dict:
-    """Write an export's folder and a zip of it for download (what the job runs)."""
-    export = ReleaseExport.objects.select_related("split").get(pk=export_id)
-    manifest = export_release(
-        split=export.split,
-        out=export.out,
-        hide_test_labels=export.hide_test_labels,
-        progress=progress,
-    )
-    out = Path(export.out)
-    archive = shutil.make_archive(
-        str(out.parent / out.name), "zip", root_dir=out.parent, base_dir=out.name
-    )
-    ReleaseExport.objects.filter(pk=export.pk).update(manifest=manifest, archive=archive)
-    return {"out": export.out, "archive": archive, "files": len(manifest["files"])}

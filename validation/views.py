@@ -34,6 +34,8 @@ from papers.access import staff_required
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
 from papers.models import Paper
 from validation import selectors, services, stats
+from validation.baseline import services as baseline_services
+from validation.export import services as export_services
 from validation.models import (
     CRITERIA,
     BaselineItem,
@@ -42,6 +44,7 @@ from validation.models import (
     SplitVersion,
     ValidationRevision,
 )
+from validation.split import services as split_services
 
 # A claim or explanation longer than MAX_TEXT is refused, never cut: the page's refusal panel
 # keeps the text on the page and names the field (issue 19, no silent truncation).
@@ -307,7 +310,7 @@ def statistics(request: HttpRequest) -> HttpResponse:
 
 @staff_required
 def baseline(request: HttpRequest) -> HttpResponse:
-    candidates = services.baseline_candidates()
+    candidates = baseline_services.baseline_candidates()
     status = 200
     if request.method == "POST":
         try:
@@ -318,7 +321,7 @@ def baseline(request: HttpRequest) -> HttpResponse:
                 raise parse.BadInput(
                     f"experts: no active expert has the id {unknown[0]}.", field="experts"
                 )
-            study = services.start_baseline(
+            study = baseline_services.start_baseline(
                 by=request.user,
                 expert_ids=form["experts"],
                 per_subset=form["per_subset"] or settings.BASELINE_PER_SUBSET,
@@ -395,7 +398,7 @@ def baseline_study(request: HttpRequest, study_id: int) -> HttpResponse:
 
 baseline_next = next_view(
     NextStage(
-        take=lambda user: services.take_next_baseline(user=user),
+        take=lambda user: baseline_services.take_next_baseline(user=user),
         page="validation:baseline_answer",
         nothing="No baseline claim is waiting for you.",
     )
@@ -421,7 +424,7 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
             token = parse.parse_token(request.POST.get("token"))
             if errors:  # unreadable values: nothing is recorded
                 raise services.InvalidValidation(errors)
-            services.submit_baseline_answer(
+            baseline_services.submit_baseline_answer(
                 item=item,
                 user=request.user,
                 version=form["version"],
@@ -448,7 +451,7 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
         else:
             messages.success(request, "Answer recorded.")
             try:
-                nxt = services.take_next_baseline(user=request.user)
+                nxt = baseline_services.take_next_baseline(user=request.user)
             except work.NothingToDo:
                 return refusals.done(request, redirect("annotation:home"))
             return refusals.done(request, redirect("validation:baseline_answer", item_key=nxt.key))
@@ -479,7 +482,7 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
 
 @staff_required
 def releases(request: HttpRequest) -> HttpResponse:
-    from validation.split import (
+    from validation.split.rules import (
         SPLIT_NAME_RULE,
         SplitError,
         check_licence_codes,
@@ -493,7 +496,7 @@ def releases(request: HttpRequest) -> HttpResponse:
         try:
             data = parse.parse_fields(request.POST, SPLIT_FIELDS)
             name = data["name"].strip()
-            split = services.freeze_split(
+            split = split_services.freeze_split(
                 validation=data["validation"] or 0,
                 test=data["test"] or 0,
                 seed=data["seed"] or 0,
@@ -508,7 +511,7 @@ def releases(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Split {split.name} frozen.")
             return redirect("validation:releases")
     ok, _ = selectors.complete_pair_ids()
-    breakdown = services.licence_breakdown()
+    breakdown = split_services.licence_breakdown()
     default_pairs = sum(share.pairs for share in breakdown if share.by_default)
     validation, test = default_sizes(default_pairs)  # what a split without --licenses can take
     form = {"validation": validation, "test": test, "seed": 13, "licenses": "", "name": ""}
@@ -525,7 +528,7 @@ def releases(request: HttpRequest) -> HttpResponse:
         "default_claims": 2 * default_pairs,
         "redistributable": ", ".join(REDISTRIBUTABLE),
         "form": form,
-        "next_name": services.next_split_name(),
+        "next_name": split_services.next_split_name(),
         "licence_codes": known_licences,
         "name_rule": SPLIT_NAME_RULE,
     }
@@ -536,7 +539,7 @@ def releases(request: HttpRequest) -> HttpResponse:
 @require_POST
 def export(request: HttpRequest, split_id: int) -> HttpResponse:
     split = get_object_or_404(SplitVersion, pk=split_id)
-    item = services.start_export(
+    item = export_services.start_export(
         split=split,
         by=request.user,
         hide_test_labels=parse.parse_flag(

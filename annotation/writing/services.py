@@ -40,7 +40,6 @@ from annotation.models import (
 )
 from annotation.queue import work
 from annotation.request_parsing import id_set
-from annotation.review import services as review_services
 from annotation.writing import selectors as writing_selectors
 from annotation.writing.rules import PairDraft, check_pair, normalise, surrounding_paragraphs
 from annotation.writing.sampling import choose_subset, sample_elements
@@ -226,7 +225,7 @@ def submit_claim_pair(
             },
         },
     )
-    review_services.open_second_annotation(pair=pair, actor=user)
+    lifecycle.hand_on(lifecycle.PAIR_WRITTEN, pair, actor=user)
     return pair
 
 
@@ -366,7 +365,7 @@ def submit_reperturbation(
         new=submitted,
         note=f"claim {old.pk} superseded; claim {new.pk} goes to blind second annotation",
     )
-    review_services.open_replacement_review(claim=new, actor=user)
+    lifecycle.hand_on(lifecycle.CLAIM_REPLACED, new, actor=user)
     return new
 
 

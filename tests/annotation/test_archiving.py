@@ -21,8 +21,8 @@ from tests.annotation.factories import make_expert, make_paper
 from tests.factories import AdminFactory, UserFactory
 from tests.validation.factories import Team, validated_pairs
 from validation import selectors as validation_selectors
-from validation import services as validation_services
 from validation.export import ReleaseError, build_release
+from validation.split import services as split_services
 from workspace import selectors as workspace_selectors
 from workspace.demo.archive import archive_demo, unarchive_demo
 
@@ -143,7 +143,7 @@ def test_archived_papers_leave_statistics_agreement_the_split_pool_and_exports(t
     pairs = validated_pairs(team, 3)
     ok, _ = validation_selectors.complete_pair_ids()
     assert len(ok) == 3
-    split = validation_services.freeze_split(validation=2, test=4, seed=1, name="before")
+    split = split_services.freeze_split(validation=2, test=4, seed=1, name="before")
     claims_before = len(agreement_items())
     events_before = WorkEvent.objects.count()
     gone = pairs[0].paper
@@ -158,7 +158,7 @@ def test_archived_papers_leave_statistics_agreement_the_split_pool_and_exports(t
     assert dict(stats["progress"])["papers crawled"] == 2
     with pytest.raises(ReleaseError, match="its paper was archived"):
         build_release(split)
-    new = validation_services.freeze_split(validation=2, test=2, seed=1, name="after")
+    new = split_services.freeze_split(validation=2, test=2, seed=1, name="after")
     assert pairs[0].pk not in set(new.members.values_list("pair_id", flat=True))
     assert WorkEvent.objects.count() == events_before  # the history is untouched
     assert ClaimPair.objects.filter(paper=gone).count() == 1  # and nothing deleted

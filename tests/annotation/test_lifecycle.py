@@ -197,3 +197,14 @@ def test_a_claim_is_validated_from_the_moment_it_is_final_and_a_get_writes_nothi
     rows = (WorkItem.objects.count(), WorkEvent.objects.count(), Validation.objects.count())
     assert client.get(reverse("validation:overview")).status_code == 200
     assert (WorkItem.objects.count(), WorkEvent.objects.count(), Validation.objects.count()) == rows
+
+
+def test_a_handoff_no_stage_takes_is_refused_loudly_and_the_writing_stage_hands_pairs_on():
+    """The writing stage hands pairs and new perturbations to blind review through
+    `lifecycle.hand_on` (it never imports the review stage); an event nobody registered is a
+    wiring fault, refused rather than leaving the work waiting unseen."""
+    from annotation import lifecycle
+
+    with pytest.raises(RuntimeError, match="No stage takes 'a rogue event' on"):
+        lifecycle.hand_on("a rogue event", WorkItem(), actor=None)
+    assert set(lifecycle._handoffs) >= {lifecycle.PAIR_WRITTEN, lifecycle.CLAIM_REPLACED}

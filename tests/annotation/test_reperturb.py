@@ -28,6 +28,7 @@ from tests.validation.factories import add_images, validate_all
 from validation import selectors as validation_selectors
 from validation import services as validation
 from validation.models import Validation
+from validation.split import services as split_services
 
 pytestmark = pytest.mark.django_db
 
@@ -306,7 +307,7 @@ def test_the_whole_loop_ends_in_a_pair_that_may_enter_a_split():
     c, pair = found_true()
     validate_all_for(c["val"])
     old = pair.claims.get(label="refuted")
-    assert [p.pair_id for p in validation.split_pool()] == []
+    assert [p.pair_id for p in split_services.split_pool()] == []
     item = work.next_item(user=c["wendy"], kind=WorkKind.REPERTURB)
     new = submit_new(item, c["wendy"])
     # nia annotates the new claim blind and agrees: it is final (unanimous).
@@ -326,8 +327,8 @@ def test_the_whole_loop_ends_in_a_pair_that_may_enter_a_split():
     assert [v.claim for v in created] == [new] and created[0].item.assignee == c["val"]
     assert validate_all_for(c["val"]) == 1
     assert validation_selectors.complete_pair_ids() == ([pair.pk], [])
-    assert [p.pair_id for p in validation.split_pool()] == [pair.pk]
-    split = validation.freeze_split(validation=2, test=0, seed=1, name="v-loop")
+    assert [p.pair_id for p in split_services.split_pool()] == [pair.pk]
+    split = split_services.freeze_split(validation=2, test=0, seed=1, name="v-loop")
     assert list(split.members.values_list("pair_id", flat=True)) == [pair.pk]
     # Superseded claims are left out of everything that picks a pair's claims.
     assert old not in validation_selectors.final_claims()

@@ -32,7 +32,7 @@ from tests.annotation.review_factories import annotate, crew, written_pair
 from tests.browser.test_csp import RECORDER
 from tests.browser.test_curation import sign_in
 from tests.validation.factories import Team, final_pair, validated_pairs
-from validation import services as validation
+from validation.baseline import services as baseline_services
 from validation.models import BaselineAnswer, ValidationRevision
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -287,7 +287,7 @@ def baseline_study(team: Team):
     """Two experts (a study's number) who never saw the two validated pairs."""
     validated_pairs(team, 2)
     people = [make_expert(name) for name in ("ann", "ben")]
-    validation.start_baseline(
+    baseline_services.start_baseline(
         by=team.admin, expert_ids=[p.pk for p in people], per_subset=2, seed=5
     )
     return people
@@ -334,7 +334,7 @@ def test_the_baseline_page_is_laid_out_like_the_other_work_pages(new_page):
     ann, _ = baseline_study(team)
     for element in Element.objects.filter(kind__in=["table", "chart"]):
         element.image.save(f"{element.anchor}-wide.png", ContentFile(png(640, 260)), save=True)
-    item = validation.take_next_baseline(user=ann)
+    item = baseline_services.take_next_baseline(user=ann)
     page = person(new_page, "ann", viewport={"width": 1366, "height": 768})
     page.goto(f"/baseline/answer/{item.key}/")
     paragraph = page.locator("#context .piece p").first.bounding_box()

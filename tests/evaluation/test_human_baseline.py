@@ -14,7 +14,7 @@ from evaluation.selectors import human_baseline
 from tests.annotation.factories import make_expert
 from tests.evaluation.builders import write_small_release
 from tests.validation.factories import Team, final_pair, validate_all
-from validation import services
+from validation.baseline import services as baseline_services
 
 pytestmark = pytest.mark.django_db
 
@@ -23,12 +23,12 @@ def answer_all(expert, *, wrong: bool) -> int:
     answered = 0
     while True:
         try:
-            item = services.take_next_baseline(user=expert)
+            item = baseline_services.take_next_baseline(user=expert)
         except work.NothingToDo:
             return answered
         gold = item.claim.review.final_label
         label = {"entailed": "refuted", "refuted": "entailed"}[gold] if wrong else gold
-        services.submit_baseline_answer(
+        baseline_services.submit_baseline_answer(
             item=item,
             user=expert,
             version=item.version,
@@ -45,7 +45,9 @@ def test_the_baseline_studys_answers_stand_beside_the_model(tmp_path, capsys):
         final_pair(team, seed=seed)
     validate_all(team)
     right, wrong = make_expert("h1"), make_expert("h2")
-    services.start_baseline(by=team.admin, expert_ids=[right.pk, wrong.pk], per_subset=2, seed=1)
+    baseline_services.start_baseline(
+        by=team.admin, expert_ids=[right.pk, wrong.pk], per_subset=2, seed=1
+    )
     n = answer_all(right, wrong=False)
     assert n > 0 and answer_all(wrong, wrong=True) == n
     human = human_baseline()

@@ -144,6 +144,7 @@ def test_every_task_page_links_the_guidelines_and_its_flag_form(client) -> None:
     from tests.annotation.factories import make_expert
     from tests.validation.factories import Team, final_pair, second_annotate, validate_all
     from validation import services as validation
+    from validation.baseline import services as baseline_services
 
     team = Team()
     pair, _ = final_pair(team)
@@ -193,6 +194,6 @@ def test_every_task_page_links_the_guidelines_and_its_flag_form(client) -> None:
     _links(client, team.writer, f"/claims/reperturb/{held.key}/", f"/flags/item/{held.key}/")
     validate_all(team)
     a, b = make_expert("base1"), make_expert("base2")
-    validation.start_baseline(by=team.admin, expert_ids=[a.pk, b.pk], per_subset=1, seed=1)
-    base = validation.take_next_baseline(user=a)
+    baseline_services.start_baseline(by=team.admin, expert_ids=[a.pk, b.pk], per_subset=1, seed=1)
+    base = baseline_services.take_next_baseline(user=a)
     _links(client, a, f"/baseline/answer/{base.key}/", f"/flags/item/{base.key}/")

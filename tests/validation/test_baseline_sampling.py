@@ -14,14 +14,14 @@ from annotation.models import Claim, ClaimPair, WorkItem, WorkKind
 from annotation.queue import work
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, validated_pairs
-from validation import services
+from validation.baseline import services as baseline_services
 from validation.models import BaselineItem
 
 
 def complete_pairs(subset: str, n: int, start: int = 1) -> list:
     """n pairs, each with a validated entailed and refuted claim (claim ids 10·pair + 1, + 2)."""
     return [
-        services.PoolClaim(10 * pair + offset, pair, label)
+        baseline_services.PoolClaim(10 * pair + offset, pair, label)
         for pair in range(start, start + n)
         for offset, label in ((1, "entailed"), (2, "refuted"))
     ]
@@ -35,7 +35,7 @@ def pairs_of(sample, pool) -> dict:
 @pytest.mark.parametrize("seed", range(20))
 def test_at_most_one_claim_per_pair_and_n_per_subset(seed):
     pool = {"direct": complete_pairs("direct", 6), "parallel": complete_pairs("parallel", 5, 100)}
-    sample = services.sample_baseline(pool, per_subset=4, rng=random.Random(seed))
+    sample = baseline_services.sample_baseline(pool, per_subset=4, rng=random.Random(seed))
     chosen = pairs_of(sample, pool)
     pairs = [c.pair_id for c in chosen.values()]
     assert len(pairs) == len(set(pairs)) == 8
@@ -47,7 +47,7 @@ def test_at_most_one_claim_per_pair_and_n_per_subset(seed):
 @pytest.mark.parametrize("seed", range(20))
 def test_odd_subsets_balance_across_the_study(seed):
     pool = {s: complete_pairs(s, 4, 10 * i) for i, s in enumerate(["a", "b", "c", "d"], 1)}
-    sample = services.sample_baseline(pool, per_subset=3, rng=random.Random(seed))
+    sample = baseline_services.sample_baseline(pool, per_subset=3, rng=random.Random(seed))
     labels = Counter(c.label for c in pairs_of(sample, pool).values())
     assert labels == {"entailed": 6, "refuted": 6}
 
@@ -55,18 +55,18 @@ def test_odd_subsets_balance_across_the_study(seed):
 def test_pairs_with_one_validated_claim_give_it_and_the_others_fill_the_balance():
     # Pairs 1-3 have only their entailed claim validated; pairs 4-5 both.
     pool = {
-        "direct": [services.PoolClaim(10 * p + 1, p, "entailed") for p in (1, 2, 3)]
+        "direct": [baseline_services.PoolClaim(10 * p + 1, p, "entailed") for p in (1, 2, 3)]
         + complete_pairs("direct", 2, 4)
     }
     for seed in range(20):
-        sample = services.sample_baseline(pool, per_subset=5, rng=random.Random(seed))
+        sample = baseline_services.sample_baseline(pool, per_subset=5, rng=random.Random(seed))
         labels = Counter(c.label for c in pairs_of(sample, pool).values())
         assert labels == {"entailed": 3, "refuted": 2}  # as balanced as these pairs allow
 
 
 def test_a_subset_with_fewer_pairs_than_asked_says_so():
     pool = {"direct": complete_pairs("direct", 2), "sequential": []}
-    sample = services.sample_baseline(pool, per_subset=3, rng=random.Random(1))
+    sample = baseline_services.sample_baseline(pool, per_subset=3, rng=random.Random(1))
     assert sample.short == {"direct": 2, "sequential": 0}
     assert len(sample.claim_ids()) == 2  # two pairs, not their four claims
 
@@ -74,18 +74,19 @@ def test_a_subset_with_fewer_pairs_than_asked_says_so():
 def test_the_same_seed_draws_the_same_claims():
     pool = {"direct": complete_pairs("direct", 9)}
     draw = [
-        services.sample_baseline(pool, per_subset=4, rng=random.Random(7)).claim_ids() for _ in "ab"
+        baseline_services.sample_baseline(pool, per_subset=4, rng=random.Random(7)).claim_ids()
+        for _ in "ab"
     ]
     assert draw[0] == draw[1]
 
 
 def test_each_expert_has_their_own_reproducible_order():
     entries = list(range(1, 41))
-    first = services.baseline_order(entries, seed=3, expert_id=1)
+    first = baseline_services.baseline_order(entries, seed=3, expert_id=1)
     assert sorted(first) == entries and first != entries
-    assert services.baseline_order(entries, seed=3, expert_id=1) == first
-    assert services.baseline_order(entries, seed=3, expert_id=2) != first
-    assert services.baseline_order(entries, seed=4, expert_id=1) != first
+    assert baseline_services.baseline_order(entries, seed=3, expert_id=1) == first
+    assert baseline_services.baseline_order(entries, seed=3, expert_id=2) != first
+    assert baseline_services.baseline_order(entries, seed=4, expert_id=1) != first
 
 
 @pytest.mark.django_db
@@ -94,7 +95,9 @@ def test_a_study_samples_one_claim_per_pair_and_serves_each_expert_their_own_ord
     pairs = validated_pairs(team, 4)
     ClaimPair.objects.filter(pk__in=[p.pk for p in pairs]).update(subset="direct")
     a, b = make_expert("ann"), make_expert("ben")
-    study = services.start_baseline(by=team.admin, expert_ids=[a.pk, b.pk], per_subset=4, seed=5)
+    study = baseline_services.start_baseline(
+        by=team.admin, expert_ids=[a.pk, b.pk], per_subset=4, seed=5
+    )
     entries = list(BaselineItem.objects.filter(study=study).select_related("claim"))
     assert len(entries) == 4 and "direct" not in study.note
     assert len({e.claim.pair_id for e in entries}) == 4  # never both claims of a pair
@@ -105,11 +108,11 @@ def test_a_study_samples_one_claim_per_pair_and_serves_each_expert_their_own_ord
         order = []
         while True:
             try:
-                item = services.take_next_baseline(user=expert)
+                item = baseline_services.take_next_baseline(user=expert)
             except work.NothingToDo:
                 break
             order.append(item.draft["baseline_item"])
-            services.submit_baseline_answer(
+            baseline_services.submit_baseline_answer(
                 item=item,
                 user=expert,
                 version=item.version,
@@ -118,7 +121,9 @@ def test_a_study_samples_one_claim_per_pair_and_serves_each_expert_their_own_ord
                 explanation="the table says so",
             )
         served[expert.pk] = order
-        expected = services.baseline_order([e.pk for e in entries], seed=5, expert_id=expert.pk)
+        expected = baseline_services.baseline_order(
+            [e.pk for e in entries], seed=5, expert_id=expert.pk
+        )
         assert order == expected
     assert sorted(served[a.pk]) == sorted(served[b.pk]) == sorted(e.pk for e in entries)
     assert WorkItem.objects.filter(kind=WorkKind.BASELINE).count() == 8
@@ -130,7 +135,7 @@ def test_a_study_short_of_pairs_notes_it():
     pairs = validated_pairs(team, 2)
     ClaimPair.objects.filter(pk__in=[p.pk for p in pairs]).update(subset="direct")
     a, b = make_expert("ann"), make_expert("ben")
-    study = services.start_baseline(by=team.admin, expert_ids=[a.pk, b.pk], per_subset=3)
+    study = baseline_services.start_baseline(by=team.admin, expert_ids=[a.pk, b.pk], per_subset=3)
     assert study.items.count() == 2
     assert "direct 2" in study.note
     assert (

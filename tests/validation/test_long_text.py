@@ -9,15 +9,17 @@ import uuid
 
 import pytest
 
+from annotation import request_parsing
 from annotation.models import ClaimReview, WorkItem, WorkStatus
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair, validate_all
 from validation import edits, services
+from validation.baseline import services as baseline_services
 from validation.models import BaselineAnswer, Validation, ValidationRevision
 
 pytestmark = pytest.mark.django_db
 
-LIMIT = services.MAX_TEXT
+LIMIT = request_parsing.MAX_TEXT
 
 
 def text_of(length: int) -> str:
@@ -128,10 +130,12 @@ def test_a_baseline_answer_refuses_an_explanation_over_the_limit_and_stores_one_
     final_pair(team)
     validate_all(team)
     expert, other = make_expert("baseline1"), make_expert("baseline2")
-    services.start_baseline(by=team.admin, expert_ids=[expert.pk, other.pk], per_subset=1, seed=1)
-    item = services.take_next_baseline(user=expert)
+    baseline_services.start_baseline(
+        by=team.admin, expert_ids=[expert.pk, other.pk], per_subset=1, seed=1
+    )
+    item = baseline_services.take_next_baseline(user=expert)
     with pytest.raises(services.InvalidValidation) as refused:
-        services.submit_baseline_answer(
+        baseline_services.submit_baseline_answer(
             item=item,
             user=expert,
             version=item.version,
@@ -144,7 +148,7 @@ def test_a_baseline_answer_refuses_an_explanation_over_the_limit_and_stores_one_
     item.refresh_from_db()
     assert item.status == WorkStatus.LEASED
     at_limit = text_of(LIMIT)
-    answer = services.submit_baseline_answer(
+    answer = baseline_services.submit_baseline_answer(
         item=item,
         user=expert,
         version=item.version,

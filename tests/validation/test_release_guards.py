@@ -21,8 +21,10 @@ from jobs.models import Job
 from papers.models import Element
 from tests.validation.factories import Team, validated_pairs
 from validation import services
+from validation.export import services as export_services
 from validation.models import ReleaseExport, SplitVersion
 from validation.release_check import inspect_release
+from validation.split import services as split_services
 
 pytestmark = pytest.mark.django_db
 
@@ -413,7 +415,7 @@ def test_export_progress_moves_per_file_and_the_job_bar_never_goes_back(
     team, _ = team_pairs
     frozen = split()
     seen: list[tuple[int, int, str]] = []
-    manifest = services.export_release(
+    manifest = export_services.export_release(
         split=frozen,
         out=str(tmp_path / "SciVer"),
         progress=lambda done, total, message: seen.append((done, total, message)),
@@ -515,9 +517,8 @@ def test_the_exported_folder_follows_the_umask_like_its_contents(team_pairs, tmp
 @pytest.mark.django_db
 def test_the_split_service_itself_refuses_unsafe_names_and_unknown_licences():
     from annotation.errors import AnnotationError
-    from validation import services
 
     with pytest.raises(AnnotationError, match="not allowed"):
-        services.freeze_split(validation=2, test=2, seed=1, name="../../escape")
+        split_services.freeze_split(validation=2, test=2, seed=1, name="../../escape")
     with pytest.raises(AnnotationError, match="Unknown licence code"):
-        services.freeze_split(validation=2, test=2, seed=1, name="ok", licences=["cc-bysa"])
+        split_services.freeze_split(validation=2, test=2, seed=1, name="ok", licences=["cc-bysa"])

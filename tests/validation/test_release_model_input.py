@@ -13,9 +13,9 @@ from django.core.management import call_command
 
 from papers.licences import REDISTRIBUTABLE
 from tests.validation.test_simulate import people
-from validation import services
 from validation.release.reading import is_reachable, model_input
 from validation.release_check import inspect_release
+from validation.split import services as split_services
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -31,7 +31,7 @@ def test_every_record_of_a_demo_release_gives_a_model_its_claims_evidence(tmp_pa
     # No work left for people: every pair that can be completed is.
     quiet("simulate_annotation", "--papers", "12", "--seed", "21", "--no-leftovers")
     # The whole pool a default split may draw from, a third (in pairs) for validation.
-    pool = [p for p in services.split_pool() if p.licence in REDISTRIBUTABLE]
+    pool = [p for p in split_services.split_pool() if p.licence in REDISTRIBUTABLE]
     assert len(pool) >= 4, "simulate_annotation left too few complete pairs"
     validation = 2 * (len(pool) // 3)
     test = 2 * len(pool) - validation

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from validation.split import (
+from validation.split.rules import (
     Split,
     SplitError,
     SplitPair,

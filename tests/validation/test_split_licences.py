@@ -11,10 +11,10 @@ from django.core.management import call_command
 
 from papers.licences import REDISTRIBUTABLE, allows_redistribution, licence_code
 from tests.validation.factories import Team, validated_pairs
-from validation import services
 from validation.export import dataset_card
 from validation.models import SplitMember, SplitVersion
 from validation.release.records import ReleasePaper
+from validation.split import services as split_services
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +49,7 @@ def test_the_default_redistributable_licences():
 
 
 def test_a_default_split_takes_only_redistributable_papers_and_counts_the_others(pool):
-    split = services.freeze_split(validation=2, test=4, seed=1, name="d1")
+    split = split_services.freeze_split(validation=2, test=4, seed=1, name="d1")
     assert {m.pair_id for m in SplitMember.objects.filter(split=split)} == {
         pool[code].pk for code in REDISTRIBUTABLE
     }
@@ -59,7 +59,7 @@ def test_a_default_split_takes_only_redistributable_papers_and_counts_the_others
     with pytest.raises(
         Exception, match=r"6 more were left out by the licence filter \[cc-by, cc-by-sa, cc0\]"
     ):
-        services.freeze_split(validation=4, test=4, seed=1, name="d2")
+        split_services.freeze_split(validation=4, test=4, seed=1, name="d2")
 
 
 def test_naming_other_licences_is_explicit_and_the_card_marks_those_papers(pool):
@@ -131,7 +131,7 @@ def test_check_release_warns_about_each_licence_named_explicitly(pool, tmp_path)
     from validation.release_check import inspect_release
 
     codes = "cc-by,cc-by-sa,cc0,arxiv,cc-by-nc-sa"
-    services.freeze_split(validation=2, test=8, seed=1, name="x1", licences=codes.split(","))
+    split_services.freeze_split(validation=2, test=8, seed=1, name="x1", licences=codes.split(","))
     call_command(
         "export_release", "--split", "x1", "--out", str(tmp_path / "SciVer"), stdout=io.StringIO()
     )
@@ -142,7 +142,7 @@ def test_check_release_warns_about_each_licence_named_explicitly(pool, tmp_path)
     assert any("(`arxiv`)" in w and "does not allow redistribution" in w for w in licence)
     assert any("(`cc-by-nc-sa`)" in w for w in licence)
     # A default split's release has no such warning.
-    services.freeze_split(validation=2, test=4, seed=1, name="d1")
+    split_services.freeze_split(validation=2, test=4, seed=1, name="d1")
     call_command(
         "export_release",
         "--split",
@@ -158,7 +158,7 @@ def test_the_export_page_says_where_the_hidden_labels_are(client, pool, tmp_path
     from jobs.models import Job
     from validation.models import ReleaseExport
 
-    split = services.freeze_split(validation=2, test=4, seed=1, name="h1")
+    split = split_services.freeze_split(validation=2, test=4, seed=1, name="h1")
     out = tmp_path / "h1-x-hidden" / "SciVer"
     job = Job.objects.create(kind="export_release", status="finished")
     export = ReleaseExport.objects.create(

@@ -15,6 +15,7 @@ from jobs.models import Job
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair, validate_all
 from validation import services
+from validation.baseline import services as baseline_services
 from validation.models import BaselineAnswer, ReleaseExport, SplitVersion, ValidationRevision
 
 pytestmark = pytest.mark.django_db
@@ -385,7 +386,9 @@ def test_dropping_a_pair_cancels_its_baseline_items_and_the_report_leaves_it_out
     team = world.team
     validate_all(team)
     a, b = make_expert("a2"), make_expert("b2")
-    study = services.start_baseline(expert_ids=[a.pk, b.pk], per_subset=2, seed=1, by=team.admin)
+    study = baseline_services.start_baseline(
+        expert_ids=[a.pk, b.pk], per_subset=2, seed=1, by=team.admin
+    )
     items = WorkItem.objects.filter(kind=WorkKind.BASELINE)
     assert (
         items.filter(pair=world.pair).count()

@@ -16,6 +16,7 @@ from annotation.models import Claim, WorkItem, WorkKind
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair, validate_all
 from validation import selectors, services
+from validation.baseline import services as baseline_services
 from validation.models import SplitMember, SplitVersion
 
 pytestmark = pytest.mark.django_db
@@ -311,7 +312,7 @@ def test_the_study_page_shows_whole_claims_and_says_when_nobody_answered(client,
     validate_all(team)
     Claim.objects.filter(pair=pair).update(text=LONG)
     a, b = make_expert("a1"), make_expert("b1")
-    study = services.start_baseline(by=team.admin, expert_ids=[a.pk, b.pk], per_subset=2)
+    study = baseline_services.start_baseline(by=team.admin, expert_ids=[a.pk, b.pk], per_subset=2)
     client.force_login(team.admin)
     html = client.get(f"/manage/baseline/{study.pk}/").content.decode()
     assert "No answers yet." in html and '<table class="grid compact" id="per-subset">' not in html

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from validation import services
+from validation.export import services as export_services
 from validation.models import SplitVersion
 from validation.release import ReleaseError, check_out
 from validation.release.formats import SCIVER_FOLDER
@@ -47,7 +47,7 @@ class Command(BaseCommand):
             self.stderr.write(f"\r{message}: {done}/{total}", ending="")
 
         try:
-            manifest = services.export_release(
+            manifest = export_services.export_release(
                 split=split,
                 out=options["out"],
                 hide_test_labels=options["hide_test_labels"],

@@ -6,8 +6,13 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.errors import AnnotationError
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE, allows_redistribution
-from validation import services
-from validation.split import SPLIT_NAME_RULE, SplitError, check_licence_codes, check_split_name
+from validation.split import services as split_services
+from validation.split.rules import (
+    SPLIT_NAME_RULE,
+    SplitError,
+    check_licence_codes,
+    check_split_name,
+)
 
 
 class Command(BaseCommand):
@@ -36,7 +41,7 @@ class Command(BaseCommand):
         try:
             name = check_split_name(options["name"]) if options["name"] else None
             licences = check_licence_codes(options["licenses"].split(","), KNOWN_LICENCES)
-            split = services.freeze_split(
+            split = split_services.freeze_split(
                 validation=options["validation"],
                 test=options["test"],
                 seed=options["seed"],

@@ -1,0 +1,1 @@
+"""The human baseline (SciVer: experts answer a sample of claims blind)."""

@@ -1,0 +1,87 @@
+"""Exporting a frozen split as a release folder, from a command or as a background job."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from annotation import access
+from validation.models import (
+    ReleaseExport,
+    SplitVersion,
+)
+
+
+def export_release(
+    *,
+    split: SplitVersion,
+    out: str,
+    hide_test_labels: bool = False,
+    overwrite: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> dict:
+    """Write the release of a frozen split to `out` (atomically) and return its manifest."""
+    from validation.export.build import build_release
+    from validation.release import Staging
+
+    # The folder is staged first, so that each image is copied while the records are built.
+    with Staging(Path(out), overwrite=overwrite) as staging:
+        release = build_release(
+            split, hide_test_labels=hide_test_labels, progress=progress, staging=staging
+        )
+        manifest = staging.commit(release)
+    if progress:
+        progress(1, 1, f"wrote {len(manifest['files'])} files")
+    return manifest
+
+
+def release_salt() -> str:
+    return getattr(settings, "RELEASE_SALT", "") or settings.SECRET_KEY
+
+
+def start_export(
+    *, split: SplitVersion, by: AbstractBaseUser, hide_test_labels: bool = False
+) -> ReleaseExport:
+    """Record an export and start its background job (RQ on the default queue, else a thread)."""
+    from jobs.dispatch import start_job
+
+    access.require_staff(by)
+    from validation.export import release_out
+
+    out = release_out(settings.RELEASE_DIR, split.name, timezone.now(), hidden=hide_test_labels)
+    export = ReleaseExport.objects.create(
+        split=split, out=str(out), hide_test_labels=hide_test_labels, created_by=by
+    )
+    job = start_job(
+        kind="export_release",
+        function="validation.jobs.export_release_job",
+        params={"export_id": export.pk},
+        queue="default",
+        timeout=6 * 3600,
+        mode="thread",
+    )
+    ReleaseExport.objects.filter(pk=export.pk).update(job=job)
+    export.job = job
+    return export
+
+
+def run_export(*, export_id: int, progress: Callable[[int, int, str], None] | None = None) -> dict:
+    """Write an export's folder and a zip of it for download (what the job runs)."""
+    export = ReleaseExport.objects.select_related("split").get(pk=export_id)
+    manifest = export_release(
+        split=export.split,
+        out=export.out,
+        hide_test_labels=export.hide_test_labels,
+        progress=progress,
+    )
+    out = Path(export.out)
+    archive = shutil.make_archive(
+        str(out.parent / out.name), "zip", root_dir=out.parent, base_dir=out.name
+    )
+    ReleaseExport.objects.filter(pk=export.pk).update(manifest=manifest, archive=archive)
+    return {"out": export.out, "archive": archive, "files": len(manifest["files"])}

@@ -1,0 +1,1 @@
+"""The validation/test split: pure rules (`rules`) and freezing one (`services`)."""

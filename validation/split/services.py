@@ -1,0 +1,141 @@
+"""Freezing a validation/test split of the final claims (its pure rules:
+`validation.split.rules`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotation.errors import AnnotationError
+from annotation.models import (
+    ClaimPair,
+)
+from papers.licences import (
+    KNOWN_LICENCES,
+    REDISTRIBUTABLE,
+    allows_redistribution,
+    licence_name,
+    paper_licence,
+)
+from validation import selectors
+from validation.models import (
+    SplitMember,
+    SplitVersion,
+)
+from validation.split.rules import SplitError, SplitPair, make_split
+
+
+def split_pool() -> list[SplitPair]:
+    ok, _ = selectors.complete_pair_ids()
+    pairs = (
+        ClaimPair.objects.filter(pk__in=ok)
+        .select_related("paper")
+        .only("id", "subset", "paper__license_url", "paper__license_name")
+    )
+    return [
+        SplitPair(pair_id=p.pk, subset=p.subset, claims=2, licence=paper_licence(p.paper))
+        for p in pairs
+    ]
+
+
+@dataclass(frozen=True)
+class LicenceShare:
+    """The complete pairs of one licence, and whether a default split takes them."""
+
+    code: str
+    name: str
+    pairs: int
+    by_default: bool
+
+    @property
+    def claims(self) -> int:
+        return 2 * self.pairs
+
+
+def licence_breakdown(pool: Sequence[SplitPair] | None = None) -> list[LicenceShare]:
+    """The pool's complete pairs by their papers' licence (most first), for the releases page
+    and the command: what a default split takes and what it leaves out."""
+    counts = Counter(p.licence or "unknown" for p in (split_pool() if pool is None else pool))
+    return [
+        LicenceShare(code, licence_name(code), n, allows_redistribution(code))
+        for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def default_pool_pairs() -> int:
+    """Complete pairs a split made with the default licence filter may draw from."""
+    return sum(share.pairs for share in licence_breakdown() if share.by_default)
+
+
+def next_split_name() -> str:
+    n = SplitVersion.objects.count() + 1
+    while SplitVersion.objects.filter(name=f"v{n}").exists():
+        n += 1
+    return f"v{n}"
+
+
+@transaction.atomic
+def freeze_split(
+    *,
+    validation: int,
+    test: int,
+    seed: int,
+    licences: Iterable[str] | None = None,
+    name: str | None = None,
+    by: AbstractBaseUser | None = None,
+) -> SplitVersion:
+    """Draw and freeze a split over the complete validated pairs. A name is a version: an
+    existing split is never changed. Without `licences`, only papers whose licence allows
+    redistribution with adaptations take part (`papers.licences.REDISTRIBUTABLE`); the pairs
+    left out are counted by licence on the split."""
+    from validation.split.rules import check_licence_codes, check_split_name
+
+    name = (name or next_split_name()).strip()
+    try:  # every caller (command, page, shell) gets the same guards
+        check_split_name(name)
+        licences = check_licence_codes(licences or (), KNOWN_LICENCES)
+    except SplitError as exc:
+        raise AnnotationError(str(exc)) from exc
+    if SplitVersion.objects.filter(name=name).exists():
+        raise AnnotationError(f"A split named {name} exists; splits are frozen, choose a new name.")
+    pool = split_pool()
+    licence_list = sorted({lic.strip().lower() for lic in licences or () if lic.strip()})
+    by_default = not licence_list
+    if by_default:
+        licence_list = sorted(REDISTRIBUTABLE)
+    left_out = Counter(p.licence or "unknown" for p in pool if p.licence not in licence_list)
+    try:
+        split = make_split(pool, validation=validation, test=test, seed=seed, licences=licence_list)
+    except SplitError as exc:
+        validated = selectors.validated_claims().count()
+        _, back = selectors.complete_pair_ids()
+        raise AnnotationError(
+            f"{exc} — {validated} validated claims exist, {2 * len(pool)} of them in "
+            f"{len(pool)} complete pair(s) that may take part"
+            + (f"; {len(back)} pair(s) wait for a new perturbation by their writer" if back else "")
+            + "."
+        ) from exc
+    version = SplitVersion.objects.create(
+        name=name,
+        seed=seed,
+        validation_size=validation,
+        test_size=test,
+        licences=licence_list,
+        licences_by_default=by_default,
+        left_out=dict(sorted(left_out.items())),
+        created_by=by,
+        counts={part: split.claims_by_subset(part) for part in ("validation", "test")},
+    )
+    SplitMember.objects.bulk_create(
+        SplitMember(split=version, pair_id=p.pair_id, part=part, subset=p.subset)
+        for part in ("validation", "test")
+        for p in split.pairs(part)
+    )
+    return version
+
+
+# --- Export ----------------------------------------------------------------------------------
