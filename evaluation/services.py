@@ -40,6 +40,7 @@ class EvaluationRefused(EvaluationError):
 
 
 MAX_MODEL = EvaluationRun._meta.get_field("model").max_length  # 200
+MAX_SUBFIELD = RecordOutcome._meta.get_field("subfield").max_length  # 32
 
 
 def _check_model(model: str) -> None:
@@ -95,8 +96,16 @@ def record_run(
     run: EvaluationRun | None = None,
     **fields: object,
 ) -> EvaluationRun:
-    """Store a scored run and its per-record outcomes (replacing any the run had)."""
+    """Store a scored run and its per-record outcomes (replacing any the run had). A record
+    whose subfield is longer than the column refuses the whole run (never cut)."""
     part = evaluation.part
+    odd = [o for o in evaluation.outcomes if len(o.subfield) > MAX_SUBFIELD]
+    if odd:
+        raise EvaluationRefused(
+            f"Nothing was recorded: {len(odd)} record(s) of {part.name} name a subfield longer than {MAX_SUBFIELD} "
+            f"characters (first: record {odd[0].request_id}, {len(odd[0].subfield)} "
+            "characters): not a subfield code."
+        )
     if run is None:
         _check_model(model)
         run = EvaluationRun.objects.create(
@@ -118,7 +127,7 @@ def record_run(
             correct=o.correct,
             official_correct=o.official_correct,
             claim_type=o.claim_type,
-            subfield=o.subfield[:32],
+            subfield=o.subfield,
             gold=o.gold,
             evidence=o.evidence,
         )

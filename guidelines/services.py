@@ -207,9 +207,17 @@ def edit_flagged_element(
     text: str | None = None,
     note: str = "",
 ) -> list[FlagFix]:
-    """Correct the flagged element's caption or text in place; each changed field a fix."""
+    """Correct the flagged element's caption or text in place; each changed field a fix. A
+    caption or text longer than MAX_BODY is refused whole, as the page refuses it."""
     _staff(by)
-    _refuse_long("Nothing was recorded", [("note", note.strip(), MAX_NOTE)])
+    _refuse_long(
+        "Nothing was recorded",
+        [
+            ("note", note.strip(), MAX_NOTE),
+            ("caption", str(caption or "").strip(), MAX_BODY),
+            ("text", str(text or "").strip(), MAX_BODY),
+        ],
+    )
     flag = _open_flag(flag)
     element = flag.element
     if element is None:

@@ -448,6 +448,8 @@ def reopen_validation(*, claim: Claim, by: AbstractBaseUser, reason: str) -> Val
     reason = reason.strip()
     if not reason:
         raise AnnotationError("Say why the item is re-opened.")
+    if problem := too_long("reason", reason, MAX_TEXT):
+        raise AnnotationError(f"Nothing was re-opened: {problem}")
     validation = Validation.objects.select_related("claim__pair").get(claim=claim)
     if validation.claim.superseded:
         raise InvalidTransition("A new perturbation replaced this claim: it is no longer released.")

@@ -205,12 +205,13 @@ def review_overview() -> ReviewOverview:
         unresolved=list(
             ClaimReview.objects.filter(state=ReviewState.UNRESOLVED)
             .select_related("claim__pair__paper")
+            .defer("claim__pair__paper__raw_html_compressed")
             .prefetch_related("claim__adjudications")
         ),
         flagged=list(
-            PairReview.objects.filter(same_second_annotator=True, dropped=False).select_related(
-                "pair__paper"
-            )
+            PairReview.objects.filter(same_second_annotator=True, dropped=False)
+            .select_related("pair__paper")
+            .defer("pair__paper__raw_html_compressed")
         ),
         dropped=list(PairReview.objects.filter(dropped=True).select_related("pair", "dropped_by")),
     )

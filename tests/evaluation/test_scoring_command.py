@@ -217,6 +217,31 @@ def test_an_unreadable_line_is_named(release, tmp_path):
         )
 
 
+def test_a_records_subfield_longer_than_its_column_refuses_the_run_never_cut(release):
+    """A release record whose subfield does not fit the outcome's column (32 characters) is not
+    cut to fit: `record_run` refuses the whole run, naming the record; at the limit, whole."""
+    import dataclasses
+
+    from evaluation import services
+    from evaluation.models import EvaluationRun, RecordOutcome
+
+    evaluation = services.evaluate(load_part(release, "validation"), dict(RESPONSES))
+    first = evaluation.outcomes[0]
+    odd = dataclasses.replace(first, subfield="x" * (services.MAX_SUBFIELD + 1))
+    evaluation.outcomes[0] = odd
+    with pytest.raises(services.EvaluationRefused) as refused:
+        services.record_run(evaluation=evaluation, model="m", source="responses")
+    assert str(refused.value) == (
+        f"Nothing was recorded: 1 record(s) of {evaluation.part.name} name a subfield longer "
+        f"than 32 characters (first: record {odd.request_id}, 33 characters): not a subfield "
+        "code."
+    )
+    assert not EvaluationRun.objects.exists()
+    evaluation.outcomes[0] = dataclasses.replace(first, subfield="x" * services.MAX_SUBFIELD)
+    run = services.record_run(evaluation=evaluation, model="m", source="responses")
+    assert RecordOutcome.objects.get(run=run, request_id=first.request_id).subfield == "x" * 32
+
+
 def test_a_recorded_runs_model_name_over_the_limit_is_refused_never_cut(release, tmp_path):
     """`--save` with a model name longer than a run holds: the command says so before it scores
     or writes anything; `record_run` itself refuses it (from a script); at the limit, whole."""

@@ -238,3 +238,26 @@ def test_a_fix_refuses_a_note_or_reason_over_the_limit_and_records_one_at_it_who
     assert table.caption == new_caption and table.degraded_reasons[-1] == f"flagged: {at_limit}"
     assert flag.status == FlagStatus.FIXED
     assert [x.note for x in FlagFix.objects.order_by("id")] == [at_limit] * 3
+
+
+def test_a_fixed_caption_or_text_over_the_limit_is_refused_whole_by_the_service(setup):
+    """The flag page refuses a caption or text longer than MAX_BODY; a script calling the
+    service directly is refused the same way, and nothing is changed."""
+    people, _, item, shown = setup
+    table = next(e for e in shown if e.kind == "table")
+    flag = services.raise_flag(
+        user=people["second"], kind="extraction", note="caption cut", item=item, element_id=table.pk
+    )
+    admin, long = people["boss"], text_of(services.MAX_BODY + 1)
+    old_caption = table.caption
+    for field in ("caption", "text"):
+        with pytest.raises(services.GuidelineError) as refused:
+            services.edit_flagged_element(flag=flag, by=admin, **{field: long})
+        said = too_long(field, services.MAX_BODY + 1, services.MAX_BODY)
+        assert refused.value.message == f"Nothing was recorded: {said}"
+    table.refresh_from_db()
+    assert table.caption == old_caption and not FlagFix.objects.exists()
+    at_limit = text_of(services.MAX_BODY)
+    services.edit_flagged_element(flag=flag, by=admin, caption=at_limit)
+    table.refresh_from_db()
+    assert table.caption == at_limit

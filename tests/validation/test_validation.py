@@ -180,6 +180,14 @@ def test_admin_reopens_with_a_reason_and_only_admins_may():
         services.reopen_validation(claim=item.claim, by=team.validators[0], reason="x")
     with pytest.raises(AnnotationError):
         services.reopen_validation(claim=item.claim, by=team.admin, reason=" ")
+    from annotation.errors import too_long
+    from annotation.request_parsing import MAX_TEXT
+
+    long = "r" * (MAX_TEXT + 1)  # refused whole by the service too, not only by its page
+    with pytest.raises(AnnotationError) as refused:
+        services.reopen_validation(claim=item.claim, by=team.admin, reason=long)
+    assert refused.value.message == "Nothing was re-opened: " + too_long("reason", long, MAX_TEXT)
+    assert item.claim.validation.status == "validated"
     validation = services.reopen_validation(claim=item.claim, by=team.admin, reason="typo left")
     assert validation.status == "pending" and validation.reopen_reason == "typo left"
     assert validation.item.events.filter(action="reopened", note="typo left").exists()
