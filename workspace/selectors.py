@@ -8,7 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.assignment.selectors import subfield_code_of
 from annotation.experts.eligibility import Eligibility
-from annotation.experts.selectors import eligibility_by_expert
+from annotation.experts.selectors import subfields_with_eligibility
 from annotation.models import (
     Assignment,
     AssignmentStatus,
@@ -89,12 +89,12 @@ def workspace(user: AbstractBaseUser) -> Workspace:
     ).order_by("paper_id", "-number"):
         latest.setdefault(context.paper_id, context)
     items = [QueueItem(a, latest.get(a.paper_id)) for a in assignments]
-    subfields = list(Subfield.objects.all())
+    judged = subfields_with_eligibility(user.pk)
     return Workspace(
         to_curate=[i for i in items if i.assignment.status == AssignmentStatus.ASSIGNED],
         curated=[i for i in items if i.assignment.status == AssignmentStatus.CURATED],
-        eligibility=eligibility_by_expert([user.pk], [s.code for s in subfields])[user.pk],
-        subfields=subfields,
+        eligibility={subfield.code: e for subfield, e in judged},
+        subfields=[subfield for subfield, _ in judged],
     )
 
 

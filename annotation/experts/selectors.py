@@ -68,6 +68,48 @@ def eligibility_by_expert(
     return result
 
 
+def subfields_with_eligibility(user_id: int) -> list[tuple[Subfield, Eligibility]]:
+    """Every subfield with whether `user_id` is eligible for it and why not, as
+    `eligibility_by_expert` judges it, in one query (the workspace shows it on every visit)."""
+    profile = ExpertProfile.objects.filter(user_id=user_id)
+    rows = Subfield.objects.annotate(
+        has_profile=Exists(profile),
+        active=Exists(profile.filter(active=True, archived_at__isnull=True)),
+        trained=Exists(Training.objects.filter(expert__user_id=user_id)),
+        declared=Exists(
+            ExpertProfile.subfields.through.objects.filter(
+                expertprofile__user_id=user_id, subfield_id=OuterRef("pk")
+            )
+        ),
+        publication_count=Coalesce(
+            Subquery(
+                Publication.objects.filter(expert__user_id=user_id, subfield_id=OuterRef("pk"))
+                .order_by()
+                .values("subfield_id")
+                .annotate(n=Count("id"))
+                .values("n")[:1]
+            ),
+            0,
+        ),
+    )
+    required = min_publications()
+    return [
+        (
+            row,
+            judge_eligibility(
+                subfield=row.code,
+                has_profile=row.has_profile,
+                active=row.active,
+                declared=row.declared,
+                publications=row.publication_count,
+                trained=row.trained,
+                required=required,
+            ),
+        )
+        for row in rows
+    ]
+
+
 def eligible_codes_query(user_id: int) -> QuerySet:
     """The codes of the subfields `user_id` is eligible for, as one query (usable as a subquery):
     the rule of `judge_eligibility`, an active profile listing the subfield, the training, and

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 # the annotation and its evidence, the item done, the final evidence, the review final, whether
 # the pair has a validator, the validation item and row, and every event in one INSERT; 15
 # with the guideline version it was done under (issue 20: one INSERT … SELECT, no read).
-BUDGET = {"workspace": 13, "lease": 6, "page": 7, "submit": 15}
+BUDGET = {"workspace": 9, "lease": 6, "page": 7, "submit": 15}
 TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT")
 
 
