@@ -48,14 +48,18 @@ def can_view_paper(user: AnyUser, paper_id: int) -> bool:
     ).exists()
 
 
-def can_curate(user: AnyUser, paper_id: int) -> bool:
-    if not user.is_authenticated:
-        return False
-    if user.is_staff:
-        return True
+def writes_paper(user: AnyUser, paper_id: int) -> bool:
+    """`user` is the writer the paper is assigned to, while the assignment is open."""
     return Assignment.objects.filter(
         paper_id=paper_id, expert_id=user.pk, role=Role.WRITER, status__in=Assignment.OPEN
     ).exists()
+
+
+def can_curate(user: AnyUser, paper_id: int) -> bool:
+    """Admins, and the paper's writer (who may also flag it while curating)."""
+    if not user.is_authenticated:
+        return False
+    return user.is_staff or writes_paper(user, paper_id)
 
 
 def visible_papers(user: AnyUser, queryset: QuerySet[Paper] | None = None) -> QuerySet[Paper]:
@@ -95,9 +99,6 @@ def can_view_media(user: AnyUser, path: str) -> bool:
     ).exists()
 
 
-# --- The workspace -------------------------------------------------------------------------
-
-
 # --- Work items and claim pairs --------------------------------------------------------------
 
 
@@ -124,10 +125,3 @@ def may_act_on(user: AnyUser, item: WorkItem) -> bool:
 def may_open_pair(user: AnyUser, writer_id: int | None) -> bool:
     """A pair's page (both claims, their evidence, the history) is for its writer and admins."""
     return user.is_staff or (writer_id is not None and writer_id == user.pk)
-
-
-def may_flag_paper(user: AnyUser, paper_id: int) -> bool:
-    """A paper under curation: the writer it is assigned to, while the assignment is open."""
-    return Assignment.objects.filter(
-        paper_id=paper_id, expert_id=user.pk, role=Role.WRITER, status__in=Assignment.OPEN
-    ).exists()

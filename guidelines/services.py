@@ -159,7 +159,7 @@ def raise_flag(
             )
         paper_id = item.paper_id
     elif paper is not None:
-        if not access.may_flag_paper(user, paper.pk):
+        if not access.writes_paper(user, paper.pk):
             raise GuidelineError("This paper is not assigned to you.", reason="forbidden")
         paper_id = paper.pk
     else:

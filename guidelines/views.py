@@ -196,7 +196,7 @@ def flag_item(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def flag_paper(request: HttpRequest, paper_id: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_id)
-    if not access.may_flag_paper(request.user, paper.pk):
+    if not access.writes_paper(request.user, paper.pk):
         return forbidden(request, f"{paper.versioned_id} is not assigned to you.")
     return _flag_page(
         request,
