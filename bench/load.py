@@ -268,6 +268,10 @@ class Annotator:
     signed_in: bool = False
     written: int = 0
     page: Page | None = None  # where the client is: the workspace, or a submission's landing
+    via_workspace: bool = False  # every submission asks for the workspace (the page's 2nd button)
+    deadline: float = float("inf")
+    # The next item a submission went on to: its URL, page and when that submission began.
+    onward: tuple[str, Page, float] | None = None
 
     def __post_init__(self) -> None:
         import requests
@@ -332,7 +336,9 @@ class Annotator:
 
     # The loop
     def work(self, deadline: float) -> None:
-        """Cycles until `deadline`; the one under way then is finished (no lease left held)."""
+        """Cycles until `deadline`; the one under way then is finished (no lease left held: its
+        submission asks for the workspace, not the next item)."""
+        self.deadline = deadline
         while time.monotonic() < deadline:
             self.send("trivial", "GET", self.base + "/healthz")
             if time.monotonic() >= deadline:
@@ -340,8 +346,14 @@ class Annotator:
             if not self.cycle():
                 self.page = None
                 time.sleep(0.2)  # as a person would before pressing the button again
+        if self.onward is not None:  # leased by the last submission: submit it, then stop
+            self.cycle()
 
     def cycle(self) -> bool:
+        if self.onward is not None:  # the last submission went on to this item
+            item_url, item, began = self.onward
+            self.onward = None
+            return self.finish(item_url, item, began)
         began = time.monotonic()
         form = self.page.form(button=NEXT_BUTTON[self.stage]) if self.page else None
         if form is None:  # back to the workspace, where every stage's button is
@@ -363,26 +375,40 @@ class Annotator:
         item = self.get_page("item", item_url)
         if item is None:
             return False
+        return self.finish(item_url, item, began)
+
+    def finish(self, item_url: str, item: Page, began: float) -> bool:
+        """Fill and submit the item's form, then read where the server went: the workspace,
+        the pair's page (writing) or, where the page's first button goes on, the next item
+        (already leased: the next cycle starts there, its hold from this submission's start)."""
         form = self.fill(item)
         if form is None:
             self.problems[f"no {self.stage} form on {urlsplit(item_url).path}"] += 1
             return False
-        response = self.send("submit", "POST", form.action, form.payload())
+        payload = form.payload()
+        if self.via_workspace or time.monotonic() >= self.deadline:
+            payload.append(("then", "home"))  # the page's second button (a no-op at 659311a)
+        submitted = time.monotonic()
+        response = self.send("submit", "POST", form.action, payload)
         ended = time.monotonic()
         self.holds.append(Hold(urlsplit(item_url).path, began, ended))
         landing_url = self.target(response)
         if landing_url is None or landing_url.split("#")[0] == item_url:
             return False  # refused (the status is counted) or sent back to the item
-        self.page = self.get_page("landing", landing_url)
+        home = urlsplit(landing_url).path == urlsplit(self.home).path
+        onward = not home and self.stage != "writing"
+        self.page = self.get_page("item" if onward else "landing", landing_url)
         if self.page is None:
             self.unconfirmed += 1
             return False
-        home = urlsplit(landing_url).path == urlsplit(self.home).path
-        if self.page.success() and (home or self.stage == "writing"):
+        if self.page.success():
             self.acked.append(ended)
             self.cycle_times.append((ended, time.monotonic() - began))
         else:
             self.unconfirmed += 1
+        if onward:
+            self.onward = (landing_url, self.page, submitted)
+            self.page = None
         return True
 
     def fill(self, item: Page) -> Form | None:
@@ -725,6 +751,7 @@ def drive(base: str, world: World, args, *, verify: bool | str = True) -> dict:
             args.timeout,
             args.fresh_connections,
             verify,
+            via_workspace=getattr(args, "via_workspace", False),
         )
         for name in names
     ]
@@ -1044,6 +1071,12 @@ def main() -> None:
         type=float,
         default=0.06,
         help="blind: share of claims labelled against the writer",
+    )
+    parser.add_argument(
+        "--via-workspace",
+        action="store_true",
+        help="every submission goes back to the workspace (the page's second button) instead "
+        "of on to the next item: the loop as it was before submissions went on",
     )
     parser.add_argument(
         "--fresh-connections",

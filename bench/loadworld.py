@@ -47,6 +47,19 @@ def claim_texts(n: int) -> tuple[str, str]:
     )
 
 
+def _own(*names: str):
+    """The first of `names` that the measured checkout has (the module's name where it moved;
+    an older checkout has the older one). Only the checkout's own files count: this
+    repository's editable install would otherwise lend an older checkout a module it lacks."""
+    import importlib
+
+    for name in names:
+        path = Path.cwd().joinpath(*name.split("."))
+        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
+            return importlib.import_module(name)
+    raise ImportError(f"the checkout has none of {', '.join(names)}")
+
+
 def _setup(checkout: Path) -> None:
     sys.path[0] = str(checkout)  # the checkout's packages, not this repository's
     os.chdir(checkout)
@@ -98,10 +111,11 @@ def _papers(count: int, admin) -> list:
 def _write_pairs(writers: list, papers: list, admin, pairs: int) -> int:
     """Each writer is assigned a share of the papers, creates PAIRS_PER_PAPER tasks on each and
     writes pairs through the writing service until `pairs` are written."""
-    from annotation.assignment import services as assignment_services
-    from annotation.queue import work
     from annotation.writing import services as writing
     from tests.annotation.claim_factories import submit
+
+    assignment_services = _own("annotation.assignment.services", "annotation.services")
+    work = _own("annotation.queue.work", "annotation.work")
 
     shares: dict[int, list] = defaultdict(list)
     for n, paper in enumerate(papers):
@@ -135,8 +149,9 @@ def _write_pairs(writers: list, papers: list, admin, pairs: int) -> int:
 def _annotate_all(checkers: list) -> int:
     """Every blind item annotated by the checkers as the writer labelled it, with the writer's
     evidence: every claim becomes final and waits for validation."""
-    from annotation.queue import work
     from annotation.review import services as review
+
+    work = _own("annotation.queue.work", "annotation.work")
 
     annotated = 0
     for checker in checkers:

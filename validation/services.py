@@ -100,9 +100,13 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
         if withdrawn is None:
             return None
     # Only a pair with a validator routes its claim (to them): the full rule's three reads are
-    # asked only then.
+    # asked only then. A caller that locked the pair's claim may have asked already
+    # (`has_validator` on the pair, e.g. the blind submission's one read).
     route = routing.Route(None)
-    if PairRole.objects.filter(pair_id=pair.pk, role=Role.VALIDATOR).exists():
+    has_validator = getattr(pair, "has_validator", None)
+    if has_validator is None:
+        has_validator = PairRole.objects.filter(pair_id=pair.pk, role=Role.VALIDATOR).exists()
+    if has_validator:
         roles, pending = work.pair_roles([pair.pk])
         eligible = [u.pk for u in expert_selectors.eligible_experts(pair.subfield_code)]
         route = routing.route_validation(claim.pk, eligible, roles[pair.pk], pending[pair.pk])

@@ -24,6 +24,7 @@ from annotation.request_parsing import MAX_TEXT
 from annotation.views import refusals
 from annotation.views.common import (
     NextStage,
+    after_submission,
     item_image,
     next_view,
     not_yours,
@@ -89,13 +90,13 @@ VALIDATION_SHOWN = (
 BASELINE_SHOWN = (refusals.Shown("label", "Label"), refusals.Shown("explanation", "Explanation"))
 
 
-next_validation = next_view(
-    NextStage(
-        take=lambda user: services.take_next(user=user),
-        page="validation:validate",
-        nothing="No claim is waiting for your validation right now.",
-    )
+NEXT_VALIDATION = NextStage(
+    take=lambda user: services.take_next(user=user),
+    page="validation:validate",
+    nothing="No claim is waiting for your validation right now.",
+    onward="Here is the next claim to validate.",
 )
+next_validation = next_view(NEXT_VALIDATION)
 
 
 @login_required
@@ -159,8 +160,7 @@ def validate(request: HttpRequest, item_key: str) -> HttpResponse:
             if refusals.is_script(request) or not refusal.own_page:
                 return refusals.answer(request, refusal)
         else:
-            messages.success(request, "Validated. Thank you.")
-            return refusals.done(request, redirect("annotation:home"))
+            return after_submission(request, NEXT_VALIDATION, "Validated. Thank you.")
         if refusals.is_script(request):
             return refusals.answer(request, refusal)
     elif holder and services.ValidationDraft.is_draft(item.draft):  # a reload: the autosave
@@ -396,13 +396,13 @@ def baseline_study(request: HttpRequest, study_id: int) -> HttpResponse:
     return render(request, "validation/study.html", {"study": study, "report": study_report(study)})
 
 
-baseline_next = next_view(
-    NextStage(
-        take=lambda user: baseline_services.take_next_baseline(user=user),
-        page="validation:baseline_answer",
-        nothing="No baseline claim is waiting for you.",
-    )
+NEXT_BASELINE = NextStage(
+    take=lambda user: baseline_services.take_next_baseline(user=user),
+    page="validation:baseline_answer",
+    nothing="No baseline claim is waiting for you.",
+    onward="Here is the next claim.",
 )
+baseline_next = next_view(NEXT_BASELINE)
 
 
 @login_required
@@ -449,12 +449,7 @@ def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
             if refusals.is_script(request) or not refusal.own_page:
                 return refusals.answer(request, refusal)
         else:
-            messages.success(request, "Answer recorded.")
-            try:
-                nxt = baseline_services.take_next_baseline(user=request.user)
-            except work.NothingToDo:
-                return refusals.done(request, redirect("annotation:home"))
-            return refusals.done(request, redirect("validation:baseline_answer", item_key=nxt.key))
+            return after_submission(request, NEXT_BASELINE, "Answer recorded.")
     from annotation.models import CuratedElement
 
     pieces = (

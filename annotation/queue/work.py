@@ -13,7 +13,7 @@ import datetime as dt
 import functools
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -413,12 +413,19 @@ def next_item(
     return item
 
 
-def _lock(item_id: int, related: Sequence[str] = (), lock: Sequence[str] = ("self",)) -> WorkItem:
+def _lock(
+    where: Mapping[str, Any],
+    related: Sequence[str] = (),
+    lock: Sequence[str] = ("self",),
+    annotate: Mapping[str, Any] | None = None,
+) -> WorkItem:
     rows = WorkItem.objects.select_for_update(of=tuple(lock)).select_related(*related)
     # A row locked with the item is joined INNER (PostgreSQL locks no outer join's side).
     rows = rows.filter(**{f"{name}__isnull": False for name in lock if name != "self"})
+    if annotate:
+        rows = rows.annotate(**annotate)
     try:
-        return rows.get(pk=item_id)
+        return rows.get(**where)
     except WorkItem.DoesNotExist as exc:
         raise NotHolder("This item does not exist.") from exc
 
@@ -454,7 +461,7 @@ def save_draft(
 ) -> WorkItem:
     """Keep the holder's unfinished work on the item (it survives reloads, expired leases and
     other browsers) and renew the lease. Drafts are not state changes: no history row."""
-    item = _lock(item.pk)
+    item = _lock({"pk": item.pk})
     check_holder(item, user, version)
     now = timezone.now()
     item.draft = draft
@@ -468,7 +475,7 @@ def save_draft(
 def release_item(*, item: WorkItem, user: AbstractBaseUser, version: int | None) -> WorkItem:
     """Hand a held item back: it is open again for anyone who may take it (the holder too, with
     "next"), with its draft kept on it, and a history row saying who released it."""
-    item = _lock(item.pk)
+    item = _lock({"pk": item.pk})
     check_holder(item, user, version)
     old = {"holder": item.holder_id, "lease_expires_at": item.lease_expires_at.isoformat()}
     lifecycle.move(
@@ -486,18 +493,23 @@ def release_item(*, item: WorkItem, user: AbstractBaseUser, version: int | None)
 
 def begin_submission(
     *,
-    item: WorkItem,
+    item: WorkItem | None = None,
+    key: str | None = None,
     user: AbstractBaseUser,
     version: int | None,
     token: uuid.UUID,
     related: Sequence[str] = (),
     lock: Sequence[str] = ("self",),
+    annotate: Mapping[str, Any] | None = None,
 ) -> tuple[WorkItem, bool]:
     """Lock the item for a submission (call inside a transaction), with the `related` rows the
-    submission reads (joined; locked too where named in `lock`, e.g. "claim__review"). Returns
+    submission reads (joined; locked too where named in `lock`, e.g. "claim__review") and any
+    `annotate` expressions, in one statement. The item is `item`, or the one named by `key` (a
+    view that has not read it: a key that names none is refused as `NotHolder`). Returns
     (item, replay): replay is true when this very submission (same token) was already
     recorded."""
-    item = _lock(item.pk, related, lock)
+    where = {"pk": item.pk} if item is not None else {"key": key}
+    item = _lock(where, related, lock, annotate)
     if item.submit_token == token:
         return item, True
     check_holder(item, user, version)

@@ -56,15 +56,37 @@ def _elements(paper_id: int, wanted: set[int]) -> dict[int, Element]:
     return elements
 
 
-def _item(item_id: int, kind: str) -> WorkItem:
-    return WorkItem.objects.select_related("pair__task", "paper", "claim").get(
-        pk=item_id, kind=kind
+# What a review page reads with its item, in the same statement; of the paper only what the
+# page shows (its stored HTML, abstract and authors stay in the database).
+PAGE_RELATED = {
+    WorkKind.BLIND: ("pair__task", "paper", "claim"),
+    WorkKind.ADJUDICATE: ("pair__task", "paper", "claim", "claim__review"),
+}
+PAPER_UNSHOWN = ("raw_html_compressed", "abstract", "authors", "comment", "journal_ref")
+
+
+def page_items(kind: str) -> QuerySet[WorkItem]:
+    """Items of `kind` as its page reads them: one statement with PAGE_RELATED joined. A view
+    that reads its item so passes it on to `annotation_page` / `adjudication_page`."""
+    return (
+        WorkItem.objects.filter(kind=kind)
+        .select_related(*PAGE_RELATED[kind])
+        .defer(*(f"paper__{name}" for name in PAPER_UNSHOWN))
     )
 
 
-def annotation_page(item_id: int) -> ReviewPage:
+def _page_item(item: WorkItem, kind: str) -> WorkItem:
+    """`item` if `page_items` read it (its relations are joined), else read so."""
+    if item.kind == kind and all(
+        WorkItem._meta.get_field(name.split("__")[0]).is_cached(item) for name in PAGE_RELATED[kind]
+    ):
+        return item
+    return page_items(kind).get(pk=item.pk)
+
+
+def annotation_page(item: WorkItem) -> ReviewPage:
     """The blind page: the claim's text and the task's context, nothing of its annotation."""
-    item = _item(item_id, WorkKind.BLIND)
+    item = _page_item(item, WorkKind.BLIND)
     task = item.pair.task
     draft_ids = parse.draft_ids(item.draft, "evidence")
     shown = set(task.sampled_ids) | set(task.paragraph_ids)
@@ -97,10 +119,8 @@ class AdjudicationPage(ReviewPage):
     earlier: int = 0  # earlier adjudications that left the claim unresolved
 
 
-def adjudication_page(item_id: int) -> AdjudicationPage:
-    item = WorkItem.objects.select_related("paper", "claim", "claim__review", "pair__task").get(
-        pk=item_id, kind=WorkKind.ADJUDICATE
-    )
+def adjudication_page(item: WorkItem) -> AdjudicationPage:
+    item = _page_item(item, WorkKind.ADJUDICATE)
     claim, task = item.claim, item.pair.task
     written = set(
         Claim.evidence.through.objects.filter(claim_id=claim.pk).values_list(

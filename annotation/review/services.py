@@ -16,8 +16,10 @@ from django.db.models import (
     BigIntegerField,
     Case,
     Count,
+    Exists,
     F,
     IntegerField,
+    OuterRef,
     Value,
     When,
 )
@@ -255,19 +257,23 @@ def check_second_annotation(
 @transaction.atomic
 def submit_second_annotation(
     *,
-    item: WorkItem,
+    item: WorkItem | None = None,
+    key: str | None = None,
     user: AbstractBaseUser,
     version: int | None,
     token: uuid.UUID,
     label: str,
     evidence_ids: Iterable[object],
 ) -> EvidenceAnnotation:
-    """Record the blind label and evidence, finish the item, and compare with the writer's:
-    agreed claims are final (unanimous), the others go to adjudication."""
-    # The item, its pair's context and task, and the claim's review with its validation (if
-    # any) in one statement, the item and the review locked; the events in one INSERT at the end.
+    """Record the blind label and evidence, finish the item (`item`, or the one its page's
+    `key` names: the view need not read it first), and compare with the writer's: agreed claims
+    are final (unanimous), the others go to adjudication."""
+    # The item, its pair's context and task, the claim's review with its validation (if any)
+    # and whether the pair has a validator (where a final claim is routed) in one statement,
+    # the item and the review locked; the events in one INSERT at the end.
     item, replay = work.begin_submission(
         item=item,
+        key=key,
         user=user,
         version=version,
         token=token,
@@ -279,11 +285,17 @@ def submit_second_annotation(
             "claim__validation",
         ),
         lock=("self", "claim__review"),
+        annotate={
+            "pair_has_validator": Exists(
+                PairRole.objects.filter(pair_id=OuterRef("pair_id"), role=Role.VALIDATOR)
+            )
+        },
     )
     if replay:
         return EvidenceAnnotation.objects.get(item=item)
     if item.kind != WorkKind.BLIND:
         raise AnnotationError("This is not a second-annotation item.")
+    item.claim.pair.has_validator = item.pair_has_validator  # read by validation's hand-off
     evidence = id_set(evidence_ids)
     kinds, written = check_second_annotation(item, label, evidence)
     with lifecycle.batched():

@@ -1,6 +1,6 @@
 """What the annotation views share: the 403 answer (its page and the staff-only guard are
 `papers.access`'s), the 400 page of a bad request, the answer to someone who may not open a work
-item, the one Next view of every stage, the autosave endpoint and the one rule for the images of
+item, the one Next view of every stage and where a recorded submission goes on to, the autosave endpoint and the one rule for the images of
 an item's context."""
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ class NextStage:
     take: Callable[..., object]
     page: str
     nothing: str
+    onward: str = "Here is the next one."  # said on the next item's page after a submission
 
 
 def next_view(stages: NextStage | Mapping[str, NextStage]) -> Callable[..., HttpResponse]:
@@ -94,6 +95,40 @@ def next_view(stages: NextStage | Mapping[str, NextStage]) -> Callable[..., Http
         return redirect(stage.page, item_key=item.key)
 
     return next_item
+
+
+# The field of a work page's second submit button: "home" records and goes back to the
+# workspace; without it (the first button, Ctrl+Enter, a script's resubmission) a recorded
+# submission goes straight on to the expert's next item of the same stage.
+THEN = "then"
+THEN_HOME = "home"
+
+
+def after_submission(request: HttpRequest, stage: NextStage, recorded: str) -> HttpResponse:
+    """Where a recorded submission goes (answered through `refusals.done`, so that a page's
+    script is told where to go): by default on to the expert's next item at the same stage,
+    leased in its own transaction as the Next button leases it, with `recorded` and a word that
+    this is the next one; to the workspace when the page's other button asked for it (`then=
+    home`) or when nothing more waits (then `recorded` with `stage.nothing`). A lease refused
+    for another reason never hides that the submission was recorded: the workspace says both."""
+    from annotation.errors import AnnotationError
+    from annotation.queue import work
+    from annotation.views import refusals
+
+    if request.POST.get(THEN) == THEN_HOME:
+        messages.success(request, recorded)
+        return refusals.done(request, redirect("annotation:home"))
+    try:
+        item = stage.take(request.user)
+    except work.NothingToDo:
+        messages.success(request, f"{recorded} {stage.nothing}")
+        return refusals.done(request, redirect("annotation:home"))
+    except AnnotationError as exc:
+        messages.success(request, recorded)
+        messages.error(request, f"The next item could not be opened: {exc.message}")
+        return refusals.done(request, redirect("annotation:home"))
+    messages.success(request, f"{recorded} {stage.onward}")
+    return refusals.done(request, redirect(stage.page, item_key=item.key))
 
 
 AUTOSAVE = {**parse.VERSION, "draft": parse.Object()}

@@ -32,6 +32,7 @@ from annotation.review import selectors, services
 from annotation.views import refusals
 from annotation.views.common import (
     NextStage,
+    after_submission,
     autosave_draft,
     item_image,
     next_view,
@@ -129,21 +130,23 @@ def _item(item_key: str, kinds=(WorkKind.BLIND, WorkKind.ADJUDICATE)) -> WorkIte
     )
 
 
+# Next at each review stage: the button's, and where a submission goes on to.
+NEXT = {
+    WorkKind.BLIND: NextStage(
+        take=lambda user: services.take_next(user=user, kind=WorkKind.BLIND),
+        page="annotation:annotate",
+        nothing="No claim to annotate is waiting for you right now.",
+        onward="Here is the next claim.",
+    ),
+    WorkKind.ADJUDICATE: NextStage(
+        take=lambda user: services.take_next(user=user, kind=WorkKind.ADJUDICATE),
+        page="annotation:adjudicate",
+        nothing="No adjudication is waiting for you right now.",
+        onward="Here is the next adjudication.",
+    ),
+}
 # review/<page>/next/: the page names the stage.
-next_item = next_view(
-    {
-        "annotate": NextStage(
-            take=lambda user: services.take_next(user=user, kind=WorkKind.BLIND),
-            page="annotation:annotate",
-            nothing="No claim to annotate is waiting for you right now.",
-        ),
-        "adjudicate": NextStage(
-            take=lambda user: services.take_next(user=user, kind=WorkKind.ADJUDICATE),
-            page="annotation:adjudicate",
-            nothing="No adjudication is waiting for you right now.",
-        ),
-    }
-)
+next_item = next_view({"annotate": NEXT[WorkKind.BLIND], "adjudicate": NEXT[WorkKind.ADJUDICATE]})
 
 
 def _render(
@@ -158,7 +161,7 @@ def _render(
     refusal: refusals.Refusal | None = None,
 ) -> HttpResponse:
     adjudicating = item.kind == WorkKind.ADJUDICATE
-    page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
+    page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item)
     editable = page.item.held_by(request.user)
     if form is None:
         form = ReviewForm.from_draft(page.item.draft)
@@ -204,14 +207,22 @@ def _evidence_rule(page: selectors.AdjudicationPage) -> dict:
 
 
 def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse:
-    item = _item(item_key, (kind,))
-    if not access.may_see_item(request.user, item):
-        if request.method != "POST":
+    if request.method != "POST":  # the page: its item read once, with what the page shows
+        item = get_object_or_404(selectors.page_items(kind), key=item_key)
+        if not access.may_see_item(request.user, item):
             return not_yours(request, item)
-        if work.lost(item, request.user) is None:
-            raise Http404  # the answer to a key that names no item
-    if request.method != "POST":
         return _render(request, item)
+
+    def known() -> WorkItem:
+        """The item, read for any answer but a recorded blind submission (which locks it by
+        its key in the service's one read): 404 for a key that names no item of this kind and
+        for one the requester never held, as for a page."""
+        item = _item(item_key, (kind,))
+        if not access.may_see_item(request.user, item) and work.lost(item, request.user) is None:
+            raise Http404  # the answer to a key that names no item
+        return item
+
+    item = None if kind == WorkKind.BLIND else known()
     problems: dict[str, str] = {}
     form = ReviewForm.from_data(request.POST, errors=problems)
     version = parse.parse_fields(request.POST, parse.VERSION, errors=problems)["version"]
@@ -223,7 +234,7 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
             refusal,
             lambda: _render(
                 request,
-                item,
+                item or known(),
                 form,
                 status=refusal.http_status,
                 errors=refusal.errors,
@@ -236,14 +247,15 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
     try:
         token = parse.parse_token(token_text)
     except parse.BadInput as exc:
+        item = known()
         return refused(refusals.invalid(exc.message))
     if problems:
+        item = known()
         return refused(
             refusals.invalid("Nothing was recorded: " + " ".join(problems.values()), problems),
             token=token_text,
         )
     common = {
-        "item": item,
         "user": request.user,
         "version": version,
         "token": token,
@@ -252,9 +264,10 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
     }
     try:
         if kind == WorkKind.BLIND:
-            services.submit_second_annotation(**common)
+            services.submit_second_annotation(key=item_key, **common)
         else:
             services.submit_adjudication(
+                item=item,
                 **common,
                 decision=form.decision,
                 confidence=form.confidence,
@@ -262,15 +275,15 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
                 notes=form.notes,
             )
     except services.InvalidAnnotation as exc:
+        item = item or known()
         return refused(refusals.invalid(exc.message, exc.errors), token=token_text)
-    except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs
+    except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs, none such
+        item = item or known()
         refusal = refusals.for_work(request, item, exc, kept=form.as_draft(), spec=SHOWN[kind])
         return refused(refusal)
     # Neutral on purpose: saying whether it agreed would reveal the first annotation.
-    messages.success(
-        request, "Recorded. Thank you." if kind == WorkKind.BLIND else "Adjudication recorded."
-    )
-    return refusals.done(request, redirect("annotation:home"))
+    recorded = "Recorded. Thank you." if kind == WorkKind.BLIND else "Adjudication recorded."
+    return after_submission(request, NEXT[kind], recorded)
 
 
 @login_required
@@ -300,7 +313,7 @@ def context(request: HttpRequest, item_key: str) -> HttpResponse:
     if not access.may_see_item(request.user, item):
         return not_yours(request, item)
     adjudicating = item.kind == WorkKind.ADJUDICATE
-    page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item.pk)
+    page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item)
     shown = {e.pk for e in [*page.visuals, *page.paragraphs, *page.extra]}
     return render(
         request,
