@@ -274,8 +274,11 @@ def test_validating_from_the_keyboard_with_the_markup_warning(new_page):
     page.keyboard.press("Control+A")
     page.keyboard.type(plain)
     page.keyboard.press("Escape")
-    page.keyboard.press("Control+Enter")
-    page.wait_for_url(lambda url: "/validate/" not in url)
+    first = page.url
+    page.keyboard.press("Control+Enter")  # recorded, and on to the pair's other claim
+    page.wait_for_url(lambda url: "/validate/" in url and url != first)
+    success = page.locator("ul.messages li.success").all_inner_texts()
+    assert success == ["Validated. Thank you. Here is the next claim to validate."]
     claim.refresh_from_db()
     assert claim.text == plain
     revision = ValidationRevision.objects.get(field="text")

@@ -40,9 +40,9 @@ def test_a_validator_revises_a_claim_and_an_admin_reopens_it(new_page):
     page.check("#criteria input[value=language]")
     new_subset = "analytical" if pair.subset != "analytical" else "direct"
     page.select_option("#subset", new_subset)
-    page.click("#submit")
+    page.click("#submit-home")  # the second button: back to the workspace
     page.wait_for_url(lambda u: u.rstrip("/").count("/") == 2)  # the workspace
-    assert "Validated" in page.content()
+    assert page.locator("ul.messages li.success").all_inner_texts() == ["Validated. Thank you."]
     assert set(ValidationRevision.objects.values_list("field", flat=True)) == {"text", "subset"}
     pair.refresh_from_db()
     assert pair.subset == new_subset
