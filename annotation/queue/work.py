@@ -506,11 +506,11 @@ def begin_submission(
     submission reads (joined; locked too where named in `lock`, e.g. "claim__review") and any
     `annotate` expressions, in one statement. The item is `item`, or the one named by `key` (a
     view that has not read it: a key that names none is refused as `NotHolder`). Returns
-    (item, replay): replay is true when this very submission (same token) was already
-    recorded."""
+    (item, replay): replay is true when this very submission (same token, same person) was
+    already recorded; anyone else's is refused as the holder check refuses it."""
     where = {"pk": item.pk} if item is not None else {"key": key}
     item = _lock(where, related, lock, annotate)
-    if item.submit_token == token:
+    if item.submit_token == token and item.done_by_id == user.pk:  # only one's own is replayed
         return item, True
     check_holder(item, user, version)
     return item, False

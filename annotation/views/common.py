@@ -1,7 +1,7 @@
 """What the annotation views share: the 403 answer (its page and the staff-only guard are
 `papers.access`'s), the 400 page of a bad request, the answer to someone who may not open a work
-item, the one Next view of every stage and where a recorded submission goes on to, the autosave endpoint and the one rule for the images of
-an item's context."""
+item, the one Next view of every stage and where a recorded submission goes on to, the autosave
+endpoint and the one rule for the images of an item's context."""
 
 from __future__ import annotations
 

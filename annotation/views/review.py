@@ -234,7 +234,7 @@ def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse
             refusal,
             lambda: _render(
                 request,
-                item or known(),
+                item,
                 form,
                 status=refusal.http_status,
                 errors=refusal.errors,

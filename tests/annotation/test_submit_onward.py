@@ -194,3 +194,17 @@ def test_a_validation_goes_on_to_the_next_claim_to_validate():
     assert messages_on(client, response.url) == [
         "Validated. Thank you. Here is the next claim to validate."
     ]
+
+
+def test_another_experts_copy_of_a_submission_is_not_replayed_for_them(team):
+    """The item is locked by the key the form names, with no read before: a form sent again
+    is recorded once for its sender, and the same form (token and all) from someone who never
+    held the item is 404 and leases them nothing."""
+    bob, carol = client_for(team["bob"]), client_for(team["carol"])
+    url, first = open_next(bob)
+    data = answer(first, then="home")
+    assert bob.post(url, data).url == "/"
+    assert bob.post(url, data).url == "/"  # bob's own resubmission: recorded once, answered so
+    assert carol.post(url, data).status_code == 404
+    assert held_by(team["carol"]) == []
+    assert WorkItem.objects.filter(done_by=team["bob"], kind=WorkKind.BLIND).count() == 1
