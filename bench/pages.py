@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 import uuid
+from importlib import import_module
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,18 +156,19 @@ def lease_pages() -> dict[str, tuple[str, str]]:
 
 def session_cookie(username: str) -> str:
     """A signed-in session, made the way django.contrib.auth.login makes one."""
+    from django.conf import settings
     from django.contrib.auth import (
         BACKEND_SESSION_KEY,
         HASH_SESSION_KEY,
         SESSION_KEY,
         get_user_model,
     )
-    from django.contrib.sessions.backends.db import SessionStore
 
+    SessionStore = import_module(settings.SESSION_ENGINE).SessionStore
     user = get_user_model().objects.get(username=username)
     session = SessionStore()
     session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]  # the password backend
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
     return session.session_key

@@ -52,7 +52,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.sessions.AuthenticationMiddleware",  # the user read with the session
     "config.middleware.SignedOutAnswers",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -149,6 +149,8 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
+# Sessions in `config_session`, read in one statement with their user (config/sessions.py).
+SESSION_ENGINE = "config.sessions"
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
 CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 
@@ -224,7 +226,7 @@ CONTENT_SECURITY_POLICY = {
 # `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS` / `axes_reset`.
 AUTHENTICATION_BACKENDS = [
     "config.signin.SignInThrottle",  # refuses a locked-out sign-in before any password check
-    "django.contrib.auth.backends.ModelBackend",
+    "config.sessions.ModelBackend",  # Django's, answering with the user read with the session
 ]
 AXES_FAILURE_LIMIT = env.int("SIGNIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGNIN_COOLOFF_MINUTES", default=15))
