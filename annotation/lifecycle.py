@@ -10,6 +10,9 @@ earlier stage's row enters a state (validation: a claim that becomes final is va
 that this stage never imports them and the handoff still happens in the same transaction.
 A handoff that is an event rather than a state (a pair written, a claim replaced) goes the same
 way: the earlier stage calls `hand_on(event, …)`, the later one registers `on_handoff(event, …)`.
+A later stage that only keeps a value on the row (guidelines: the version an item was done
+under) registers `on_enter_set` instead: `move()` writes that value in the UPDATE it runs
+anyway, one statement less than a handler writing it, on every change into the state.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ from annotation.models import WorkAction, WorkEvent, WorkItem
 
 M = TypeVar("M", bound=models.Model)
 Handler = Callable[..., None]
+Provider = Callable[[models.Model], Mapping[str, Any]]
 
 _on_enter: dict[tuple[type[models.Model], str], list[Handler]] = defaultdict(list)
+_on_enter_set: dict[tuple[type[models.Model], str], list[Provider]] = defaultdict(list)
 _batch = threading.local()  # `.events`: the events `batched()` holds back, in order
 
 # Handoffs that are events, not states: what the writing stage hands to blind review.
@@ -80,6 +85,16 @@ def on_enter(model: type[models.Model], states: Iterable[str], handler: Handler)
     for state in states:
         if handler not in _on_enter[(model, str(state))]:
             _on_enter[(model, str(state))].append(handler)
+
+
+def on_enter_set(model: type[models.Model], states: Iterable[str], provider: Provider) -> None:
+    """Have `move()` write `provider(obj)` (field attnames to values, e.g. `guideline_id`) in
+    the same UPDATE as the state whenever a `model` row enters one of `states` (registered once,
+    at start-up, by the stage that owns the value). A value may be a query expression, so the
+    database computes it in that statement: a handler that wrote it would cost one more."""
+    for state in states:
+        if provider not in _on_enter_set[(model, str(state))]:
+            _on_enter_set[(model, str(state))].append(provider)
 
 
 def _label(model: type[models.Model], state: str) -> str:
@@ -133,6 +148,15 @@ def _save(obj: models.Model, fields: Iterable[str]) -> None:
     obj.save(update_fields=sorted(names))
 
 
+def _forget_computed(obj: models.Model, values: Mapping[str, Any]) -> None:
+    """Drop from `obj` the values the database computed in the save (query expressions): left
+    there, a read would get the expression, not the value; gone, the field is deferred and a
+    read loads it from the row (the ORM's deferred-field path)."""
+    for name, value in values.items():
+        if hasattr(value, "resolve_expression"):
+            obj.__dict__.pop(obj._meta.get_field(name).attname, None)
+
+
 def _in_transaction(fn: Callable[..., M]) -> Callable[..., M]:
     """Run `fn` in the caller's transaction, or in a new one if there is none: no savepoint of
     its own (two round trips on the hot path). A refusal is raised before anything is written,
@@ -163,10 +187,11 @@ def move(
     refusal: str = "",
     locked: tuple[str, int] | None = None,
 ) -> M:
-    """Move `obj` to state `to` (with the other field `changes` that go with it), or raise
-    InvalidTransition (`refusal` is the message for the person, else a generic one). The state
-    checked is the locked row's, not the possibly stale one in memory: `locked` is its state and
-    version when the caller read the row under lock in this same transaction (one query less)."""
+    """Move `obj` to state `to` (with the other field `changes` that go with it, and the values
+    later stages set on entering it: `on_enter_set`), or raise InvalidTransition (`refusal` is
+    the message for the person, else a generic one). The state checked is the locked row's, not
+    the possibly stale one in memory: `locked` is its state and version when the caller read the
+    row under lock in this same transaction (one query less)."""
     model = type(obj)
     field = model.STATE_FIELD
     if locked is not None:
@@ -182,11 +207,14 @@ def move(
             f"{_label(model, to)}."
         )
     changes = dict(changes or {})
+    for provider in _on_enter_set.get((model, str(to)), ()):
+        changes.update(provider(obj))
     setattr(obj, field, to)
     obj.version = version + 1
     for name, value in changes.items():
         setattr(obj, name, value)
     _save(obj, [field, "version", *changes])
+    _forget_computed(obj, changes)
     _event(
         obj,
         action=action,
@@ -227,6 +255,7 @@ def change(
     for name, value in changes.items():
         setattr(obj, name, value)
     _save(obj, ["version", *changes])
+    _forget_computed(obj, changes)
     _event(
         obj,
         action=action,

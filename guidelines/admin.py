@@ -1,7 +1,8 @@
 """Django admin for the guideline versions, the version each item was done under, and the flags
 with their fixes. All of it is read-only here: a version is published on the guideline editor
-(the next number; published ones never change), uses are recorded when an item is submitted, and
-a flag changes only on its flag page, which records each fix with who, when, before and after."""
+(the next number; published ones never change), an item's version is set when it is submitted,
+and a flag changes only on its flag page, which records each fix with who, when, before and
+after."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from annotation.admin import ReadOnlyAdmin
-from guidelines.models import Flag, FlagFix, GuidelineUse, GuidelineVersion
+from guidelines.models import Flag, FlagFix, GuidelineVersion, SubmittedItem
 
 
 @admin.register(GuidelineVersion)
@@ -31,16 +32,16 @@ class GuidelineVersionAdmin(ReadOnlyAdmin):
         return format_html('<a href="{}">v{}</a>', url, version.number)
 
 
-@admin.register(GuidelineUse)
-class GuidelineUseAdmin(ReadOnlyAdmin):
-    list_display = ("item", "item_kind", "version", "at")
-    list_filter = ("version", "item__kind")
-    search_fields = ("item__key",)
-    list_select_related = ("item", "version")
+@admin.register(SubmittedItem)
+class SubmittedItemAdmin(ReadOnlyAdmin):
+    """The submitted items (only those: an item has its version once it is done)."""
 
-    @admin.display(description="kind", ordering="item__kind")
-    def item_kind(self, use: GuidelineUse) -> str:
-        return use.item.get_kind_display()
+    list_display = ("key", "kind", "guideline", "done_by", "done_at")
+    list_filter = ("guideline", "kind")
+    search_fields = ("key",)
+    list_select_related = ("guideline", "done_by")
+    fields = ("key", "kind", "paper", "pair", "claim", "guideline", "done_by", "done_at")
+    readonly_fields = fields
 
 
 class FixInline(admin.TabularInline):

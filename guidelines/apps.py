@@ -6,10 +6,10 @@ class GuidelinesConfig(AppConfig):
     verbose_name = "Guidelines and flags"
 
     def ready(self) -> None:
-        # Every submitted work item records the guideline version it was done under, in the
-        # transaction that finished it: the stages below never import this app.
+        # Every submitted work item keeps the guideline version it was done under, set in the
+        # UPDATE that marks it done: the stages below never import this app.
         from annotation import lifecycle
         from annotation.models import WorkItem, WorkStatus
-        from guidelines.services import record_guideline_use
+        from guidelines.services import guideline_in_force
 
-        lifecycle.on_enter(WorkItem, [WorkStatus.DONE], record_guideline_use)
+        lifecycle.on_enter_set(WorkItem, [WorkStatus.DONE], guideline_in_force)

@@ -1,11 +1,14 @@
 """Versioned guidelines (every edit a new version, old ones kept), the version each work item
-was done under, and annotators' flags on elements and items with the fixes admins make."""
+was done under (`WorkItem.guideline`, set as it is submitted; listed here as `SubmittedItem`),
+and annotators' flags on elements and items with the fixes admins make."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+from annotation.models import WorkItem, WorkStatus
 
 
 class AppendOnly(models.Model):
@@ -42,19 +45,21 @@ class GuidelineVersion(AppendOnly):
         return f"guidelines v{self.number}"
 
 
-class GuidelineUse(AppendOnly):
-    """The guideline version in force when a work item was submitted."""
+class SubmittedItems(models.Manager):
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(status=WorkStatus.DONE)
 
-    item = models.OneToOneField(
-        "annotation.WorkItem", on_delete=models.PROTECT, related_name="guideline_use"
-    )
-    version = models.ForeignKey(
-        GuidelineVersion, null=True, on_delete=models.PROTECT, related_name="uses"
-    )
-    at = models.DateTimeField(auto_now_add=True)
 
-    def __str__(self) -> str:
-        return f"item {self.item_id} under v{self.version.number if self.version else '—'}"
+class SubmittedItem(WorkItem):
+    """A submitted work item seen from the guidelines: the version it was done under, for the
+    admin's list (no table of its own; the version is `WorkItem.guideline`, written in the
+    UPDATE that marks the item done, so that a submission costs no statement more)."""
+
+    objects = SubmittedItems()
+
+    class Meta:
+        proxy = True
+        verbose_name = "submitted item"
 
 
 class FlagKind(models.TextChoices):

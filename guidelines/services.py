@@ -1,11 +1,12 @@
-"""Writes of the guidelines app: publishing a guideline version, recording the version an item
-was done under, flags and the fixes admins make (one transaction each, domain errors). Text
-longer than its limit is refused with the field, the limit and the length, never cut, whoever
-calls (a page, a command, the shell)."""
+"""Writes of the guidelines app: publishing a guideline version, the version an item is done
+under (set as it is submitted), flags and the fixes admins make (one transaction each, domain
+errors). Text longer than its limit is refused with the field, the limit and the length, never
+cut, whoever calls (a page, a command, the shell)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -21,7 +22,6 @@ from guidelines.models import (
     FlagFix,
     FlagKind,
     FlagStatus,
-    GuidelineUse,
     GuidelineVersion,
 )
 from papers.models import Element, Paper
@@ -115,10 +115,12 @@ def publish_guidelines(
         ) from exc
 
 
-def record_guideline_use(item: WorkItem, *, actor: AbstractBaseUser | None) -> None:
-    """Inside the transaction that finished `item`: the version in force, in one INSERT."""
+def guideline_in_force(item: WorkItem) -> dict[str, Any]:
+    """The version in force, for the UPDATE that marks `item` done (`lifecycle.on_enter_set`):
+    a subquery, so the database reads it in that statement rather than in a read and a write
+    of their own."""
     latest = GuidelineVersion.objects.order_by("-number").values("pk")[:1]
-    GuidelineUse.objects.create(item_id=item.pk, version_id=Subquery(latest))
+    return {"guideline_id": Subquery(latest)}
 
 
 # --- Flags -----------------------------------------------------------------------------------

@@ -85,6 +85,14 @@ class WorkItem(models.Model):
     done_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    guideline = models.ForeignKey(
+        "guidelines.GuidelineVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="items",
+        help_text="The guideline version in force when the item was submitted",
+    )
 
     class Meta:
         ordering = ["created_at", "id"]

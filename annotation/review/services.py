@@ -245,7 +245,12 @@ def check_second_annotation(
     errors = {}
     if label not in LABELS:
         errors["label"] = "Say whether the context entails or refutes the claim."
-    kinds, written = writing_selectors.evidence_kinds_and_cited(item.pair.context, item.claim_id)
+    if hasattr(item, "kinds_and_cited"):  # read with the item (`submit_second_annotation`)
+        kinds, written = writing_selectors.read_kinds_and_cited(item.kinds_and_cited)
+    else:
+        kinds, written = writing_selectors.evidence_kinds_and_cited(
+            item.pair.context, item.claim_id
+        )
     problem = _context_evidence_problem(kinds, evidence)
     if problem:
         errors["evidence"] = problem
@@ -268,9 +273,10 @@ def submit_second_annotation(
     """Record the blind label and evidence, finish the item (`item`, or the one its page's
     `key` names: the view need not read it first), and compare with the writer's: agreed claims
     are final (unanimous), the others go to adjudication."""
-    # The item, its pair's context and task, the claim's review with its validation (if any)
-    # and whether the pair has a validator (where a final claim is routed) in one statement,
-    # the item and the review locked; the events in one INSERT at the end.
+    # The item, its pair's context and task, the claim's review with its validation (if any),
+    # whether the pair has a validator (where a final claim is routed) and the context's
+    # elements with the writer's evidence in one statement, the item and the review locked;
+    # the events in one INSERT at the end.
     item, replay = work.begin_submission(
         item=item,
         key=key,
@@ -288,7 +294,10 @@ def submit_second_annotation(
         annotate={
             "pair_has_validator": Exists(
                 PairRole.objects.filter(pair_id=OuterRef("pair_id"), role=Role.VALIDATOR)
-            )
+            ),
+            "kinds_and_cited": writing_selectors.kinds_and_cited(
+                OuterRef("pair__context_id"), OuterRef("claim_id")
+            ),
         },
     )
     if replay:

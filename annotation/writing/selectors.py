@@ -8,7 +8,23 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import (
+    Aggregate,
+    Case,
+    CharField,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Concat
 
 from annotation import request_parsing as parse
 from annotation.curation import selectors as curation_selectors
@@ -96,24 +112,71 @@ def evidence_kinds_and_texts(context: CuratedContext) -> tuple[dict[int, str], l
     return kinds, texts
 
 
-def evidence_kinds_and_cited(
-    context: CuratedContext, claim_id: int
-) -> tuple[dict[int, str], set[int]]:
-    """Kinds of the elements evidence may cite (as `evidence_kinds_and_texts`) and which of them
-    the claim's writer cited, in one query (a claim's evidence is in the context it was written
-    on)."""
+class _Joined(Aggregate):
+    """The rows' texts joined with commas, in no particular order (STRING_AGG on PostgreSQL,
+    GROUP_CONCAT on SQLite)."""
+
+    function = "STRING_AGG"
+    template = "%(function)s(%(expressions)s, ',')"
+    output_field = TextField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return super().as_sql(compiler, connection, function="GROUP_CONCAT", **extra)
+
+
+def kinds_and_cited(context_id: object, claim_id: object) -> Subquery:
+    """An expression (`context_id`, `claim_id`: values or OuterRefs) for the elements evidence
+    may cite in the context, with their kinds, and which of them the claim's writer cited, as
+    one text ("12:table:1,13:paragraph:0,…"; `read_kinds_and_cited` reads it): a statement that
+    reads a claim's item can bring them along. A context with nothing in it gives NULL."""
+    if isinstance(claim_id, OuterRef):  # asked one level further in, in `cited`
+        claim_id = OuterRef(claim_id)
     cited = Claim.evidence.through.objects.filter(
         claim_id=claim_id, element_id=OuterRef("element_id")
     )
+    kind = Case(When(not_a_chart=True, then=Value("figure")), default=F("element__kind"))
+    row = Concat(
+        Cast("element_id", CharField()),
+        Value(":"),
+        kind,
+        Value(":"),
+        Case(When(Exists(cited), then=Value("1")), default=Value("0")),
+        output_field=CharField(),
+    )
+    joined = (
+        CuratedElement.objects.filter(context_id=context_id, in_context=True)
+        .order_by()
+        .values("context_id")
+        .annotate(joined=_Joined(row))
+        .values("joined")
+    )
+    return Subquery(joined, output_field=TextField())
+
+
+def read_kinds_and_cited(text: str | None) -> tuple[dict[int, str], set[int]]:
+    """What `kinds_and_cited` gives: kinds by element id, and the ids the writer cited."""
     kinds: dict[int, str] = {}
     written: set[int] = set()
-    for pk, kind, not_chart, was_cited in _in_context(context).values_list(
-        "element_id", "element__kind", "not_a_chart", Exists(cited)
-    ):
-        kinds[pk] = "figure" if not_chart else kind
-        if was_cited:
-            written.add(pk)
+    for entry in (text or "").split(","):
+        if entry:
+            pk, kind, was_cited = entry.split(":")
+            kinds[int(pk)] = kind
+            if was_cited == "1":
+                written.add(int(pk))
     return kinds, written
+
+
+def evidence_kinds_and_cited(
+    context: CuratedContext, claim_id: int
+) -> tuple[dict[int, str], set[int]]:
+    """Kinds of the elements evidence may cite (as `evidence_kinds_and_texts`, a figure marked
+    'not a chart' as "figure") and which of them the claim's writer cited, in one query (a
+    claim's evidence is in the context it was written on)."""
+    return read_kinds_and_cited(
+        CuratedContext.objects.filter(pk=context.pk)
+        .values_list(kinds_and_cited(OuterRef("pk"), claim_id), flat=True)
+        .get()
+    )
 
 
 @dataclass

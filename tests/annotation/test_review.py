@@ -15,6 +15,7 @@ from annotation.errors import AnnotationError, InvalidTransition
 from annotation.models import (
     Adjudication,
     ClaimReview,
+    CuratedElement,
     PairReview,
     PairRole,
     Subfield,
@@ -24,6 +25,7 @@ from annotation.models import (
 from annotation.queue import work
 from annotation.review import selectors
 from annotation.review import services as review
+from annotation.writing import selectors as writing_selectors
 from annotation.writing import services as writing
 from papers.models import Element
 from tests.annotation.claim_factories import curated_paper, submit
@@ -295,6 +297,40 @@ def test_the_second_annotation_is_validated_and_recorded_once():
     assert review.submit_second_annotation(**kwargs).pk == once.pk  # a retry records once
     with pytest.raises(work.StaleWork):
         review.submit_second_annotation(**kwargs | {"token": uuid.uuid4()})
+
+
+def test_what_evidence_may_be_is_read_with_the_locked_item():
+    """The context's elements (with their kinds, a figure marked 'not a chart' as a figure) and
+    the writer's evidence come in the submission's one locking read: evidence outside the
+    context is refused, a figure is not a table or chart, and they match the separate read."""
+    c = crew("alice", "bob", "carol", "dave")
+    pair = written_pair(c["alice"], c["boss"])
+    item = review.take_next(user=c["bob"], kind="evidence")
+    context = pair.context
+    kinds, written = writing_selectors.evidence_kinds_and_cited(context, item.claim_id)
+    rows = CuratedElement.objects.filter(context=context, in_context=True)
+    assert kinds == {r.element_id: r.element.kind for r in rows} and len(kinds) > 3
+    assert written == set(item.claim.evidence.values_list("pk", flat=True))
+    chart = rows.filter(element__kind=Element.Kind.CHART).first()
+    outside = Element.objects.exclude(pk__in=kinds).first()
+
+    def submitted(evidence: list[int]) -> dict[str, str]:
+        with pytest.raises(review.InvalidAnnotation) as refused:
+            review.submit_second_annotation(
+                key=item.key,
+                user=c["bob"],
+                version=item.version,
+                token=uuid.uuid4(),
+                label="entailed",
+                evidence_ids=evidence,
+            )
+        return refused.value.errors
+
+    assert "not part of this paper" in submitted([*written, outside.pk])["evidence"]
+    CuratedElement.objects.filter(pk=chart.pk).update(not_a_chart=True)
+    assert "at least one table or chart" in submitted([chart.element_id])["evidence"]
+    kinds, _ = writing_selectors.evidence_kinds_and_cited(context, item.claim_id)
+    assert kinds[chart.element_id] == "figure"
 
 
 def _disagree(c, pair, *, label_for: str = "carol"):

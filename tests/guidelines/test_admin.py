@@ -1,6 +1,7 @@
-"""The Django admin lists the guideline versions, their uses, the flags with their fixes and the
-archiving history; an admin opens each list and each record, and none of them can be added,
-changed or deleted there (they are history: the pages that make them are their only writers)."""
+"""The Django admin lists the guideline versions, the submitted items with the version each was
+done under, the flags with their fixes and the archiving history; an admin opens each list and
+each record, and none of them can be added, changed or deleted there (they are history: the
+pages that make them are their only writers)."""
 
 from __future__ import annotations
 
@@ -8,23 +9,23 @@ import pytest
 from django.urls import reverse
 
 from annotation import archiving
-from annotation.models import ArchiveEvent, WorkKind
+from annotation.models import ArchiveEvent, WorkItem, WorkKind, WorkStatus
 from annotation.review import services as review
 from guidelines import services
-from guidelines.models import Flag, FlagFix, FlagStatus, GuidelineUse, GuidelineVersion
+from guidelines.models import Flag, FlagFix, FlagStatus, GuidelineVersion, SubmittedItem
 from tests.annotation.review_factories import annotate, crew, written_pair
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
-MODELS = (GuidelineVersion, GuidelineUse, Flag, FlagFix, ArchiveEvent)
+MODELS = (GuidelineVersion, SubmittedItem, Flag, FlagFix, ArchiveEvent)
 
 
 @pytest.fixture
 def records():
     people = crew("writer", "second", "third")
     written_pair(people["writer"], people["boss"])
-    annotate(people["second"])  # a use of guidelines v1
+    annotate(people["second"])  # an item done under guidelines v1
     item = review.take_next(user=people["third"], kind=WorkKind.BLIND)
     flag = services.raise_flag(user=people["third"], kind="unclear", note="which model?", item=item)
     services.close_flag(flag=flag, by=people["boss"], status="dismissed", note="it says")
@@ -53,6 +54,13 @@ def test_an_admin_opens_every_list_and_record(records, client) -> None:
     assert "duplicate" in found
     flag_page = client.get(_url(Flag, "change", Flag.objects.get().pk)).content.decode()
     assert "it says" in flag_page  # its fixes, inline
+    items = client.get(_url(SubmittedItem, "changelist")).content.decode()
+    done = WorkItem.objects.filter(status=WorkStatus.DONE)
+    assert done.count() == 3 and all(item.key in items for item in done)
+    assert items.count('class="field-guideline nowrap">guidelines v1<') == 3  # each one's
+    leased = WorkItem.objects.get(status=WorkStatus.LEASED)
+    assert leased.key not in items  # not submitted: no version yet
+    assert client.get(_url(SubmittedItem, "change", leased.pk)).status_code == 302
 
 
 def test_no_record_is_added_changed_or_deleted_in_the_admin(records, client) -> None:

@@ -4,13 +4,20 @@ readable, the version each submitted item was done under, and that version in th
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
-from annotation.models import WorkItem, WorkKind
+from annotation import lifecycle
+from annotation.models import WorkAction, WorkItem, WorkKind, WorkStatus
+from annotation.review import services as review
 from guidelines import services
-from guidelines.models import GuidelineUse, GuidelineVersion
+from guidelines.models import GuidelineVersion
 from guidelines.seed import CRITERIA_EXAMPLES, first_sections
 from tests.annotation.review_factories import annotate, crew, written_pair
 from tests.factories import AdminFactory, UserFactory
@@ -95,13 +102,96 @@ def test_each_submission_records_the_version_in_force() -> None:
     people = crew("writer", "second", "third")
     pair = written_pair(people["writer"], people["boss"])
     write = pair.work_items.get(kind=WorkKind.WRITE)
-    assert GuidelineUse.objects.get(item=write).version.number == 1
+    assert WorkItem.objects.get(pk=write.pk).guideline.number == 1
     v1 = services.current_version()
     services.publish_guidelines(
         by=people["boss"], sections=_edited(v1, "New."), note="n", based_on=1
     )
     item = annotate(people["second"])
-    assert GuidelineUse.objects.get(item=item).version.number == 2
+    assert WorkItem.objects.get(pk=item.pk).guideline.number == 2
+
+
+def test_the_version_is_set_by_the_update_that_marks_the_item_done() -> None:
+    people = crew("writer", "second")
+    written_pair(people["writer"], people["boss"])
+    v1 = services.current_version()
+    v2 = services.publish_guidelines(
+        by=people["boss"], sections=_edited(v1, "New."), note="n", based_on=1
+    )
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
+    evidence = list(item.claim.evidence.values_list("pk", flat=True))
+    with CaptureQueriesContext(connection) as queries:
+        review.submit_second_annotation(
+            item=item,
+            user=people["second"],
+            version=item.version,
+            token=uuid.uuid4(),
+            label=item.claim.label,
+            evidence_ids=evidence,
+        )
+    about_guidelines = [q["sql"] for q in queries if "guidelines_" in q["sql"]]
+    assert len(about_guidelines) == 1  # no INSERT of a use, no read of the version
+    update = about_guidelines[0]
+    assert update.startswith('UPDATE "annotation_workitem" SET')
+    assert '"status" = ' in update and '"guidelines_guidelineversion"' in update
+    assert WorkItem.objects.get(pk=item.pk).guideline == v2
+
+
+def test_the_item_moved_reads_its_version_from_the_row_not_the_subquery() -> None:
+    people = crew("writer", "second")
+    written_pair(people["writer"], people["boss"])
+    item = review.take_next(user=people["second"], kind=WorkKind.BLIND)
+    done = {
+        "done_by": people["second"],
+        "done_at": timezone.now(),
+        "submit_token": uuid.uuid4(),
+        "lease_expires_at": None,
+    }
+    lifecycle.move(
+        item, WorkStatus.DONE, actor=people["second"], action=WorkAction.SUBMITTED, changes=done
+    )
+    assert "guideline_id" not in item.__dict__  # deferred: loaded when read
+    assert item.guideline_id == services.current_version().pk
+    assert item.guideline.number == 1
+    # A later save of the whole row writes the version back unchanged.
+    item.draft = {"kept": True}
+    item.save()
+    assert WorkItem.objects.get(pk=item.pk).guideline.number == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migrations_carry_each_items_version_to_the_item_and_back() -> None:
+    people = crew("writer", "second")
+    # A transactional test may start from an emptied table: then version 1 as the migration.
+    if not GuidelineVersion.objects.exists():
+        services.publish_guidelines(
+            by=people["boss"], sections=first_sections(), note="v1", based_on=0
+        )
+    pair = written_pair(people["writer"], people["boss"])
+    v1 = services.current_version()
+    services.publish_guidelines(
+        by=people["boss"], sections=_edited(v1, "New."), note="n", based_on=1
+    )
+    item = annotate(people["second"])
+    write = pair.work_items.get(kind=WorkKind.WRITE)
+    versions = dict(
+        WorkItem.objects.filter(guideline__isnull=False).values_list("pk", "guideline__number")
+    )
+    assert versions == {write.pk: 1, item.pk: 2}
+    done_at = dict(WorkItem.objects.filter(pk__in=versions).values_list("pk", "done_at"))
+    before = [("annotation", "0010_archiving"), ("guidelines", "0002_first_version")]
+    executor = MigrationExecutor(connection)
+    try:
+        executor.migrate(before)
+        old = executor.loader.project_state(before).apps.get_model("guidelines", "GuidelineUse")
+        uses = old.objects.values_list("item_id", "version__number", "at")
+        assert {i: n for i, n, _ in uses} == versions  # backwards: a use per item again
+        assert {i: at for i, _, at in uses} == done_at  # dated when the item was done
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    items = WorkItem.objects.filter(guideline__isnull=False)
+    assert dict(items.values_list("pk", "guideline__number")) == versions  # and forwards
 
 
 def test_the_release_gives_each_stages_version_beside_sciver_s_own_fields(tmp_path) -> None:

@@ -24,10 +24,11 @@ from annotation.models import (
     CuratedElement,
     EvidenceAnnotation,
     PairReview,
+    WorkItem,
     WorkKind,
+    WorkStatus,
 )
 from annotation.models.review import FINAL_STATES, ReviewState
-from guidelines.models import GuidelineUse
 from papers.models import Element
 from validation import stats
 from validation.export.card import dataset_card
@@ -585,9 +586,11 @@ def _guideline_versions(pairs: QuerySet) -> Callable[[int, PairClaim], dict]:
     per_claim: dict[int, dict[str, int | None]] = defaultdict(dict)
     rewritten: dict[int, int | None] = {}
     for kind, pair_id, claim_id, number in (
-        GuidelineUse.objects.filter(item__pair_id__in=pairs, item__kind__in=list(GUIDELINE_STAGES))
-        .order_by("item__done_at", "item_id")
-        .values_list("item__kind", "item__pair_id", "item__claim_id", "version__number")
+        WorkItem.objects.filter(
+            pair_id__in=pairs, kind__in=list(GUIDELINE_STAGES), status=WorkStatus.DONE
+        )
+        .order_by("done_at", "pk")
+        .values_list("kind", "pair_id", "claim_id", "guideline__number")
     ):
         if kind == WorkKind.WRITE:
             per_pair[pair_id]["writing"] = number
