@@ -273,7 +273,7 @@ def submit_second_annotation(
     """Record the blind label and evidence, finish the item (`item`, or the one its page's
     `key` names: the view need not read it first), and compare with the writer's: agreed claims
     are final (unanimous), the others go to adjudication."""
-    # The item, its pair's context and task, the claim's review with its validation (if any),
+    # The item, its pair and task, the claim's review with its validation (if any),
     # whether the pair has a validator (where a final claim is routed) and the context's
     # elements with the writer's evidence in one statement, the item and the review locked;
     # the events in one INSERT at the end.
@@ -283,13 +283,9 @@ def submit_second_annotation(
         user=user,
         version=version,
         token=token,
-        related=(
-            "pair__context",
-            "pair__task",
-            "claim__pair",
-            "claim__review",
-            "claim__validation",
-        ),
+        # No more joins than the submission reads: planning the statement costs more than
+        # running it (the claim's pair is the item's, set below; the context is read as text).
+        related=("pair__task", "claim__review", "claim__validation"),
         lock=("self", "claim__review"),
         annotate={
             "pair_has_validator": Exists(
@@ -304,7 +300,8 @@ def submit_second_annotation(
         return EvidenceAnnotation.objects.get(item=item)
     if item.kind != WorkKind.BLIND:
         raise AnnotationError("This is not a second-annotation item.")
-    item.claim.pair.has_validator = item.pair_has_validator  # read by validation's hand-off
+    item.claim.pair = item.pair  # a blind item's pair is its claim's
+    item.pair.has_validator = item.pair_has_validator  # read by validation's hand-off
     evidence = id_set(evidence_ids)
     kinds, written = check_second_annotation(item, label, evidence)
     with lifecycle.batched():
