@@ -20,7 +20,18 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
-from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 
@@ -39,6 +50,7 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.queue import blindness, statements
+from papers.models import Paper
 
 
 class NothingToDo(AnnotationError):
@@ -123,8 +135,15 @@ def _free(user: AbstractBaseUser, kind: str, now: dt.datetime) -> Q:
         & ~(_excluded_by_roles(user, kind) & ~Q(assignee_id=user.pk))
         & ~(Q(claim__isnull=False) & Q(Exists(did_before)))
         # Archived papers' work waits, untouched, until the paper is un-archived.
-        & Q(paper__archived_at__isnull=True)
+        & _live_paper()
     )
+
+
+def _live_paper() -> Q:
+    """Work on a paper that is not archived, as "not among the archived papers" (a few, read
+    once per statement) rather than a join to every candidate's paper: a lease over 3,000 free
+    claims probed the papers table once per claim."""
+    return ~Q(paper_id__in=Paper.objects.filter(archived_at__isnull=False).values("pk"))
 
 
 def available_to(user: AbstractBaseUser, kind: str, now: dt.datetime) -> QuerySet[WorkItem]:
@@ -206,9 +225,7 @@ def queue(user: AbstractBaseUser, now: dt.datetime | None = None) -> Queue:
     now = now or timezone.now()
     held: dict[str, WorkItem] = {}
     for item in (
-        WorkItem.objects.filter(
-            status=WorkStatus.LEASED, holder_id=user.pk, paper__archived_at__isnull=True
-        )
+        WorkItem.objects.filter(_live_paper(), status=WorkStatus.LEASED, holder_id=user.pk)
         .select_related("task", "paper")
         .only(
             "id",
@@ -307,7 +324,7 @@ def _lease_candidate(user_id: int, now: dt.datetime, kind: str, order: Callable)
     immediate transaction's write lock."""
     user = _Someone(user_id)
     held = WorkItem.objects.filter(
-        kind=kind, status=WorkStatus.LEASED, holder_id=user_id, paper__archived_at__isnull=True
+        _live_paper(), kind=kind, status=WorkStatus.LEASED, holder_id=user_id
     )
     free = available_to(user, kind, now).order_by(*order(user))
     if connection.features.has_select_for_update_skip_locked:
@@ -315,9 +332,10 @@ def _lease_candidate(user_id: int, now: dt.datetime, kind: str, order: Callable)
         free = free.select_for_update(skip_locked=True, of=("self",))
     mine = Q(status=WorkStatus.LEASED, holder_id=user_id)
     return (
+        # `id = (sub-select)`, not `id IN (…)`: two index probes, not a scan of every item.
         WorkItem.objects.filter(
-            Q(pk__in=held.order_by("leased_at", "id").values("pk")[:1])
-            | Q(pk__in=free.values("pk")[:1])
+            Q(pk=Subquery(held.order_by("leased_at", "id").values("pk")[:1]))
+            | Q(pk=Subquery(free.values("pk")[:1]))
         )
         .order_by(Case(When(mine, then=Value(0)), default=Value(1)))[:1]
         .query.sql_with_params()
