@@ -105,13 +105,16 @@ else:
     # PostgreSQL's JIT compiles a query it estimates costly (the workspace's one count over
     # every stage) for seconds, to save milliseconds: these are short requests, not analytics.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
-# The hot path's stored statements (annotation/queue/statements.py) are prepared on PostgreSQL: off
-# behind a pooler in transaction mode, which does not keep prepared statements.
+# PostgreSQL plans the statements a connection sends often once, not per request: Django's
+# statements are bound on the server, and psycopg prepares one the fifth time a connection sends
+# it (planning the blind submission's locking read took longer than running it); the hot path's
+# stored statements (annotation/queue/statements.py) are prepared from the first. Off behind a
+# pooler in transaction mode, which does not keep prepared statements.
 DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
 if DATABASE_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    # psycopg prepares nothing while this is None (Django's default); Django's own cursors bind
-    # on the client and never prepare, so only those statements are.
+    # psycopg prepares nothing while this is None (Django's default).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
+    DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Background jobs: with REDIS_URL, django-rq queues; without, in-process (see jobs/dispatch.py).

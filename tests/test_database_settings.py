@@ -47,3 +47,20 @@ def test_postgresql_connections_run_without_jit():
     with connection.cursor() as cursor:
         cursor.execute("SHOW jit")
         assert cursor.fetchone()[0] == "off"
+
+
+@pytest.mark.django_db
+def test_postgresql_plans_a_statement_a_connection_sends_often_once():
+    """Statements are bound on the server, so psycopg prepares one the fifth time a connection
+    sends it: PostgreSQL planned the blind submission's locking read for longer than it ran it."""
+    from django.db import connection
+
+    from annotation.models import WorkItem
+
+    postgres_or_skip()
+    for _ in range(6):
+        list(WorkItem.objects.filter(key="no-such-item-prepared"))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any('FROM "annotation_workitem"' in s and "$1" in s for s in prepared), prepared
