@@ -21,44 +21,14 @@ from typing import Any
 
 from django.contrib import auth
 from django.contrib.auth import SESSION_KEY, backends, middleware
-from django.contrib.sessions.backends import db
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
+
+from config.models import SessionStore  # noqa: F401  (the engine's store: SESSION_ENGINE)
 
 # The user row read with this request's session, visible to the backend only while
 # `auth.get_user` runs for that request (set and reset around the call).
 _read_with_session: ContextVar[Any] = ContextVar("read_with_session", default=None)
-
-
-class SessionStore(db.SessionStore):
-    """Django's database store on `config.models.Session`, keeping the user's id column equal
-    to the session's own and remembering the user row read with it (`user_row`)."""
-
-    user_row = None
-
-    @classmethod
-    def get_model_class(cls):
-        from config.models import Session
-
-        return Session
-
-    def load(self) -> dict[str, Any]:
-        row = self._get_session_from_db()  # joined with its user (the model's manager)
-        self.user_row = row.user if row is not None else None
-        return self.decode(row.session_data) if row else {}
-
-    def create_model_instance(self, data: dict[str, Any]):
-        row = super().create_model_instance(data)
-        row.user_id = _user_id(data.get(SESSION_KEY))
-        return row
-
-
-def _user_id(value: object) -> int | None:
-    """The user id in a session's data (Django stores it as a string), or None."""
-    try:
-        return int(str(value)) if value is not None else None
-    except ValueError:
-        return None
 
 
 class ModelBackend(backends.ModelBackend):

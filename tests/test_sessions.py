@@ -5,6 +5,7 @@ deleted session, a deleted user all sign the request out), for one statement les
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import SESSION_KEY
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -35,6 +36,7 @@ def test_a_signed_in_request_reads_its_session_and_user_in_one_statement():
     client, user = signed_in()
     row = Session.objects.get()
     assert row.user_id == user.pk  # the column is kept with the session's data
+    assert row.get_decoded()[SESSION_KEY] == str(user.pk)  # the model knows its store
     status, statements = workspace(client)
     assert status == 200
     first = statements[0]
