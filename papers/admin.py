@@ -85,6 +85,7 @@ class PaperAdmin(admin.ModelAdmin):
         "acceptance",
         "images_status",
         "primary_category",
+        "generator_name",
     )
     search_fields = ("arxiv_id", "title", "venue", "comment")
     readonly_fields = (
@@ -92,6 +93,9 @@ class PaperAdmin(admin.ModelAdmin):
         "html_fetched_at",
         "media_dir",
         "generator",
+        "generator_name",
+        "generator_version",
+        "generator_date",
         "parser_version",
         "reparsed_at",
         "table_count",

@@ -712,6 +712,10 @@ def record_parse_report(paper: Paper, parsed: ParsedPaper, *, licence_from_page:
     paper.skipped_floats = [loss.as_dict() for loss in parsed.skipped()]
     paper.skipped_count = len(paper.skipped_floats)
     paper.generator = parsed.generator
+    stamp = parsed.stamp
+    paper.generator_name = stamp.name if stamp else ""
+    paper.generator_version = stamp.version if stamp else ""
+    paper.generator_date = stamp.date if stamp else None
     paper.parser_version = PARSER_VERSION
     if licence_from_page and parsed.licence and not (paper.license_url or paper.license_name):
         paper.license_url, paper.license_name = licence_from_banner(
@@ -884,6 +888,10 @@ class ReparseReport:
     status_before: str = ""
     status_after: str = ""
     work_exists: bool = False
+    # What each changed section changed: anchor -> "kind body -> appendix"
+    section_diffs: dict[str, str] = field(default_factory=dict)
+    generator_before: str = ""
+    generator_after: str = ""
 
     @property
     def unchanged(self) -> bool:
@@ -931,7 +939,14 @@ class ReparseReport:
             ("-", self.sections_removed),
         ):
             if anchors:
-                lines.append(f"  {sign} sections: {', '.join(anchors)}")
+                shown = [
+                    f"{a} ({self.section_diffs[a]})" if a in self.section_diffs else a
+                    for a in anchors
+                ]
+                lines.append(f"  {sign} sections: {', '.join(shown)}")
+        if self.generator_after != self.generator_before:
+            before = self.generator_before or "none read"
+            lines.append(f"  generator: {before} -> {self.generator_after or 'none read'}")
         if self.added and self.work_exists:
             lines.append(
                 "  note: the added elements are in no existing curated context; a curator "
@@ -1115,6 +1130,11 @@ def _plan_reparse(paper: Paper, parsed: ParsedPaper, report: ReparseReport) -> _
         elif diff:
             section_apply.add(section.anchor)
             report.sections_changed.append(section.anchor)
+            report.section_diffs[section.anchor] = "; ".join(
+                f"{name} {values[name][0] or '—'} -> {values[name][1] or '—'}"
+                for name in diff
+                if name in ("kind", "level", "number")
+            ) or ", ".join(diff)
         if section.anchor not in section_apply:
             final_parent[row.pk] = row.parent_id
     # A stale section stays while it is cited, holds an element that stays, or is the parent
@@ -1197,6 +1217,8 @@ def reparse_paper(
         warnings=list(parsed.warnings),
         status_before=paper.status,
         status_after=paper.status,
+        generator_before=paper.generator_label,
+        generator_after=parsed.stamp.label() if parsed.stamp else "",
     )
     plan = _plan_reparse(paper, parsed, report)
     if dry_run:

@@ -161,6 +161,16 @@ class CrawlRun(models.Model):
             skipped=Sum("paper__skipped_count"),
             papers=Count("id", filter=Q(paper__lost_count__gt=0)),
         )
+        # Which LaTeXML made the pages this run imported (arXiv serves two in 2026).
+        generators: dict[str, int] = {}
+        for row in (
+            self.items.filter(outcome__in=(CrawlItem.Outcome.KEPT, CrawlItem.Outcome.REJECTED))
+            .values("paper__generator_name", "paper__generator_version")
+            .annotate(n=Count("id"))
+            .order_by("paper__generator_name", "paper__generator_version")
+        ):
+            name = f"{row['paper__generator_name']} {row['paper__generator_version']}".strip()
+            generators[name or "no generator stamp"] = row["n"]
         return {
             "found": sum(by_outcome.values()),
             "pending": get(CrawlItem.Outcome.PENDING, 0),
@@ -176,6 +186,7 @@ class CrawlRun(models.Model):
             "floats_skipped": floats["skipped"] or 0,
             "rejected_by_reason": dict(sorted(rejected_by_reason.items())),
             "failed_by_reason": dict(sorted(failed_by_reason.items())),
+            "generators": generators,
         }
 
     def target(self, counts: dict[str, object] | None = None) -> int:

@@ -11,6 +11,7 @@ from django.db.models import Q
 
 from papers.parsing import numbering
 from papers.parsing.document import Cell
+from papers.parsing.stamp import stamp_label
 
 
 class PaperStatus(models.TextChoices):
@@ -86,6 +87,14 @@ class Paper(models.Model):
     generator = models.CharField(
         max_length=300, blank=True, help_text="The page's 'Generated on … by LaTeXML …' line"
     )
+    # The same line, read: what crawls count pages by (arXiv's 2026 pages come from two).
+    generator_name = models.CharField(
+        max_length=40, blank=True, help_text="'LaTeXML' or 'LaTeXML oxide'; empty: no stamp"
+    )
+    generator_version = models.CharField(max_length=40, blank=True)
+    generator_date = models.DateField(
+        null=True, blank=True, help_text="When the page was made (classic stamps only)"
+    )
     parser_version = models.PositiveSmallIntegerField(
         default=0,
         help_text="papers.parsing.PARSER_VERSION of the parse that made the stored context "
@@ -136,6 +145,11 @@ class Paper(models.Model):
     @property
     def versioned_id(self) -> str:
         return f"{self.arxiv_id}v{self.version}"
+
+    @property
+    def generator_label(self) -> str:
+        """`LaTeXML oxide 0.7.6`, `LaTeXML 0.8.8 (2026-07-05)`; "" when the page had no stamp."""
+        return stamp_label(self.generator_name, self.generator_version, self.generator_date)
 
     @property
     def raw_html(self) -> bytes:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from papers.parsing.stamp import GeneratorStamp
+
 SectionKind = Literal[
     "abstract", "body", "related_work", "acknowledgments", "references", "appendix"
 ]
@@ -190,6 +192,7 @@ class ParsedPaper:
     duplicates: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     licence: PageLicence | None = None
     generator: str = ""  # "Generated on … by LaTeXML (version 0.8.8) …" (the page's comment)
+    stamp: GeneratorStamp | None = None  # the same comment, read: name, version, date
 
     def lost(self) -> list[FloatLoss]:
         return [loss for loss in self.losses if loss.kind == "lost"]

@@ -23,6 +23,7 @@ from papers.parsing.document import (
     SectionKind,
 )
 from papers.parsing.sanitize import sanitize_fragment
+from papers.parsing.stamp import read_stamp
 from papers.parsing.text import (
     CHARACTER_REFERENCE,
     clean_line,
@@ -43,7 +44,10 @@ _FLOAT_TAGS = lxml.etree.XPath(
     "descendant::span[contains(@class, 'ltx_tag_table') or contains(@class, 'ltx_tag_figure')]"
 )
 _LICENCE_BANNER = lxml.etree.XPath("//*[@id='license-tr']")
-_GENERATOR = re.compile(rb"<!--\s*(Generated\s+on\s[^<>]{0,200}?\bby\s+LaTeXML[^<>]{0,200}?)\s*-->")
+# The document's own end: truncation is judged by it, never by what follows </html>.
+_BODY_END = re.compile(rb"</body\s*>", re.I)
+_ARTICLE_END = re.compile(rb"</article\s*>", re.I)
+_ARTICLE_START = re.compile(rb"<article[\s>]", re.I)
 
 # The sectioning classes LaTeXML uses; level comes from nesting, not from these.
 _SECTION_CLASSES = frozenset(
@@ -161,9 +165,9 @@ def parse_paper(
         raise ParseError("empty document: no sections or paragraphs")
     if b"license-tr" in data:
         paper.licence = _licence_banner(root)
-    match = _GENERATOR.search(data)
-    if match:
-        paper.generator = collapse(match.group(1).decode("utf-8", "replace"))[:300]
+    paper.stamp = read_stamp(data)
+    if paper.stamp is not None:
+        paper.generator = paper.stamp.text
     if b"&#" in data and CHARACTER_REFERENCE.search(data):
         _strip_control_characters(paper)
     return paper
@@ -212,13 +216,19 @@ def _check_bytes(data: bytes, max_bytes: int) -> None:
         raise ParseError("empty page")
     if len(data) > max_bytes:
         raise ParseError(f"page too large: {len(data)} bytes (limit {max_bytes})")
-    # lxml silently repairs a truncated page, so the bytes must show that the document closed.
-    # (Checked before the encoding: a cut inside a multi-byte character is a truncation.)
-    if not data[-4096:].rstrip().lower().endswith(b"</html>"):
-        raise ParseError("truncated page: the html element is never closed")
-    opened = data.find(b"<article") >= 0 or data.find(b"<ARTICLE") >= 0
-    if opened and data.rfind(b"</article>") < 0 and data.rfind(b"</ARTICLE>") < 0:
-        raise ParseError("truncated page: article.ltx_document is never closed")
+    # lxml silently repairs a truncated page, so the bytes must show that the document closed:
+    # the article closed, then the body. What follows (</html>, a comment, a saving tool's
+    # template tag) says nothing about truncation. (Checked before the encoding: a cut inside
+    # a multi-byte character is a truncation.)
+    start = _ARTICLE_START.search(data)
+    after = 0
+    if start is not None:
+        ends = [m.end() for m in _ARTICLE_END.finditer(data, start.start())]
+        if not ends:
+            raise ParseError("truncated page: article.ltx_document is never closed")
+        after = ends[-1]
+    if _BODY_END.search(data, after) is None:
+        raise ParseError("truncated page: the body element is never closed")
     try:
         if not data.isascii():  # one fast pass; most of a page is ASCII, not all of it
             data.decode("utf-8")
@@ -278,9 +288,27 @@ def text_of(el: _El, *, skip_tags: bool = False, skip_floats: bool = False) -> s
     return collapse("".join(parts))
 
 
-_TEXTLESS_TAGS = _SKIP_TAGS | {"annotation", "annotation-xml", "svg", "img"}
+_TEXTLESS_TAGS = _SKIP_TAGS | {"annotation", "annotation-xml", "img"}
 _FLOAT_TEXTLESS_TAGS = _TEXTLESS_TAGS | {"figure"}
 _SPACED_TAGS = _BLOCK_TAGS | {"td", "th", "br"}
+
+
+def _collect_box_text(
+    svg: _El, parts: list[str], skip_tags: bool, textless: frozenset[str]
+) -> None:
+    """A drawn picture's text: what its foreignObjects hold (a tcolorbox's paragraphs, with or
+    without oxide's ltx_foreignobject_container/_content spans); its paths and shapes, none."""
+    stack = [iter(svg)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+        elif node.tag == "foreignobject":
+            parts.append(" ")
+            _collect_text(node, parts, skip_tags, textless)
+            parts.append(" ")
+        elif node.tag.__class__ is str:
+            stack.append(iter(node))
 
 
 def _collect_text(el: _El, parts: list[str], skip_tags: bool, textless: frozenset[str]) -> None:
@@ -294,8 +322,10 @@ def _collect_text(el: _El, parts: list[str], skip_tags: bool, textless: frozense
             if alt is None:
                 alt = collapse("".join(child.itertext()))
             parts.append(f"${alt.strip()}$")
+        elif tag == "svg":
+            _collect_box_text(child, parts, skip_tags, textless)
         elif tag.__class__ is not str or tag in textless:
-            pass  # comments, images, SVG, page chrome
+            pass  # comments, images, page chrome
         else:
             classes = child.get("class")
             if classes and (
@@ -349,6 +379,10 @@ class _Walker:
         # float node -> the element it became (the census checks every caption tag against it)
         self._kept: dict[_El, Element] = {}
         self._reported: set[_El] = set()  # float nodes already in `losses`
+        # (parent section's anchor, level) after which every section is appendix matter: a
+        # revtex supplement puts an empty appendix heading after the references and its own
+        # sections beside the heading, not inside it.
+        self._appendix_matter: set[tuple[str | None, int]] = set()
 
     # -- top level ------------------------------------------------------------------------------
     def run(self, root: _El, article: _El) -> None:
@@ -499,17 +533,25 @@ class _Walker:
                     number = _section_number(text_of(tag_el))
                     break
         kind = self._section_kind(classes, title, number, parent)
+        parent = parent if parent and parent.kind != "abstract" else None
+        level = _section_level(classes, parent)
+        place = (parent.anchor if parent else None, level)
+        if kind in ("body", "related_work") and place in self._appendix_matter:
+            kind = "appendix"
         section = self._add_section(
             anchor=node.get("id") or "",
             number=number,
             title=title,
-            level=_section_level(classes, parent),
-            parent=parent if parent and parent.kind != "abstract" else None,
+            level=level,
+            parent=parent,
             kind=kind,
         )
         if kind == "references" and "ltx_bibliography" in classes:
             return  # a bibliography holds list items, not paragraphs
+        counts = (len(self.sections), len(self.elements))
         self._walk_children(node, section)
+        if "ltx_appendix" in classes and counts == (len(self.sections), len(self.elements)):
+            self._appendix_matter.add(place)
 
     @staticmethod
     def _section_kind(
@@ -706,7 +748,7 @@ class _Walker:
         else:
             element.panels = list(self._panels(node))
             if not element.panels:
-                self._lose(node, label, "a table with neither cells nor an image")
+                self._lose(node, label, _found_instead(node, "table"))
                 return None
         return self._add_element(element)
 
@@ -722,7 +764,7 @@ class _Walker:
         panels = list(self._panels(node))
         if not panels:
             # A "figure" made of text (a prompt, an example in a tabular) is not a chart.
-            self._lose(node, label, "a figure without images (text or markup) is not a chart")
+            self._lose(node, label, _found_instead(node, "chart"))
             return None
         return self._add_element(
             Element(
@@ -816,7 +858,7 @@ class _Walker:
                         f"({src[:200]!r}: {exc})"
                     ) from None
                 yield Panel(src=src, url=url, caption=_panel_caption(el, node), row=panel_row)
-            elif not _inside(el, node, "svg"):
+            elif not _inside(el, node, "svg") and not _is_text_box(el):
                 yield Panel(
                     src="",
                     url="",
@@ -953,6 +995,53 @@ def _unreached(el: _El, stop: _El) -> str:
             return f"inside {skipped}, which holds no elements"
         parent = parent.getparent()
     return "its caption tag sits outside any table or figure float"
+
+
+def _is_text_box(svg: _El) -> bool:
+    """A box drawn around text (tcolorbox, a framed prompt), not a drawing: its words sit in
+    one to three foreignObjects, in paragraphs or in runs of eight words or more (a plot's or a
+    diagram's labels are short, and usually many)."""
+    objects = [fo for fo in svg.iter("foreignobject") if not _inside(fo, svg, "foreignobject")]
+    if not objects or len(objects) > 3:
+        return False
+    for fo in objects:
+        if len(text_of(fo).split()) >= 8:
+            return True
+        for el in fo.iter("p", "div"):
+            if any(c in ("ltx_p", "ltx_para") for c in _classes(el)):
+                return True
+    return False
+
+
+def _found_instead(node: _El, kind: str) -> str:
+    """Why a numbered float with no panel (and, for a table, no cells) was not kept: what it
+    holds instead, as a person reading the warning needs it."""
+    what = "a chart" if kind == "chart" else "a table"
+    boxes = listing = False
+    for el in node.iter():
+        tag = el.tag
+        if not isinstance(tag, str) or _inside(el, node, "figcaption"):
+            continue
+        if tag in ("object", "embed"):
+            mime = (el.get("type") or "").strip()[:60] or "no type given"
+            source = (el.get("data") or el.get("src") or "").strip()
+            name = source.rsplit("/", 1)[-1][:80] or "no file named"
+            return f"its graphic is an <{tag}> ({mime}, {name}), which the parser does not keep"
+        if tag == "svg" and _is_text_box(el):
+            boxes = True
+        elif any(c in ("ltx_listing", "ltx_lstlisting") for c in _classes(el)):
+            listing = True
+    if boxes:
+        return f"a text box, not {what}"
+    if listing:
+        return f"a listing, not {what}"
+    if collapse(" ".join(text_of(c) for c in node if c.tag != "figcaption")):
+        if kind == "table":
+            return "a table with neither cells nor an image (text or markup)"
+        return "a figure without images (text or markup) is not a chart"
+    if kind == "table":
+        return "a table with neither cells nor an image"
+    return "a figure with nothing in it (no image, drawing, box or text)"
 
 
 def _caption_text(caption: _El | None) -> str:

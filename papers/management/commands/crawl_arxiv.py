@@ -188,6 +188,9 @@ class Command(BaseCommand):
                 f"{counts['papers_with_lost_floats']} papers (flagged in the admin); "
                 f"{counts['floats_skipped']} algorithm/listing floats skipped"
             )
+        if counts["generators"]:
+            made = ", ".join(f"{k}: {v}" for k, v in counts["generators"].items())  # type: ignore[union-attr]
+            self.stdout.write(f"  pages made by: {made}")
         for key in ("rejected_by_reason", "failed_by_reason"):
             if counts[key]:
                 reasons = ", ".join(f"{k}: {v}" for k, v in counts[key].items())  # type: ignore[union-attr]

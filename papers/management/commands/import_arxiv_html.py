@@ -55,6 +55,8 @@ class Command(BaseCommand):
                 self.stderr.write(self.style.ERROR(f"{path}: not imported: {exc.reason}"))
                 continue
             self.stdout.write(self.style.SUCCESS(result.summary()))
+            for line in page.notes:  # how the version was read, or a given one the page denies
+                self.stdout.write(self.style.WARNING(f"  {line}"))
             # Every numbered float not kept, every number printed twice, every unreadable image.
             for line in [*result.warnings, *result.problems]:
                 self.stdout.write(self.style.WARNING(f"  {line}"))
