@@ -22,6 +22,7 @@ from django.conf import settings
 
 from papers.crawl.gate import Gate, gate_from_settings
 from papers.licences import licence_name_at
+from papers.parsing.latexml import truncation
 
 log = logging.getLogger(__name__)
 # The arxiv package logs every page at INFO; our own log and the run's figures cover it.
@@ -563,11 +564,12 @@ class ArxivClient:
                 if is_conversion_failure(body):
                     raise ConversionFailed("arXiv's HTML conversion failed (error page)", url=url)
                 problem = "not LaTeXML output (no article.ltx_document in the page)"
-            # A body cut short without a Content-Length to tell: the html is never closed.
-            elif body[-4096:].rstrip().lower().endswith(b"</html>"):
+            # A body cut short without a Content-Length to tell: the document never closes
+            # (what follows </html> does not count, as the parser judges it).
+            elif not (cut := truncation(body)):
                 return HtmlPage(url=response.url or url, html=body, fetched_at=datetime.now(UTC))
             else:
-                problem = "truncated page (html never closed)"
+                problem = f"truncated page ({cut})"
             if attempt < tries:
                 log.info("%s: %s; try %s again", url, problem, attempt + 1)
                 self.session.stats.add(retries=1)

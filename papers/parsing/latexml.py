@@ -216,24 +216,31 @@ def _check_bytes(data: bytes, max_bytes: int) -> None:
         raise ParseError("empty page")
     if len(data) > max_bytes:
         raise ParseError(f"page too large: {len(data)} bytes (limit {max_bytes})")
-    # lxml silently repairs a truncated page, so the bytes must show that the document closed:
-    # the article closed, then the body. What follows (</html>, a comment, a saving tool's
-    # template tag) says nothing about truncation. (Checked before the encoding: a cut inside
-    # a multi-byte character is a truncation.)
-    start = _ARTICLE_START.search(data)
-    after = 0
-    if start is not None:
-        ends = [m.end() for m in _ARTICLE_END.finditer(data, start.start())]
-        if not ends:
-            raise ParseError("truncated page: article.ltx_document is never closed")
-        after = ends[-1]
-    if _BODY_END.search(data, after) is None:
-        raise ParseError("truncated page: the body element is never closed")
+    reason = truncation(data)
+    if reason:
+        raise ParseError(f"truncated page: {reason}")
     try:
         if not data.isascii():  # one fast pass; most of a page is ASCII, not all of it
             data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8: invalid byte at offset {exc.start}") from None
+
+
+def truncation(data: bytes) -> str:
+    """Why the page was cut short ("" when it was not). lxml silently repairs a truncated page,
+    so the bytes must show that the document closed: the article, then the body. What follows
+    (</html>, a comment, a saving tool's template tag) says nothing about truncation. (The
+    parser checks this before the encoding: a cut inside a multi-byte character is a cut.)"""
+    start = _ARTICLE_START.search(data)
+    after = 0
+    if start is not None:
+        ends = [m.end() for m in _ARTICLE_END.finditer(data, start.start())]
+        if not ends:
+            return "article.ltx_document is never closed"
+        after = ends[-1]
+    if _BODY_END.search(data, after) is None:
+        return "the body element is never closed"
+    return ""
 
 
 def _classes(el: _El) -> list[str]:
