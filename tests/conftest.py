@@ -21,6 +21,19 @@ hypothesis_settings.load_profile("sciver")
 
 CORPUS = Path(__file__).resolve().parent.parent / "papers" / "corpus"
 
+# Django's default hasher (PBKDF2, a million rounds) costs 0.2–0.6 s a password, and every
+# factory user and sign-in pays it: the suite hashes with MD5 instead, set here at
+# configuration time so that fixtures built once per module or session (outside a test's
+# `settings`) get it too. Where hashing is the subject, a test sets the real hasher back
+# (REAL_PASSWORD_HASHERS; tests/annotation/test_accounts.py).
+FAST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+
 
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path_factory: pytest.TempPathFactory) -> Path:

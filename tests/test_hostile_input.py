@@ -895,13 +895,7 @@ def test_the_table_covers_every_route():
     assert set(_converters()) == {r.name for r in ROUTES}
 
 
-@pytest.fixture
-def fast_passwords(settings) -> None:
-    """Sign-in and password forms get dozens of requests: hash with a fast hasher here."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def test_no_route_answers_hostile_values_with_a_server_error(fast_passwords):
+def test_no_route_answers_hostile_values_with_a_server_error():
     """The application's routes, as the holders of their items and as an admin."""
     started = time.perf_counter()
     w = _world()
@@ -1016,7 +1010,7 @@ def _admin_model_pass(model, model_admin, user, client: Client, send) -> set[str
     return {f"{prefix}_{view}" for view in MODEL_VIEWS}
 
 
-def test_the_admin_answers_hostile_values_without_a_server_error(fast_passwords):
+def test_the_admin_answers_hostile_values_without_a_server_error():
     """Every route of the admin (its model pages for every registered model, and the site's
     own), signed in as an admin, with fewer values than the application's routes."""
     w = _world()
@@ -1100,7 +1094,7 @@ def test_the_parsers_take_ascii_digits_only():
     assert list(errors) == ["a"]
 
 
-def test_the_findings_answer_400_with_what_was_wrong_and_keep_everything(fast_passwords):
+def test_the_findings_answer_400_with_what_was_wrong_and_keep_everything():
     w = _world()
     writer, erin = w.users["writer"], w.users["annotator"]
     write, evidence = w.kw["write"], w.kw["evidence"]

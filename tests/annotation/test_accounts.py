@@ -109,3 +109,22 @@ def test_people_tells_synthetic_experts_from_people_waiting_for_their_link(clien
     rows = dict(re.findall(r'<tr data-user="([^"]+)">(.*?)</tr>', page, re.S))
     assert "synthetic expert: cannot sign in" in rows["sim-cl-1"]
     assert "link not used yet" in rows["erin"] and "synthetic" not in rows["erin"]
+
+
+def test_the_real_hasher_stores_pbkdf2_and_signs_in(client, settings):
+    """The suite hashes with MD5 (tests/conftest.py); the deployment's hasher is Django's
+    default, and here it is the subject: a password set and checked with it, and a sign-in."""
+    from django.conf import global_settings
+
+    settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
+    user = UserFactory(username="frank")
+    user.set_password("a-real-pass-phrase-9")
+    user.save()
+    user.refresh_from_db()
+    assert user.password.startswith("pbkdf2_sha256$")
+    response = client.post(
+        "/accounts/login/", {"username": "frank", "password": "a-real-pass-phrase-9"}
+    )
+    assert response.status_code == 302 and response.url == "/"
+    user.refresh_from_db()
+    assert user.password.startswith("pbkdf2_sha256$")  # not re-hashed to anything weaker

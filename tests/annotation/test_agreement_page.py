@@ -15,11 +15,6 @@ from tests.annotation.test_stats import annotated  # noqa: F401 - the fixture
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_bars_have_an_axis_with_ticks_its_name_and_n_per_bar():
     svg = plots.bar_chart(
         "Agreement per subset",

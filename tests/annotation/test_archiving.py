@@ -29,11 +29,6 @@ from workspace.demo.archive import archive_demo, unarchive_demo
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def synthetic_expert(name: str):
     user = make_expert(name)
     user.set_unusable_password()

@@ -22,11 +22,6 @@ from workspace.management.commands.setup_demo import sign_in_address
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def admin(client):
     user = AdminFactory(username="boss")

@@ -31,11 +31,6 @@ pytestmark = pytest.mark.django_db
 SCRIPT = {"HTTP_ACCEPT": "application/json", "HTTP_X_REQUESTED_WITH": "fetch"}
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def client_for(user) -> Client:
     client = Client()
     client.force_login(user)

@@ -74,7 +74,6 @@ def test_durations_read_as_people_say_them():
 
 @pytest.mark.django_db
 def test_people_page_and_csv_give_each_experts_time_from_the_real_history(client, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     admin = AdminFactory()
     writer = make_expert("writer")
     paper, _ = curated_paper(admin)

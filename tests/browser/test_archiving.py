@@ -15,11 +15,6 @@ from tests.factories import AdminFactory
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_an_admin_archives_the_demo_and_brings_it_back(page):
     AdminFactory(username="boss")
     real = make_paper(title="A real paper")

@@ -17,11 +17,6 @@ from tests.papers.crawl.test_crawl_errors import MAX_RETRIES
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_an_unreachable_arxiv_reads_plainly_and_the_page_keeps_its_width(page):
     AdminFactory(username="boss")
     run = CrawlRun.objects.create(

@@ -25,11 +25,6 @@ def sign_in(page, username: str, password: str = "pw-for-tests-1") -> None:
     page.wait_for_selector("text=Your workspace")
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_people_and_assignment_stay_short_searchable_and_paged(page, new_page):
     admin = AdminFactory(username="boss")
     for n in range(36):  # the retired demo: synthetic experts, archived

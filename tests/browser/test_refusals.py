@@ -37,12 +37,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 MINE = "My own version of the entailed claim, typed in the second tab while the first one sent."
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings) -> None:
-    """Password hashing is not under test: the factories' users cost milliseconds, not 0.5 s."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def signed_in(page, live_server, user) -> None:
     """`user`'s session in the page's browser context (the sign-in page is tested elsewhere)."""
     client = Client()
