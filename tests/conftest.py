@@ -51,3 +51,19 @@ def chromium_path() -> str:
 @pytest.fixture
 def corpus() -> Path:
     return CORPUS
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Each shared world (tests/worlds.py) was built at most once in this worker."""
+    from tests.worlds import REGISTRY, WorldBuiltTwice
+
+    try:
+        REGISTRY.check()
+    except WorldBuiltTwice as exc:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None:
+            terminal.write_line(f"FAILED at session end: {exc}", red=True)
+        else:
+            raise
