@@ -920,18 +920,18 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
     only reads it: every request runs in a savepoint rolled back after it, and what a test
     writes besides, such as sessions, goes with the test's own transaction). It is rolled back
     at the end of the module; its images are in a folder of its own, which the tests serve."""
-    from django.test import override_settings
-
-    from tests.worlds import built
+    from tests.worlds import build_once
 
     media = tmp_path_factory.mktemp("hostile-media")
-    with django_db_blocker.unblock(), override_settings(MEDIA_ROOT=media):
-        with transaction.atomic():
-            built("hostile input")
-            w = _world()
-            w.kw["media_root"] = media
-            yield w
-            transaction.set_rollback(True)
+
+    def build() -> World:
+        w = _world()
+        w.kw["media_root"] = media
+        return w
+
+    yield from build_once(
+        "hostile input", build, django_db_blocker=django_db_blocker, media_root=media
+    )
 
 
 @pytest.fixture

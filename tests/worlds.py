@@ -8,6 +8,11 @@ is per worker, and each worker builds a world at most once."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class WorldBuiltTwice(AssertionError):
@@ -40,3 +45,30 @@ def built(name: str) -> None:
 
 def check_built() -> None:
     REGISTRY.check()
+
+
+def build_once(
+    name: str,
+    build: Callable[[], T],
+    *,
+    django_db_blocker,
+    media_root: Path,
+    **settings: object,
+) -> Iterator[T]:
+    """The body of a module- or session-scoped world fixture (`yield from build_once(...)`):
+    `build()` runs once, counted, inside a transaction that is rolled back when the fixture
+    ends, so the world never reaches another module's tests. Its files go to `media_root`
+    (tests that read them set MEDIA_ROOT there), and `settings` hold while it is built.
+    The tests that use it keep pytest-django's `db`: each runs in a savepoint of this
+    transaction, so what a test writes is gone before the next one."""
+    from django.db import transaction
+    from django.test import override_settings
+
+    with django_db_blocker.unblock(), override_settings(MEDIA_ROOT=media_root, **settings):
+        with transaction.atomic():
+            built(name)
+            world = build()
+            try:
+                yield world
+            finally:
+                transaction.set_rollback(True)

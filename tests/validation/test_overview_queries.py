@@ -12,7 +12,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from tests.annotation.test_lifecycle import people
+from tests.demo import people
 from tests.factories import AdminFactory
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 
 from papers.licences import REDISTRIBUTABLE
-from tests.validation.test_simulate import people
+from tests.demo import people
 from validation.release.reading import is_reachable, model_input
 from validation.release_check import inspect_release
 from validation.split import services as split_services

@@ -31,26 +31,16 @@ from annotation.queue import work
 from papers.licences import allows_redistribution, paper_licence
 from papers.models import Element, Paper
 from papers.synthetic import FIXTURES, fixture_of, make_copy, synthetic_id
+from tests.demo import people, simulate
 from tests.validation.test_split_and_export import load_sciver
+from tests.worlds import build_once
 from validation.models import ValidationRevision, ValidationStatus
-from workspace.demo.experts import create_demo_experts
 from workspace.demo.simulate import Fact, table_facts, write_claim
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
 
-def people() -> None:
-    users = get_user_model()
-    users.objects.create_user("admin", password="x", is_staff=True, is_superuser=True)
-    for name in ("alice", "bob", "carol"):
-        users.objects.create_user(name, password="x")
-    create_demo_experts()
-
-
-def run(*args: str) -> str:
-    out = io.StringIO()
-    call_command("simulate_annotation", *args, stdout=out)
-    return out.getvalue()
+run = simulate
 
 
 def _context(paper: Paper) -> list[tuple]:
@@ -104,106 +94,30 @@ def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(se
     assert code[3] == code[33] == "cc-by-sa"  # occlusion-depth's own licence
 
 
-def test_the_workflow_is_real_and_a_second_run_adds_nothing():
-    people()
-    out = run("--papers", "11", "--seed", "5")
-    assert "left waiting for curation" in out and "left waiting for claims" in out
+@pytest.fixture(scope="class")
+def demo(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The demo's people and fourteen simulated papers, built once for the tests that read them
+    (the release manager's split and export, and the second run, are rolled back after each)."""
 
-    pairs = list(ClaimPair.objects.select_related("task").prefetch_related("claims"))
-    assert pairs
-    for pair in pairs:
-        roles = dict(PairRole.objects.filter(pair=pair).values_list("role", "expert__username"))
-        assert roles[Role.WRITER].startswith("sim-")  # people are never written for
-        claims = {c.label: c for c in pair.claims.all()}
-        assert set(claims) == {"entailed", "refuted"}
-        assert claims["entailed"].text != claims["refuted"].text
-        assert claims["refuted"].explanation
-    # Every stage left its records through the services: items, history, reviews, validations.
-    assert WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.DONE).count() == len(
-        pairs
-    )
-    validated = Claim.objects.filter(validation__status=ValidationStatus.VALIDATED)
-    assert validated.count() >= 2
-    assert ClaimReview.objects.filter(state="adjudication").exists()  # the tail's disagreements
-    for claim in validated.select_related("pair"):
-        # The blindness rule: never the pair's writer, nor this claim's second annotator or
-        # adjudicator (the other claim's second annotator may validate it).
-        validator = claim.validation.validator.get_username()
-        on_claim = set(
-            PairRole.objects.filter(pair=claim.pair)
-            .filter(Q(role=Role.WRITER) | Q(claim=claim))
-            .exclude(role=Role.VALIDATOR)
-            .values_list("expert__username", flat=True)
-        )
-        assert validator not in on_claim
+    def build() -> str:
+        people()
+        return run("--papers", "14", "--seed", "13")
 
-    # The tail waits for people (alice, bob, carol), at every stage.
-    curation = Assignment.objects.filter(
-        paper__synthetic=True, role=Role.WRITER, status="assigned"
-    ).select_related("expert")
-    assert curation and all(a.expert.username in {"alice", "bob", "carol"} for a in curation)
-    waiting_claims = CuratedContext.objects.filter(
-        created_by__username__in=["alice", "bob", "carol"], paper__claim_tasks__isnull=True
-    )
-    assert waiting_claims.exists()
-    # Synthetic experts retire when the run ends: people's new work never goes to them, and
-    # what was left waits for people who can take it.
-    assert sorted(u.username for u in eligible_experts("cs.CL")) == ["alice", "bob", "carol"]
-    humans = get_user_model().objects.filter(username__in=["alice", "bob", "carol"])
-    now = timezone.now()
-    for kind in (WorkKind.BLIND, WorkKind.ADJUDICATE, WorkKind.VALIDATE):
-        assert WorkItem.objects.filter(kind=kind, status=WorkStatus.OPEN).exists(), kind
-        assert any(work.available_to(u, kind, now).exists() for u in humans), kind
-    # A validator found a perturbation true: the pair waits for its writer's new perturbation.
-    assert "left waiting for a new perturbation" in out
-    back = list(WorkItem.objects.filter(kind=WorkKind.REPERTURB, status=WorkStatus.OPEN))
-    assert back
-    for item in back:
-        assert item.assignee_id == item.pair.writer_id
-        refuted = item.pair.claims.get(label="refuted", superseded_at__isnull=True)
-        assert refuted.review.final_label == "entailed"
-        assert refuted.validation.changes.filter(field="label").exists()
-
-    assert_the_evidence_rule_holds()
-
-    counts = (ClaimPair.objects.count(), WorkEvent.objects.count(), Paper.objects.count())
-    again = run("--papers", "11", "--seed", "5")
-    assert "Nothing to add" in again
-    assert (ClaimPair.objects.count(), WorkEvent.objects.count(), Paper.objects.count()) == counts
+    media = tmp_path_factory.mktemp("demo-media")
+    for printed in build_once(
+        "demo: people, 14 papers, seed 13",
+        build,
+        django_db_blocker=django_db_blocker,
+        media_root=media,
+    ):
+        yield media, printed
 
 
-def test_a_release_manager_follows_the_readme_on_demo_data(tmp_path):
-    """make_split, export_release, check_release, then load valset.json as SciVer's code does."""
-    people()
-    run("--papers", "14", "--seed", "13")
-    stats = io.StringIO()
-    call_command("dataset_stats", stdout=stats)
-    assert "validated pool" in stats.getvalue()
-    pairs = ClaimPair.objects.filter(claims__validation__status="validated").distinct().count()
-    assert pairs >= 8
-    with pytest.raises(CommandError, match="validated"):
-        call_command("make_split", "--validation", "1000", "--test", "2000", stdout=io.StringIO())
-    call_command(
-        "make_split",
-        "--validation",
-        "4",
-        "--test",
-        "8",
-        "--seed",
-        "13",
-        "--name",
-        "v1",
-        stdout=io.StringIO(),
-    )
-    out = tmp_path / "SciVer"
-    call_command("export_release", "--split", "v1", "--out", str(out), stdout=io.StringIO())
-    call_command("check_release", str(out), stdout=io.StringIO())  # raises on any problem
-    val, test = load_sciver(tmp_path, "valset.json"), load_sciver(tmp_path, "testset.json")
-    assert len(val) == 4 and len(test) == 8
-    assert {r["paperid"] for r in val + test} <= set(
-        Paper.objects.filter(synthetic=True).values_list("arxiv_id", flat=True)
-    )
-    assert {"claim", "label", "claim_type", "paper_path"} <= set(val[0])
+@pytest.fixture
+def demo_data(demo, settings) -> str:
+    """What simulate_annotation printed; its images served from the world's folder."""
+    settings.MEDIA_ROOT = demo[0]
+    return demo[1]
 
 
 def test_revisions_happen_at_about_sciver_rate():
@@ -288,3 +202,111 @@ def test_an_archived_demo_is_not_simulated_into():
     with pytest.raises(CommandError, match=r"demo data is archived .*archive_demo --undo"):
         run("--papers", "2")
     assert not Paper.objects.exists()
+
+
+@pytest.mark.usefixtures("demo_data")
+class TestOnTheDemo:
+    """Tests that read the demo world (built once for the class, rolled back after it)."""
+
+    def test_the_workflow_is_real_and_a_second_run_adds_nothing(self, demo_data):
+        out = demo_data
+        assert "left waiting for curation" in out and "left waiting for claims" in out
+
+        pairs = list(ClaimPair.objects.select_related("task").prefetch_related("claims"))
+        assert pairs
+        for pair in pairs:
+            roles = dict(PairRole.objects.filter(pair=pair).values_list("role", "expert__username"))
+            assert roles[Role.WRITER].startswith("sim-")  # people are never written for
+            claims = {c.label: c for c in pair.claims.all()}
+            assert set(claims) == {"entailed", "refuted"}
+            assert claims["entailed"].text != claims["refuted"].text
+            assert claims["refuted"].explanation
+        # Every stage left its records through the services: items, history, reviews, validations.
+        assert WorkItem.objects.filter(kind=WorkKind.WRITE, status=WorkStatus.DONE).count() == len(
+            pairs
+        )
+        validated = Claim.objects.filter(validation__status=ValidationStatus.VALIDATED)
+        assert validated.count() >= 2
+        assert ClaimReview.objects.filter(state="adjudication").exists()  # the tail's disagreements
+        for claim in validated.select_related("pair"):
+            # The blindness rule: never the pair's writer, nor this claim's second annotator or
+            # adjudicator (the other claim's second annotator may validate it).
+            validator = claim.validation.validator.get_username()
+            on_claim = set(
+                PairRole.objects.filter(pair=claim.pair)
+                .filter(Q(role=Role.WRITER) | Q(claim=claim))
+                .exclude(role=Role.VALIDATOR)
+                .values_list("expert__username", flat=True)
+            )
+            assert validator not in on_claim
+
+        # The tail waits for people (alice, bob, carol), at every stage.
+        curation = Assignment.objects.filter(
+            paper__synthetic=True, role=Role.WRITER, status="assigned"
+        ).select_related("expert")
+        assert curation and all(a.expert.username in {"alice", "bob", "carol"} for a in curation)
+        waiting_claims = CuratedContext.objects.filter(
+            created_by__username__in=["alice", "bob", "carol"], paper__claim_tasks__isnull=True
+        )
+        assert waiting_claims.exists()
+        # Synthetic experts retire when the run ends: people's new work never goes to them, and
+        # what was left waits for people who can take it.
+        assert sorted(u.username for u in eligible_experts("cs.CL")) == ["alice", "bob", "carol"]
+        humans = get_user_model().objects.filter(username__in=["alice", "bob", "carol"])
+        now = timezone.now()
+        for kind in (WorkKind.BLIND, WorkKind.ADJUDICATE, WorkKind.VALIDATE):
+            assert WorkItem.objects.filter(kind=kind, status=WorkStatus.OPEN).exists(), kind
+            assert any(work.available_to(u, kind, now).exists() for u in humans), kind
+        # A validator found a perturbation true: the pair waits for its writer's new perturbation.
+        assert "left waiting for a new perturbation" in out
+        back = list(WorkItem.objects.filter(kind=WorkKind.REPERTURB, status=WorkStatus.OPEN))
+        assert back
+        for item in back:
+            assert item.assignee_id == item.pair.writer_id
+            refuted = item.pair.claims.get(label="refuted", superseded_at__isnull=True)
+            assert refuted.review.final_label == "entailed"
+            assert refuted.validation.changes.filter(field="label").exists()
+
+        assert_the_evidence_rule_holds()
+
+        counts = (ClaimPair.objects.count(), WorkEvent.objects.count(), Paper.objects.count())
+        again = run("--papers", "14", "--seed", "13")
+        assert "Nothing to add" in again
+        assert (
+            ClaimPair.objects.count(),
+            WorkEvent.objects.count(),
+            Paper.objects.count(),
+        ) == counts
+
+    def test_a_release_manager_follows_the_readme_on_demo_data(self, tmp_path, demo_data):
+        """make_split, export_release, check_release, then load valset.json as SciVer's code does."""
+        stats = io.StringIO()
+        call_command("dataset_stats", stdout=stats)
+        assert "validated pool" in stats.getvalue()
+        pairs = ClaimPair.objects.filter(claims__validation__status="validated").distinct().count()
+        assert pairs >= 8
+        with pytest.raises(CommandError, match="validated"):
+            call_command(
+                "make_split", "--validation", "1000", "--test", "2000", stdout=io.StringIO()
+            )
+        call_command(
+            "make_split",
+            "--validation",
+            "4",
+            "--test",
+            "8",
+            "--seed",
+            "13",
+            "--name",
+            "v1",
+            stdout=io.StringIO(),
+        )
+        out = tmp_path / "SciVer"
+        call_command("export_release", "--split", "v1", "--out", str(out), stdout=io.StringIO())
+        call_command("check_release", str(out), stdout=io.StringIO())  # raises on any problem
+        val, test = load_sciver(tmp_path, "valset.json"), load_sciver(tmp_path, "testset.json")
+        assert len(val) == 4 and len(test) == 8
+        assert {r["paperid"] for r in val + test} <= set(
+            Paper.objects.filter(synthetic=True).values_list("arxiv_id", flat=True)
+        )
+        assert {"claim", "label", "claim_type", "paper_path"} <= set(val[0])
