@@ -67,3 +67,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             terminal.write_line(f"FAILED at session end: {exc}", red=True)
         else:
             raise
+
+
+@pytest.fixture
+def writer(client):
+    """Alice, signed in, holds the writing item of a curated paper's one claim task (the
+    writing pages' tests and the security tests use it): (client, item)."""
+    from annotation.assignment import services as assignment_services
+    from annotation.models import WorkKind
+    from annotation.queue import work
+    from annotation.writing import services as writing
+    from tests.annotation.claim_factories import curated_paper
+    from tests.annotation.factories import make_expert
+    from tests.factories import AdminFactory
+
+    alice, admin = make_expert("alice"), AdminFactory(username="boss")
+    paper, _ = curated_paper(admin)
+    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
+    writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=7)
+    item = work.next_item(user=alice, kind=WorkKind.WRITE)
+    client.force_login(alice)
+    return client, item

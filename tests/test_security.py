@@ -22,7 +22,6 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
 from config.models import Session
-from tests.annotation import test_writing_views
 from tests.factories import AdminFactory, UserFactory
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,8 +140,6 @@ def test_the_client_address_behind_proxies(settings):
 
 
 # --- A session that ends mid-task -------------------------------------------------------------
-
-writer = test_writing_views.writer  # the fixture: alice holds a writing item, signed in
 
 
 @pytest.mark.django_db

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import itertools
+
+from PIL import Image
 
 from annotation.models import ExpertProfile, Publication, Subfield, Training
 from papers.models import Element, Paper, Section
@@ -126,3 +129,9 @@ def all_ids(paper: Paper) -> tuple[set[int], set[int]]:
         set(Section.objects.filter(paper=paper).values_list("pk", flat=True)),
         set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
     )
+
+
+def png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), "white").save(buffer, "PNG")
+    return buffer.getvalue()

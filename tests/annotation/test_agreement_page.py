@@ -10,7 +10,6 @@ from django.test import Client
 
 from annotation import archiving
 from annotation.review import plots, stats
-from tests.annotation.test_stats import annotated  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
 

@@ -269,7 +269,7 @@ def test_an_admins_note_to_reopen_or_drop_is_refused_whole_and_taken_at_the_limi
 
 
 def test_an_admins_note_handing_a_new_perturbation_over_is_refused_whole_and_taken_at_the_limit():
-    from tests.annotation.test_reperturb import found_true, reperturb_item
+    from tests.annotation.reperturbation import found_true, reperturb_item
 
     c, pair = found_true()
     item = reperturb_item(pair)

@@ -12,8 +12,8 @@ from annotation.assignment import services as assignment_services
 from annotation.curation import services as curation_services
 from annotation.models import Assignment, CuratedContext, PaperSubfield, Publication, Subfield
 from papers.models import Element, Section
-from tests.annotation.conftest import corpus_folders, largest_corpus_folder
 from tests.annotation.factories import all_ids, make_expert, make_paper
+from tests.corpus import corpus_folders, largest_corpus_folder
 from tests.factories import AdminFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,6 @@ is added here."""
 from __future__ import annotations
 
 import datetime as dt
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,12 +14,11 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
-from PIL import Image
 
 from annotation.assignment import services as assignment_services
 from annotation.models import Publication, Subfield
 from papers.models import CrawlRun, Element
-from tests.annotation.factories import make_expert, make_paper
+from tests.annotation.factories import make_expert, make_paper, png
 from tests.factories import AdminFactory
 
 pytestmark = pytest.mark.django_db
@@ -46,12 +44,6 @@ class World:
     @property
     def vid(self) -> str:
         return self.paper.versioned_id
-
-
-def png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "white").save(buffer, "PNG")
-    return buffer.getvalue()
 
 
 @pytest.fixture

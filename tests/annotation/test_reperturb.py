@@ -23,44 +23,22 @@ from annotation.writing import services as writing
 from papers.models import Element
 from tests.annotation.claim_factories import ENTAILED
 from tests.annotation.factories import make_expert
-from tests.annotation.review_factories import adjudicate, crew, written_pair
-from tests.validation.factories import add_images, validate_all
+from tests.annotation.reperturbation import (
+    NEW,
+    NOTES,
+    WHY,
+    found_true,
+    reperturb_form,
+    reperturb_item,
+)
+from tests.annotation.review_factories import crew, written_pair
+from tests.validation.factories import validate_all
 from validation import selectors as validation_selectors
 from validation import services as validation
 from validation.models import Validation
 from validation.split import services as split_services
 
 pytestmark = pytest.mark.django_db
-
-NEW = "Ours reaches a BLEU of 75.0, which is higher than the Baseline model."
-WHY = "Table 1 gives Ours a BLEU of 73.2, not 75.0."
-NOTES = "Table 1 shows the Baseline at 68.9 and Ours higher: the perturbed claim holds."
-
-
-def found_true(names=("wendy", "sam", "tom", "ada", "val", "nia"), *, seed: int = 1):
-    """A pair whose refuted claim an adjudicator judged entailed: `sam` and `tom` annotate one
-    claim each (the refuted one labelled entailed), `ada` adjudicates it entailed. Seed 1 makes
-    a direct pair, seed 5 a parallel one."""
-    c = crew(*names)
-    pair = written_pair(c["wendy"], c["boss"], seed=seed)
-    add_images(pair.paper)
-    for name in ("sam", "tom"):
-        item = review.take_next(user=c[name], kind="evidence")
-        claim = item.claim
-        review.submit_second_annotation(
-            item=item,
-            user=c[name],
-            version=item.version,
-            token=uuid.uuid4(),
-            label="entailed",
-            evidence_ids=claim.evidence.values_list("pk", flat=True),
-        )
-    adjudicate(c["ada"], label="entailed", reason="writer_error", notes=NOTES)
-    return c, pair
-
-
-def reperturb_item(pair) -> WorkItem:
-    return WorkItem.objects.get(pair=pair, kind=WorkKind.REPERTURB, status__in=["open", "leased"])
 
 
 def submit_new(item: WorkItem, user, **overrides) -> Claim:
@@ -441,17 +419,6 @@ def test_evidence_breaking_the_writing_rules_is_refused_and_nothing_is_recorded(
         item=item, action__in=["submitted", "perturbation replaced"]
     )
     assert not WorkItem.objects.filter(kind="evidence", claim__replaces=old).exists()
-
-
-def reperturb_form(item: WorkItem, **changes) -> dict:
-    item.refresh_from_db()
-    return {
-        "version": item.version,
-        "token": str(uuid.uuid4()),
-        "refuted": NEW,
-        "explanation": WHY,
-        "perturbation_kind": "number",
-    } | changes
 
 
 def test_the_page_offers_the_context_to_cite_and_records_the_choice(client):

@@ -18,8 +18,8 @@ from annotation.review import services as review
 from annotation.writing import services as writing
 from papers.models import Element
 from tests.annotation.claim_factories import curated_paper, submit
+from tests.annotation.factories import png
 from tests.annotation.review_factories import annotate, crew, written_pair
-from tests.annotation.test_permissions import png
 
 pytestmark = pytest.mark.django_db
 ROLES = ("anonymous", "writer", "second", "adjudicator", "other", "admin")

@@ -11,14 +11,10 @@ from collections import Counter
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import services as assignment_services
 from annotation.models import CuratedElement, WorkItem, WorkKind
 from annotation.queue import work
 from annotation.writing import services as writing
-from tests.annotation.claim_factories import curated_paper
-from tests.annotation.factories import make_expert
-from tests.annotation.test_reperturb import found_true, reperturb_form, reperturb_item
-from tests.factories import AdminFactory
+from tests.annotation.reperturbation import found_true, reperturb_form, reperturb_item
 
 pytestmark = pytest.mark.django_db
 
@@ -29,17 +25,6 @@ def duplicate_ids(html: str) -> list[str]:
 
 def evidence_boxes(html: str, name: str = "evidence") -> list[int]:
     return [int(pk) for pk in re.findall(rf'name="{name}" value="(\d+)"', html)]
-
-
-@pytest.fixture
-def writer(client):
-    alice, admin = make_expert("alice"), AdminFactory(username="boss")
-    paper, _ = curated_paper(admin)
-    assignment_services.assign_papers(papers=[paper], experts=[alice], assigned_by=admin)
-    writing.create_claim_tasks(paper=paper, by=alice, count=1, seed=7)
-    item = work.next_item(user=alice, kind=WorkKind.WRITE)
-    client.force_login(alice)
-    return client, item
 
 
 def outside_the_page(item: WorkItem) -> int:

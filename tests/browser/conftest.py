@@ -9,8 +9,23 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
+from annotation.assignment import services as assignment_services
+from annotation.curation import services as curation_services
+from annotation.models import Subfield
+from annotation.queue import work
+from annotation.writing import services as writing
+from papers.models import Element, Paper, Section
 from papers.render import CHROMIUM_ARGS
+from tests.annotation.claim_factories import submit
+from tests.annotation.factories import make_expert
+from tests.browser.pages import (
+    _polled_from_python,
+    sample_claim_task,
+    sample_folder,
+)
+from tests.factories import AdminFactory
 from tests.services import chromium_or_skip
 
 ARTIFACTS = Path(
@@ -82,36 +97,6 @@ def app_serves_media(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_MediaFilesHandler, "_should_handle", lambda self, path: False)
 
 
-def _polled_from_python(page) -> Callable[..., object]:
-    """`page.wait_for_function` that works under the app's Content-Security-Policy. Playwright
-    re-evaluates a predicate that is not yet true with `eval` inside the page, which the policy
-    (no 'unsafe-eval') refuses; `page.evaluate` goes through the DevTools protocol, which the
-    policy does not govern. Same arguments, the same timeout error."""
-    import time
-
-    from playwright.sync_api import Error, TimeoutError
-
-    def wait_for_function(expression: str, *, arg=None, timeout: float | None = None, polling=None):
-        limit = (timeout if timeout is not None else 10_000) / 1000
-        deadline = time.monotonic() + limit
-        while True:
-            try:
-                value = page.evaluate(expression, arg)
-            except Error as exc:  # the page navigated while it was evaluated: try again
-                if "context was destroyed" not in str(exc) and "navigat" not in str(exc):
-                    raise
-                value = None
-            if value:
-                return value
-            if limit and time.monotonic() > deadline:
-                raise TimeoutError(
-                    f"Timeout {limit * 1000:.0f}ms exceeded waiting for {expression!r}"
-                )
-            page.wait_for_timeout(polling if isinstance(polling, (int, float)) else 50)
-
-    return wait_for_function
-
-
 @pytest.fixture
 def new_page(
     browser, live_server, app_serves_media, request: pytest.FixtureRequest
@@ -140,3 +125,34 @@ def new_page(
 @pytest.fixture
 def page(new_page) -> object:
     return new_page()
+
+
+@pytest.fixture
+def task(settings):
+    settings.USE_CHROMIUM = False
+    return sample_claim_task()
+
+
+@pytest.fixture
+def pair(settings):
+    settings.USE_CHROMIUM = False
+    Subfield.ensure_sciver_subfields()
+    with open(os.devnull, "w") as sink:
+        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
+    paper = Paper.objects.get()
+    people = {
+        n: make_expert(n, (paper.primary_category,)) for n in ("alice", "bob", "carol", "dave")
+    }
+    AdminFactory(username="boss", password="pw-for-tests-1")
+    assignment_services.assign_papers(papers=[paper], experts=[people["alice"]], assigned_by=None)
+    body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
+    curation_services.save_curated_context(
+        paper=paper,
+        user=people["alice"],
+        kept_section_ids=set(body.values_list("pk", flat=True)),
+        kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
+        not_chart_ids=(),
+        latest_seen=None,
+    )
+    writing.create_claim_tasks(paper=paper, by=people["alice"], count=1, seed=11)
+    return submit(work.next_item(user=people["alice"], kind="write"), people["alice"])

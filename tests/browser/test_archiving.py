@@ -9,7 +9,7 @@ import pytest
 from annotation.models import ExpertProfile
 from papers.models import Paper
 from tests.annotation.factories import make_expert, make_paper
-from tests.browser.test_lists import sign_in
+from tests.browser.pages import sign_in_to_workspace as sign_in
 from tests.factories import AdminFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

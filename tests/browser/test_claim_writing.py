@@ -4,52 +4,12 @@ history; the draft survives a reload and a lost connection."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from django.core.management import call_command
 
-from annotation.assignment import services as assignment_services
-from annotation.curation import services as curation_services
-from annotation.models import ClaimPair, Subfield
-from annotation.writing import services as writing
-from papers.models import Element, Paper, Section
-from tests.annotation.factories import make_expert
-from tests.browser.test_curation import sample_folder, shot, sign_in
+from annotation.models import ClaimPair
+from tests.browser.pages import ENTAILED, shot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-ENTAILED = (
-    "Across the reported experiments the proposed approach obtains a higher score than "
-    "every baseline, reaching 42.5 overall."
-)
-
-
-def sample_claim_task(*names: str):
-    """The bundled sample paper imported (its images drawn), `names` (default alice) experts of
-    its subfield, the first assigned it with its body and abstract kept, one claim task waiting."""
-    Subfield.ensure_sciver_subfields()
-    with open(os.devnull, "w") as sink:
-        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
-    paper = Paper.objects.get()
-    writer, *_ = (make_expert(n, (paper.primary_category,)) for n in names or ("alice",))
-    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=None)
-    body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
-    curation_services.save_curated_context(
-        paper=paper,
-        user=writer,
-        kept_section_ids=set(body.values_list("pk", flat=True)),
-        kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
-        not_chart_ids=(),
-        latest_seen=None,
-    )
-    return writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=11)[0]
-
-
-@pytest.fixture
-def task(settings):
-    settings.USE_CHROMIUM = False
-    return sample_claim_task()
 
 
 def test_an_expert_writes_a_claim_pair(page, task):

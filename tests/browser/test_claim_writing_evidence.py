@@ -9,28 +9,14 @@ import pytest
 
 from annotation.models import WorkItem, WorkKind
 from annotation.writing import services as writing
-from tests.annotation.test_reperturb import found_true, reperturb_item
-from tests.browser import test_claim_writing
-from tests.browser.test_curation import sign_in
+from tests.annotation.reperturbation import found_true, reperturb_item
+from tests.browser.pages import DUPLICATE_IDS, open_whole_context, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-task = test_claim_writing.task  # the sample paper, curated by alice, one claim task
-
-DUPLICATE_IDS = """() => {
-  const seen = {};
-  for (const el of document.querySelectorAll("[id]")) seen[el.id] = (seen[el.id] || 0) + 1;
-  return Object.keys(seen).filter((id) => seen[id] > 1);
-}"""
 
 
 def checked(page, selector: str) -> bool:
     return page.locator(selector).is_checked()
-
-
-def open_whole_context(page) -> None:
-    page.keyboard.press("w")
-    page.locator("#whole-context .context-body .ev-item").first.wait_for()
 
 
 def wait_saved(page) -> None:

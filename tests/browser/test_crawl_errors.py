@@ -10,9 +10,9 @@ from datetime import date
 import pytest
 
 from papers.models import CrawlEvent, CrawlRun
-from tests.browser.test_lists import sign_in
+from tests.browser.pages import sign_in_to_workspace as sign_in
 from tests.factories import AdminFactory
-from tests.papers.crawl.test_crawl_errors import MAX_RETRIES
+from tests.papers.crawl.messages import MAX_RETRIES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

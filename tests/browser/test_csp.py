@@ -9,19 +9,10 @@ import os
 import pytest
 from django.core.management import call_command
 
-from tests.browser.test_claim_writing import sample_claim_task
-from tests.browser.test_curation import sign_in
+from tests.browser.pages import RECORDER, sample_claim_task, sign_in
 from tests.factories import AdminFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-RECORDER = """
-window.__csp = [];
-document.addEventListener("securitypolicyviolation", (e) => {
-  const where = `${e.sourceFile}:${e.lineNumber}`;
-  window.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} at ${where}`);
-});
-"""
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ curation page without a mouse."""
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -22,19 +20,10 @@ from annotation.models import (
 )
 from papers.models import Element, Paper, Section
 from tests.annotation.factories import make_expert
+from tests.browser.pages import broken_images, sample_folder, shot, sign_in
 from tests.factories import AdminFactory
 
-CORPUS = Path(__file__).resolve().parents[2] / "papers" / "corpus"
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-SHOTS = os.environ.get("SCIVER_SCREENSHOTS", "")
-
-
-def sample_folder(category: str = "cs.CL") -> Path:
-    """A corpus paper of this category that has sections SciVer removes."""
-    for meta in sorted(CORPUS.glob("*/meta.json")):
-        if json.loads(meta.read_text()).get("primary_category") == category:
-            return meta.parent
-    return sorted(p.parent for p in CORPUS.glob("*/paper.html"))[0]
 
 
 @pytest.fixture
@@ -43,28 +32,6 @@ def paper(settings) -> Paper:
     with open(os.devnull, "w") as sink:
         call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
     return Paper.objects.get()
-
-
-def sign_in(page, username: str, password: str = "pw-for-tests-1") -> None:
-    page.goto("/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
-    assert page.url.endswith("/"), page.url
-
-
-def shot(page, name: str) -> None:
-    if SHOTS:
-        page.screenshot(path=f"{SHOTS}/{name}.png", full_page=False)
-
-
-def broken_images(page) -> list[str]:
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # lazy images load
-    page.wait_for_function("Array.from(document.images).every(i => i.complete)")
-    return page.eval_on_selector_all(
-        "img", "imgs => imgs.filter(i => !(i.naturalWidth > 0)).map(i => i.src)"
-    )
 
 
 def section_box(page, section: Section):

@@ -10,8 +10,7 @@ import pytest
 from annotation.models import EvidenceAnnotation, WorkAction, WorkEvent
 from annotation.review import edits
 from tests.annotation.review_factories import FLIP, annotate, crew, written_pair
-from tests.browser.test_curation import sign_in
-from tests.browser.test_keyboard import math_rendered, with_math
+from tests.browser.pages import math_rendered, sign_in, with_math
 from validation import services as validation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

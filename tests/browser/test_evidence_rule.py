@@ -12,15 +12,13 @@ from django.contrib.auth import get_user_model
 from annotation.models import ClaimPair, ClaimReview, ClaimTask, WorkItem, WorkKind
 from annotation.review import services as review
 from papers.models import Element
-from tests.browser import test_claim_writing, test_review
-from tests.browser.test_curation import sign_in
+from tests.annotation.review_factories import FLIP
+from tests.browser.pages import sign_in
 from tests.validation.factories import Team, final_pair
 from validation.models import ValidationRevision
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-task = test_claim_writing.task  # the sample paper, curated by alice, one claim task
-pair = test_review.pair  # the sample paper, alice's pair (sequential: two tables/charts)
 
 ENTAILED = "The proposed approach obtains a higher score than every baseline, reaching 42.5."
 REFUTED = "The proposed approach obtains a lower score than every baseline, reaching 42.5."
@@ -83,7 +81,7 @@ def test_the_adjudicator_unticks_the_table_too_many(page, pair):
             user=users[name],
             version=item.version,
             token=uuid.uuid4(),
-            label=test_review.FLIP[claim.label] if flip else claim.label,
+            label=FLIP[claim.label] if flip else claim.label,
             evidence_ids=claim.evidence.values_list("pk", flat=True),
         )
     sign_in(page, "dave")

@@ -13,8 +13,7 @@ from annotation.review import services as review
 from guidelines.models import FixAction, Flag, FlagFix
 from papers.models import Element, Paper
 from tests.annotation.review_factories import crew, written_pair
-from tests.browser.test_curation import sign_in
-from tests.browser.test_keyboard import with_math
+from tests.browser.pages import sign_in, with_math
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -11,7 +11,7 @@ from guidelines import services as guidelines
 from guidelines.models import GuidelineVersion
 from guidelines.seed import first_sections
 from tests.annotation.review_factories import annotate, crew, written_pair
-from tests.browser.test_curation import sign_in
+from tests.browser.pages import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

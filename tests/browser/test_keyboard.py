@@ -29,8 +29,7 @@ from papers.models import Element, Paper
 from tests.annotation.claim_factories import ENTAILED, REFUTED, curated_paper
 from tests.annotation.factories import make_expert, make_paper
 from tests.annotation.review_factories import annotate, crew, written_pair
-from tests.browser.test_csp import RECORDER
-from tests.browser.test_curation import sign_in
+from tests.browser.pages import RECORDER, math_rendered, sign_in, with_math
 from tests.validation.factories import Team, final_pair, validated_pairs
 from validation.baseline import services as baseline_services
 from validation.models import BaselineAnswer, ValidationRevision
@@ -39,28 +38,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 KEY = {"entailed": "e", "refuted": "r"}
 FLIP = {"entailed": "refuted", "refuted": "entailed"}
-# What LaTeXML's alttext becomes in the parsed text: `$…$`, as annotators used to read it.
-MATH = (
-    r" Routing with $k=1$ keeps $70\%$ of the gain $\rightarrow$ with $\mathcal{L}_{\text{bal}}$."
-)
-CAPTION_MATH = r" at $\alpha=0.5$"
 WHY = "Table 1 gives Ours a BLEU of 73.2, not the value the refuted claim states."
 # Mouse buttons pressed on the page: a keyboard-only test ends with none.
 NO_MOUSE = (
     "window.__mouse = 0; addEventListener('mousedown', () => { window.__mouse += 1; }, true);"
 )
 TEXT_BOX = "document.activeElement.matches('textarea, select, input:not([type=checkbox]):not([type=radio])')"
-
-
-def with_math(paper: Paper) -> Paper:
-    """Every paragraph and caption of the paper holds inline math, as a parsed paper does."""
-    for element in Element.objects.filter(paper=paper):
-        if element.kind == "paragraph":
-            element.text += MATH
-        elif element.caption:
-            element.caption += CAPTION_MATH
-        element.save(update_fields=["text", "caption"])
-    return paper
 
 
 def person(new_page, username: str, viewport: dict | None = None):
@@ -83,12 +66,6 @@ def tab_to(page, selector: str, limit: int = 80) -> None:
         if page.evaluate("(s) => document.activeElement.matches(s)", selector):
             return
     raise AssertionError(f"Tab never reached {selector}")
-
-
-def math_rendered(page, selector: str) -> None:
-    """Formulas under `selector` are KaTeX's, and their `$…$` source is not what one reads."""
-    page.locator(f"{selector} .math .katex").first.wait_for()
-    assert "$k=1$" not in page.locator(selector).first.inner_text()
 
 
 def item_of(page, kind: str) -> WorkItem:

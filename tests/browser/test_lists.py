@@ -8,21 +8,13 @@ from django.contrib.auth import get_user_model
 
 from annotation.models import Publication
 from tests.annotation.factories import make_expert, make_paper
+from tests.browser.pages import sign_in_to_workspace as sign_in
 from tests.factories import AdminFactory
 from workspace.demo.archive import archive_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 WIDTH = "document.documentElement.scrollWidth <= window.innerWidth"
-
-
-def sign_in(page, username: str, password: str = "pw-for-tests-1") -> None:
-    """Sign in and wait for the workspace (the login page's own URL ends in "/" too)."""
-    page.goto("/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.keyboard.press("Enter")
-    page.wait_for_selector("text=Your workspace")
 
 
 def test_people_and_assignment_stay_short_searchable_and_paged(page, new_page):

@@ -27,8 +27,7 @@ from config.models import Session
 from papers.models import Element, Section
 from tests.annotation.claim_factories import curated_paper, pair_fields
 from tests.annotation.review_factories import crew, written_pair
-from tests.browser.conftest import _polled_from_python
-from tests.browser.test_curation import sign_in
+from tests.browser.pages import _polled_from_python, sign_in
 from tests.validation.factories import Team, final_pair
 from validation import services as validation
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Claim
-from tests.annotation.test_reperturb import NOTES, found_true
-from tests.browser.test_curation import sign_in
+from tests.annotation.reperturbation import NOTES, found_true
+from tests.browser.pages import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -4,51 +4,16 @@ the agreement statistics with their plots."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-from django.core.management import call_command
 
-from annotation.assignment import services as assignment_services
-from annotation.curation import services as curation_services
-from annotation.models import ClaimReview, Subfield, WorkItem
-from annotation.queue import work
-from annotation.writing import services as writing
-from papers.models import Element, Paper, Section
-from tests.annotation.claim_factories import submit
-from tests.annotation.factories import make_expert
-from tests.browser.test_curation import broken_images, sample_folder, shot, sign_in
-from tests.factories import AdminFactory
+from annotation.models import ClaimReview, WorkItem
+from tests.browser.pages import broken_images, shot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 KEY = {"entailed": "e", "refuted": "r"}
 FLIP = {"entailed": "refuted", "refuted": "entailed"}
-
-
-@pytest.fixture
-def pair(settings):
-    settings.USE_CHROMIUM = False
-    Subfield.ensure_sciver_subfields()
-    with open(os.devnull, "w") as sink:
-        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
-    paper = Paper.objects.get()
-    people = {
-        n: make_expert(n, (paper.primary_category,)) for n in ("alice", "bob", "carol", "dave")
-    }
-    AdminFactory(username="boss", password="pw-for-tests-1")
-    assignment_services.assign_papers(papers=[paper], experts=[people["alice"]], assigned_by=None)
-    body = Section.objects.filter(paper=paper, kind__in=["body", "abstract"])
-    curation_services.save_curated_context(
-        paper=paper,
-        user=people["alice"],
-        kept_section_ids=set(body.values_list("pk", flat=True)),
-        kept_element_ids=set(Element.objects.filter(paper=paper).values_list("pk", flat=True)),
-        not_chart_ids=(),
-        latest_seen=None,
-    )
-    writing.create_claim_tasks(paper=paper, by=people["alice"], count=1, seed=11)
-    return submit(work.next_item(user=people["alice"], kind="write"), people["alice"])
 
 
 def annotate(page, name: str, *, agree: bool) -> WorkItem:

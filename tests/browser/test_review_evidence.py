@@ -9,13 +9,9 @@ import re
 import pytest
 
 from annotation.models import WorkItem
-from tests.browser import test_review
-from tests.browser.test_claim_writing_evidence import DUPLICATE_IDS, open_whole_context
-from tests.browser.test_curation import sign_in
+from tests.browser.pages import DUPLICATE_IDS, open_whole_context, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-pair = test_review.pair  # alice's pair; bob, carol and dave may annotate it
 
 
 def open_annotation(page, name: str = "bob") -> WorkItem:

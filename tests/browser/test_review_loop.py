@@ -10,8 +10,7 @@ import re
 import pytest
 
 from annotation.models import ClaimPair, ClaimReview, PairReview, WorkItem
-from tests.browser.test_claim_writing import ENTAILED, sample_claim_task
-from tests.browser.test_curation import shot, sign_in
+from tests.browser.pages import ENTAILED, sample_claim_task, shot, sign_in
 from tests.factories import AdminFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from tests.annotation.factories import make_expert
-from tests.browser.test_curation import sign_in
+from tests.browser.pages import sign_in
 from tests.validation.factories import Team, final_pair, validate_all
 from validation.models import BaselineAnswer, BaselineItem, ValidationRevision
 

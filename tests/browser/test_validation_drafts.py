@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_curation import sign_in
+from tests.browser.pages import sign_in
 from tests.validation.factories import Team, final_pair
 from validation.models import Validation, ValidationRevision
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from tests.validation.test_release_formats import PNG, _element, _pair, _paper
+from tests.validation.releases import PNG, _element, _pair, _paper
 from validation.release import EvidencePiece, Release, write_release
 
 A, B = "2409.00001", "2410.00002"
@@ -183,7 +183,7 @@ def retrieval_claims() -> list:
 
 def write_retrieval_release(root: Path, **overrides) -> Path:
     """Validation: the eight claims above on paper A; test: the small release's on paper B."""
-    from tests.validation.test_release_formats import _paper as paper
+    from tests.validation.releases import _paper as paper
 
     elements = [
         _element(A, "table", "2"),
@@ -201,3 +201,12 @@ def write_retrieval_release(root: Path, **overrides) -> Path:
     out = root / "SciVer"
     write_release(Release(**fields), out)
     return out
+
+
+# The hand count for k = 2 (builders.RETRIEVAL_CLAIMS): subset → (top two, found of gold).
+HAND = {
+    "direct": ({"4.1/p1", "table/2"}, (2, 2)),
+    "parallel": ({"4.1/p2", "chart/3"}, (2, 3)),
+    "sequential": ({"3/p2", "chart/3"}, (2, 5)),
+    "analytical": ({"3/p1", "4.1/p1"}, (1, 3)),
+}

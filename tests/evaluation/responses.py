@@ -417,3 +417,9 @@ CASES: list[Case] = [
         "true/false positive rate are terms, not verdicts",
     ),
 ]
+
+
+def right_answer(body: dict) -> str:
+    """A model that is always right: the entailed claims say "Model A beats B"."""
+    text = body["messages"][0]["content"][0]["text"]
+    return "Reasoning…\nAnswer: yes" if "Claim: Model A beats B" in text else "Answer: no"

@@ -15,16 +15,11 @@ from evaluation.prompting import Template, plan_requests
 from evaluation.release import load_part
 from evaluation.running import ResponseCache, ask_model
 from tests.evaluation.builders import write_small_release
+from tests.evaluation.responses import right_answer
 from tests.evaluation.standin_openai import StandInOpenAI
 
 pytestmark = pytest.mark.django_db
 FAST = ["--backoff", "0.01", "--timeout", "0.5", "--max-tries", "4"]
-
-
-def right_answer(body: dict) -> str:
-    """A model that is always right: the entailed claims say "Model A beats B"."""
-    text = body["messages"][0]["content"][0]["text"]
-    return "Reasoning…\nAnswer: yes" if "Claim: Model A beats B" in text else "Answer: no"
 
 
 @pytest.fixture

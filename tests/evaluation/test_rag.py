@@ -18,13 +18,13 @@ from evaluation.models import EvaluationRun
 from jobs import dispatch
 from jobs.models import Job
 from tests.evaluation.builders import (
+    HAND,
     RETRIEVAL_CAPTIONS,
     RETRIEVAL_CLAIMS,
     RETRIEVAL_PARAGRAPHS,
     write_retrieval_release,
 )
 from tests.evaluation.standin_openai import StandInOpenAI
-from tests.evaluation.test_retrieval import HAND
 from tests.factories import AdminFactory
 from validation.models import ReleaseExport, SplitVersion
 

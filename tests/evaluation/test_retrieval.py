@@ -14,15 +14,8 @@ from django.core.management import CommandError, call_command
 from evaluation.release import load_part
 from evaluation.retrieval import get_retriever, paper_units, recall_report
 from evaluation.retrieval.retrievers import BM25, TfIdf, tokenize
-from tests.evaluation.builders import RETRIEVAL_CLAIMS, write_retrieval_release
+from tests.evaluation.builders import HAND, RETRIEVAL_CLAIMS, write_retrieval_release
 
-# The hand count for k = 2 (builders.RETRIEVAL_CLAIMS): subset → (top two, found of gold).
-HAND = {
-    "direct": ({"4.1/p1", "table/2"}, (2, 2)),
-    "parallel": ({"4.1/p2", "chart/3"}, (2, 3)),
-    "sequential": ({"3/p2", "chart/3"}, (2, 5)),
-    "analytical": ({"3/p1", "4.1/p1"}, (1, 3)),
-}
 # Both claims of a pair have the same recall: overall (1 + 2/3 + 2/5 + 1/3) / 4 = 0.6.
 OVERALL = (1 + 2 / 3 + 2 / 5 + 1 / 3) / 4
 

@@ -15,8 +15,8 @@ from evaluation.models import EvaluationRun
 from jobs import dispatch
 from jobs.models import Job
 from tests.evaluation.builders import write_small_release
+from tests.evaluation.responses import right_answer
 from tests.evaluation.standin_openai import StandInOpenAI
-from tests.evaluation.test_endpoint import right_answer
 from tests.factories import AdminFactory, UserFactory
 from validation.models import ReleaseExport, SplitVersion
 

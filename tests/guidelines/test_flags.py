@@ -14,6 +14,7 @@ from guidelines.models import FixAction, Flag, FlagFix, FlagStatus
 from papers.models import Element, Paper
 from tests.annotation.review_factories import annotate, crew, written_pair
 from tests.factories import UserFactory
+from tests.guidelines.flags import _shown
 
 pytestmark = pytest.mark.django_db
 
@@ -23,11 +24,6 @@ def setup():
     people = crew("writer", "second", "third")
     pair = written_pair(people["writer"], people["boss"])
     return people, pair
-
-
-def _shown(item) -> list[Element]:
-    ids = CuratedElement.objects.filter(context=item.pair.context, in_context=True)
-    return list(Element.objects.filter(pk__in=ids.values("element_id")).order_by("order"))
 
 
 def test_the_holder_flags_an_element_or_the_item_and_nobody_else_may(setup, client) -> None:

@@ -196,7 +196,7 @@ def test_the_migrations_carry_each_items_version_to_the_item_and_back() -> None:
 
 def test_the_release_gives_each_stages_version_beside_sciver_s_own_fields(tmp_path) -> None:
     from tests.validation.factories import Team, validated_pairs
-    from tests.validation.test_split_and_export import load_sciver, run
+    from tests.validation.releases import load_sciver, run
 
     team = Team()
     validated_pairs(team, 2)

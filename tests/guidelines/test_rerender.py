@@ -19,7 +19,7 @@ from jobs.dispatch import run_job
 from jobs.models import Job
 from papers.models import Element, Paper
 from tests.annotation.review_factories import crew, written_pair
-from tests.guidelines.test_flags import _shown
+from tests.guidelines.flags import _shown
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

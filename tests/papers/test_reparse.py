@@ -15,7 +15,7 @@ from annotation.models import CuratedElement
 from papers.models import Element, Paper, Section, work_citing
 from papers.parsing import PARSER_VERSION
 from tests.factories import AdminFactory
-from tests.papers.test_parse_warnings import ARXIV_ID, ieee_page, import_folder, save_page
+from tests.papers.pages2026 import ARXIV_ID, ieee_page, import_folder, save_page
 
 pytestmark = pytest.mark.django_db
 

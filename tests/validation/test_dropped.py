@@ -13,7 +13,7 @@ from annotation.models import WorkEvent, WorkItem, WorkKind
 from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import selectors as writing_selectors
-from tests.annotation.test_reperturb import found_true
+from tests.annotation.reperturbation import found_true
 from tests.validation.factories import Team, final_pair
 from validation import selectors, services
 from validation.models import Validation

@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from tests.validation.test_release_formats import _jsonl, _release, _rewrite, _write_jsonl
+from tests.validation.releases import _jsonl, _release, _rewrite, _write_jsonl
 from validation.release import PaperSection, ReleaseError, write_release
 from validation.release.reading import is_reachable, model_input
 from validation.release.sections import (

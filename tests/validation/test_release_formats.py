@@ -10,22 +10,25 @@ from pathlib import Path
 
 import pytest
 
+from tests.validation.releases import (
+    PNG,
+    _element,
+    _jsonl,
+    _pair,
+    _release,
+    _rewrite,
+    _write_jsonl,
+)
 from validation.release import (
-    EvidencePiece,
-    PaperSection,
-    Release,
     ReleaseClaim,
     ReleaseError,
     ReleasePaper,
     VisualElement,
-    image_name,
     pseudonymise,
     release_paperids,
     write_release,
 )
 from validation.release_check import check_release, inspect_release
-
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16  # bytes are all the writer cares about
 
 # SCIVER.md, "The public release": field → type, for each shape of record.
 COMMON_FIELDS = {
@@ -42,87 +45,6 @@ COMMON_FIELDS = {
 }
 ONE_ELEMENT_FIELDS = {"type": str, "item": str, "image_path": str}
 TWO_ELEMENT_FIELDS = {f"item{n}{suffix}": str for n in (1, 2) for suffix in ("_type", "", "_path")}
-
-
-def _paper(paperid: str, licence: str) -> ReleasePaper:
-    return ReleasePaper(
-        paperid=paperid,
-        sections=(
-            PaperSection("3", "Method", "We train on café data."),
-            PaperSection("4.1", "Results", "Table 2 shows accuracy."),
-        ),
-        chart_captions={"3": "Figure 3: loss curves."},
-        table_captions={"2": "Table 2: accuracy per model."},
-        licence=licence,
-    )
-
-
-def _pair(
-    first_id: int, pair_id: str, paperid: str, claim_type: str, elements: tuple[VisualElement, ...]
-) -> list[ReleaseClaim]:
-    common = dict(
-        paperid=paperid,
-        claim_type=claim_type,
-        origin_statement=f"Model A beats B on {pair_id}.",
-        perturbed_statement=f"Model B beats A on {pair_id}.",
-        perturbed_explanation="Table 2 shows A ahead of B.",
-        section=("4.1",),
-        elements=elements,
-        # The claim's evidence: a paragraph and exactly the tables/charts its record names.
-        evidence=(
-            EvidencePiece(
-                "paragraph", f"{paperid}/S4.1.p1", "4.1 ¶1", text="Table 2 shows accuracy."
-            ),
-            *(
-                EvidencePiece(
-                    e.type,
-                    f"{paperid}/{e.type}/{e.item}",
-                    f"{e.type.title()} {e.item}",
-                    image_path=e.image_path,
-                )
-                for e in elements
-            ),
-        ),
-        provenance="unanimous" if first_id % 4 == 1 else "adjudicated",
-        annotators={"writer": pseudonymise(7, salt="s"), "second": pseudonymise(9, salt="s")},
-        pair_id=pair_id,
-        subfield="cs.CL",
-        sampled=("table/2", "chart/3", "table/5"),
-    )
-    return [
-        ReleaseClaim(request_id=first_id, label=True, **common),
-        ReleaseClaim(request_id=first_id + 1, label=False, **common),
-    ]
-
-
-def _element(paperid: str, kind: str, item: str) -> VisualElement:
-    return VisualElement(kind, item, image_name(paperid, kind, item))
-
-
-def _release(**overrides) -> Release:
-    a, b = "2409.00001", "2410.00002"
-    table_a, chart_a = _element(a, "table", "2"), _element(a, "chart", "3")
-    table_b, chart_b = _element(b, "table", "2"), _element(b, "chart", "3")
-    validation = _pair(1, "p1", a, "direct", (table_a,)) + _pair(
-        3, "p2", a, "parallel", (table_a, chart_a)
-    )
-    test = (
-        _pair(5, "p3", b, "sequential", (table_b, chart_b))
-        + _pair(7, "p4", b, "analytical", (table_b,))
-        + _pair(9, "p5", b, "direct", (table_b,))
-    )
-    images = {
-        e.image_path: PNG + e.image_path.encode() for e in (table_a, chart_a, table_b, chart_b)
-    }
-    fields = dict(
-        name="sciver-studio-v1",
-        splits={"validation": validation, "test": test},
-        papers=[_paper(a, "cc-by-4.0"), _paper(b, "cc0-1.0")],
-        images=images,
-        readme="# SciVer Studio release\n",
-    )
-    fields.update(overrides)
-    return Release(**fields)
 
 
 def load_sciver(root: Path, split_file: str) -> list[dict]:
@@ -443,24 +365,6 @@ def test_records_check_their_shape():
 
 
 # --- Paper ids, image names and synthetic content ---------------------------------------------
-
-
-def _rewrite(out: Path, relative: str, data: bytes) -> None:
-    """Change a file and its manifest entry, so that only the change itself is wrong."""
-    (out / relative).parent.mkdir(parents=True, exist_ok=True)
-    (out / relative).write_bytes(data)
-    manifest = json.loads((out / "manifest.json").read_text())
-    manifest["files"][relative] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-    (out / "manifest.json").write_text(json.dumps(manifest))
-
-
-def _jsonl(out: Path, name: str) -> list[dict]:
-    return [json.loads(x) for x in (out / "data" / f"{name}.jsonl").read_text().splitlines()]
-
-
-def _write_jsonl(out: Path, name: str, rows: list[dict]) -> None:
-    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
-    _rewrite(out, f"data/{name}.jsonl", data)
 
 
 def test_paperids_carry_a_version_only_when_a_release_holds_two_versions():

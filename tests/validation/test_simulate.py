@@ -32,7 +32,7 @@ from papers.licences import allows_redistribution, paper_licence
 from papers.models import Element, Paper
 from papers.synthetic import FIXTURES, fixture_of, make_copy, synthetic_id
 from tests.demo import people, simulate
-from tests.validation.test_split_and_export import load_sciver
+from tests.validation.releases import load_sciver
 from tests.worlds import build_once
 from validation.models import ValidationRevision, ValidationStatus
 from workspace.demo.simulate import Fact, table_facts, write_claim

@@ -4,47 +4,25 @@ our JSONL/CSV, images, manifest, hidden test labels, byte-identical re-exports."
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
 
 from annotation.models import ClaimPair
 from papers.models import Element, Paper
 from tests.validation.factories import Team, validated_pairs
+from tests.validation.releases import load_sciver, run
 from validation.models import SplitMember, SplitVersion
 
 pytestmark = pytest.mark.django_db
-
-
-def load_sciver(parent: Path, split_file: str) -> list[dict]:
-    """What code written for the public SciVer release does: read the split, follow
-    `paper_path` and the image paths relative to the release's parent folder."""
-    records = json.loads((parent / "SciVer" / split_file).read_text())
-    for record in records:
-        paper = json.loads((parent / record["paper_path"]).read_text())
-        assert {"sections", "image_paths", "tables"} <= set(paper)
-        for table in paper["tables"].values():
-            assert "capture" in table
-        for key in ("image_path", "item1_path", "item2_path"):
-            if key in record:
-                assert (parent / record[key]).is_file(), record[key]
-        record["_paper"] = paper
-    return records
 
 
 @pytest.fixture
 def pool():
     team = Team()
     return team, validated_pairs(team, 6)
-
-
-def run(*args) -> str:
-    out = io.StringIO()
-    call_command(*args, stdout=out)
-    return out.getvalue()
 
 
 def test_make_split_freezes_exact_sizes_with_pairs_together(pool):

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from papers.crawl.services import create_crawl_run, request_stop
 from papers.models import CrawlRun, Paper
-from tests.papers.crawl.conftest import day, paper
+from tests.papers.crawl.standin_papers import day, paper
 
 pytestmark = pytest.mark.django_db
 

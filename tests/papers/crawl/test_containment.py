@@ -17,7 +17,7 @@ from papers.crawl.services import create_crawl_run
 from papers.models import CrawlEvent, CrawlItem, CrawlRun, Element, ElementPanel, Paper, Section
 from papers.storable import Unstorable
 from tests.papers import fault_pages as faults
-from tests.papers.crawl.conftest import day, paper
+from tests.papers.crawl.standin_papers import day, paper
 from tests.standin import Fault, StandInPaper
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ import pytest
 from papers.crawl.runner import execute_crawl
 from papers.crawl.services import DEFAULT_CATEGORIES, create_crawl_run
 from papers.models import CrawlItem, CrawlRun, ElementPanel, Paper
-from tests.papers.crawl.conftest import corpus_papers, day, paper
-from tests.standin import StandInArxiv
+from tests.papers.crawl.standin_papers import day, paper
+from tests.standin import StandInArxiv, corpus_papers
 
 pytestmark = pytest.mark.django_db
 

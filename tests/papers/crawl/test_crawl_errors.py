@@ -13,13 +13,7 @@ from papers.crawl.runner import execute_crawl
 from papers.crawl.services import create_crawl_run
 from papers.models import CrawlRun
 from tests.factories import AdminFactory
-
-MAX_RETRIES = (
-    "HTTPConnectionPool(host='export.arxiv.org', port=80): Max retries exceeded with url: "
-    "/api/query?search_query=cat%3Acs.CL (Caused by NewConnectionError('<urllib3.connection."
-    "HTTPConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] "
-    "Connection refused'))"
-)
+from tests.papers.crawl.messages import MAX_RETRIES
 
 
 @pytest.mark.parametrize(

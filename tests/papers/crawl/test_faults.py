@@ -11,7 +11,7 @@ from papers.crawl.client import ArxivClient, parse_retry_after
 from papers.crawl.runner import execute_crawl
 from papers.crawl.services import create_crawl_run, prepare_resume
 from papers.models import CrawlEvent, CrawlItem, CrawlRun, Paper
-from tests.papers.crawl.conftest import day, paper
+from tests.papers.crawl.standin_papers import day, paper
 from tests.standin import Fault
 
 pytestmark = pytest.mark.django_db

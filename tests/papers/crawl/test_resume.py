@@ -26,8 +26,8 @@ import pytest
 from papers.crawl.runner import execute_crawl
 from papers.crawl.services import create_crawl_run, prepare_resume, request_stop
 from papers.models import CrawlRun
-from tests.papers.crawl.conftest import corpus_papers, day, paper
-from tests.standin import Fault, StandInArxiv, StandInPaper
+from tests.papers.crawl.standin_papers import day, paper
+from tests.standin import Fault, StandInArxiv, StandInPaper, corpus_papers
 
 ROOT = Path(__file__).resolve().parents[3]
 CATEGORIES = "cs.CV,cs.CL,cs.RO,cs.SE,cs.LG,cs.AI,cs.IR,cs.CR"

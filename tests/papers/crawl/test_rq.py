@@ -14,7 +14,7 @@ from django.db import connection
 from jobs.models import Job
 from papers.crawl.services import create_crawl_run, start_crawl
 from papers.models import CrawlRun, Paper
-from tests.papers.crawl.conftest import day, paper
+from tests.papers.crawl.standin_papers import day, paper
 from tests.services import redis_url_or_skip
 
 ROOT = Path(__file__).resolve().parents[3]

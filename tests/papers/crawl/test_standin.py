@@ -5,7 +5,7 @@ from __future__ import annotations
 import arxiv
 import requests
 
-from tests.papers.crawl.conftest import day, paper
+from tests.papers.crawl.standin_papers import day, paper
 from tests.standin import StandInArxiv, corpus_papers
 
 

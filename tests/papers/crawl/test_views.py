@@ -13,7 +13,7 @@ from papers.crawl.runner import execute_crawl
 from papers.crawl.services import create_crawl_run
 from papers.models import CrawlRun
 from tests.factories import AdminFactory, UserFactory
-from tests.papers.crawl.conftest import day, paper
+from tests.papers.crawl.standin_papers import day, paper
 
 pytestmark = [pytest.mark.django_db]
 

@@ -1,22 +1,14 @@
-"""Fixtures of the crawler tests: a stand-in arXiv on loopback and settings pointing at it."""
+"""Fixtures of the papers tests: a stand-in arXiv on loopback and settings pointing at it."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from tests.standin import StandInArxiv, StandInPaper, corpus_papers, synthetic_paper
-
-OCT = datetime(2024, 10, 1, 12, 0, tzinfo=UTC)
-
-
-def day(n: int, hour: int = 12) -> datetime:
-    """A submission time in the test window: day n of October 2024."""
-    return OCT.replace(day=n, hour=hour)
+from tests.standin import StandInArxiv
 
 
 @pytest.fixture
@@ -47,12 +39,3 @@ def arxiv_settings(settings, standin: StandInArxiv, tmp_path: Path):
     settings.MIN_TABLES = 2
     settings.MIN_CHARTS = 2
     return settings
-
-
-def paper(arxiv_id: str, *, tables: int = 2, charts: int = 2, **fields: object) -> StandInPaper:
-    fields.setdefault("published", day(2))
-    fields.setdefault("title", f"Paper {arxiv_id}")
-    return synthetic_paper(arxiv_id, tables=tables, charts=charts, **fields)
-
-
-__all__ = ["corpus_papers", "day", "paper"]
