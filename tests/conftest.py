@@ -33,6 +33,24 @@ def pytest_configure(config: pytest.Config) -> None:
     from django.conf import settings
 
     settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+    _redis_database_per_worker(settings)
+
+
+def _redis_database_per_worker(settings) -> None:
+    """Under pytest-xdist, worker N uses Redis database base + N (gw0 the base one), as
+    pytest-django gives it a database of its own: one worker's queues and keys are never
+    another's. (Django read REDIS_URL before this ran, so the settings follow it here.)"""
+    from urllib.parse import urlsplit, urlunsplit
+
+    worker, url = os.environ.get("PYTEST_XDIST_WORKER", ""), os.environ.get("REDIS_URL", "")
+    if not (worker.startswith("gw") and worker[2:].isascii() and worker[2:].isdecimal() and url):
+        return
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    url = urlunsplit(parts._replace(path=f"/{base + int(worker[2:])}"))
+    os.environ["REDIS_URL"] = url
+    settings.REDIS_URL = url
+    settings.RQ_QUEUES = {name: {**queue, "URL": url} for name, queue in settings.RQ_QUEUES.items()}
 
 
 @pytest.fixture(autouse=True)
