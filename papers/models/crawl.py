@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Count, Q, Sum
 
+from papers.parsing.stamp import stamp_label
+
 
 class CrawlStatus(models.TextChoices):
     QUEUED = "queued"
@@ -169,7 +171,7 @@ class CrawlRun(models.Model):
             .annotate(n=Count("id"))
             .order_by("paper__generator_name", "paper__generator_version")
         ):
-            name = f"{row['paper__generator_name']} {row['paper__generator_version']}".strip()
+            name = stamp_label(row["paper__generator_name"], row["paper__generator_version"], None)
             generators[name or "no generator stamp"] = row["n"]
         return {
             "found": sum(by_outcome.values()),
