@@ -24,8 +24,8 @@ CORPUS = Path(__file__).resolve().parent.parent / "papers" / "corpus"
 # Django's default hasher (PBKDF2, a million rounds) costs 0.2–0.6 s a password, and every
 # factory user and sign-in pays it: the suite hashes with MD5 instead, set here at
 # configuration time so that fixtures built once per module or session (outside a test's
-# `settings`) get it too. Where hashing is the subject, a test sets the real hasher back
-# (REAL_PASSWORD_HASHERS; tests/annotation/test_accounts.py).
+# `settings`) get it too. Where hashing is the subject, a test sets Django's default back
+# (tests/annotation/test_accounts.py::test_the_real_hasher_stores_pbkdf2_and_signs_in).
 FAST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 

@@ -1,7 +1,7 @@
 """Worlds built once: a registry that every fixture building shared test data reports to.
 
 A world fixture scoped to a module or the session calls `built(name)` when it builds. At the end
-of the session (tests/conftest.py) `check_built()` fails the run if any world was built more
+of the session (tests/conftest.py) `REGISTRY.check()` fails the run if any world was built more
 than once in this process: with pytest-xdist each worker is a process of its own, so the count
 is per worker, and each worker builds a world at most once."""
 
@@ -41,10 +41,6 @@ REGISTRY = Registry()
 def built(name: str) -> None:
     """Count a build of the world `name` in this process."""
     REGISTRY.built(name)
-
-
-def check_built() -> None:
-    REGISTRY.check()
 
 
 def build_once(
