@@ -192,7 +192,8 @@ class Fault:
     "truncate" (Content-Length of the full body, send half, close), "truncate_unframed"
     (no Content-Length, half the body, close), "not_found" (404), "malformed" (an Atom
     page that is not one), "empty" (a valid feed with no entries; totalResults `total`),
-    "hold" (answer normally after `seconds`), "body" (answer `body` as `content_type`).
+    "hold" (answer normally after `seconds`; nothing if the client closes first, so that a
+    client killed while held is not waited for), "body" (answer `body` as `content_type`).
     """
 
     kind: str
@@ -586,7 +587,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return 0
         if kind == "hold":
-            self.standin._stopping.wait(fault.seconds)
+            if self._wait_for_client(fault.seconds):
+                self.close_connection = True
+                return 0
             return None
         if kind in ("truncate", "truncate_unframed"):
             status, body, content_type = self._route(target)
@@ -623,8 +626,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         raise ValueError(f"unknown fault kind {kind!r}")
 
-    def _wait_for_client(self, seconds: float) -> None:
-        """Say nothing until the client gives up (closes) or `seconds` pass."""
+    def _wait_for_client(self, seconds: float) -> bool:
+        """Say nothing until the client gives up (closes) or `seconds` pass: True if it closed."""
         deadline = time.monotonic() + seconds
         conn: socket.socket = self.connection
         while time.monotonic() < deadline and not self.standin._stopping.is_set():
@@ -632,9 +635,10 @@ class _Handler(BaseHTTPRequestHandler):
             if readable:
                 try:
                     if conn.recv(1, socket.MSG_PEEK) == b"":
-                        return
+                        return True
                 except OSError:
-                    return
+                    return True
+        return False
 
 
 def main(argv: list[str] | None = None) -> None:
