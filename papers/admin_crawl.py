@@ -75,6 +75,8 @@ class CrawlRunAdmin(admin.ModelAdmin):
 
     @admin.display(description="window")
     def window(self, run: CrawlRun) -> str:
+        if run.by_ids:
+            return f"{run.items_listed} listed ids"
         return f"{run.date_from} – {run.date_to}"
 
     @admin.display(description="categories")

@@ -349,6 +349,32 @@ class StandInArxiv:
                     return rule.fault
         return None
 
+    def id_feed(self, query: dict[str, list[str]]) -> tuple[int, bytes]:
+        """An `id_list` query as arXiv answers it: an entry per id it knows (an id without
+        version: the latest; with one: that version, if it exists), in order of publication,
+        not of the list; ids it does not know are left out, yet counted in totalResults. A
+        malformed id: HTTP 400 and an error entry."""
+        ids = [i.strip() for i in query.get("id_list", [""])[0].split(",") if i.strip()]
+        start = int(query.get("start", ["0"])[0] or 0)
+        size = int(query.get("max_results", ["10"])[0] or 10)
+        entries: list[tuple[StandInPaper, int]] = []
+        for requested in ids:
+            match = re.fullmatch(
+                r"(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v(\d+))?", requested
+            )
+            if match is None:
+                return 400, error_feed(f"incorrect id format for {requested}")
+            paper = self.papers.get(match.group(1))
+            if paper is None:
+                continue
+            version = int(match.group(2)) if match.group(2) else paper.version
+            if version <= paper.version:
+                entries.append((paper, version))
+        entries.sort(key=lambda e: (e[0].published, e[0].arxiv_id, e[1]))
+        query_text = "id_list=" + ",".join(ids)
+        page = entries[start : start + size]
+        return 200, atom_feed(page, total=len(ids), start=start, size=size, query=query_text)
+
     def feed(self, query: dict[str, list[str]]) -> bytes:
         search = query.get("search_query", [""])[0]
         start = int(query.get("start", ["0"])[0] or 0)
@@ -380,8 +406,15 @@ class StandInArxiv:
         return found
 
     def paper_for(self, versioned: str) -> StandInPaper | None:
+        """The paper a versioned id names: its latest version, or an earlier one (arXiv
+        serves every version's page; the stand-in serves the same page for each)."""
         for paper in self.papers.values():
             if versioned == paper.versioned_id or versioned in paper.asset_ids:
+                return paper
+        match = re.fullmatch(r"(.+)v(\d+)", versioned)
+        if match:
+            paper = self.papers.get(match.group(1))
+            if paper is not None and 1 <= int(match.group(2)) < paper.version:
                 return paper
         return None
 
@@ -407,6 +440,19 @@ class StandInArxiv:
             f'<div class="full-text"><ul><li>{link}</li></ul></div>{licence}'
             "</body></html>"
         ).encode()
+
+
+def error_feed(message: str) -> bytes:
+    """arXiv's answer to a malformed query: one entry whose id is an error address."""
+    text = html.escape(message)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n'
+        "  <title>ArXiv Query: error</title>\n  <id>http://arxiv.org/api/standin</id>\n"
+        '  <opensearch:totalResults xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">1'
+        "</opensearch:totalResults>\n"
+        f"  <entry>\n    <id>http://arxiv.org/api/errors#{text.replace(' ', '_')}</id>\n"
+        f"    <title>Error</title>\n    <summary>{text}</summary>\n  </entry>\n</feed>\n"
+    ).encode()
 
 
 def atom_feed(
@@ -528,10 +574,18 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(target)
         path = unquote(parts.path)
         if path == "/api/query":
-            return 200, standin.feed(parse_qs(parts.query)), "application/atom+xml; charset=utf-8"
+            query = parse_qs(parts.query)
+            if query.get("id_list", [""])[0].strip():
+                status, feed = standin.id_feed(query)
+                return status, feed, "application/atom+xml; charset=utf-8"
+            return 200, standin.feed(query), "application/atom+xml; charset=utf-8"
         if path.startswith("/html/"):
             rest = path[len("/html/") :]
-            versioned, _, asset = rest.partition("/")
+            old_style = re.match(r"[a-z\-]+(?:\.[A-Z]{2})?/\d{7}v\d+", rest)
+            if old_style:  # cs/0112017v1[/asset]
+                versioned, asset = old_style.group(0), rest[old_style.end() :].lstrip("/")
+            else:
+                versioned, _, asset = rest.partition("/")
             paper = standin.paper_for(versioned)
             if paper is None or paper.html is None:
                 return 404, b"<html><body>No HTML for this paper</body></html>", "text/html"

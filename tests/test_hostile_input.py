@@ -328,6 +328,17 @@ ROUTES = [
             "min_charts": "2",
         },
     ),
+    Route(
+        "crawl:list",  # the box of arXiv ids
+        methods=POST,
+        form=lambda w: {
+            "kind": "ids",
+            "ids": "2410.00260\n2409.13817v2\ncs/0112017",
+            "keep_all": "on",
+            "min_tables": "2",
+            "min_charts": "2",
+        },
+    ),
     Route("crawl:detail", kwargs=lambda w: {"run_id": w.kw["crawl"]}),
     Route("crawl:progress", kwargs=lambda w: {"run_id": w.kw["crawl"]}),
     Route(

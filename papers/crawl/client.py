@@ -385,6 +385,29 @@ class _SearchClient(arxiv.Client):
             if offset >= (self.total or 0):
                 return
 
+    def one_page(self, url: str) -> Any:
+        """One page that is all the answer (an `id_list` query): no paging, since arXiv counts
+        the ids it does not know in its total; a malformed page is asked for again."""
+        problem = ""
+        for attempt in range(1, self.page_tries + 1):
+            if attempt > 1:
+                self._session._pause(self._session.policy.backoff(attempt - 1))
+            try:
+                feed = self._parse_feed(url, first_page=True)
+            except arxiv.HTTPError as exc:
+                raise SearchError(
+                    f"API answered HTTP {exc.status}", url=url, status=exc.status
+                ) from None
+            except RetriesExhausted as exc:
+                raise SearchError(exc.reason, url=url) from None
+            finally:
+                self.pages += 1
+            if feed.malformed or (feed.header.items_per_page <= 0 and not feed.results):
+                problem = f"malformed Atom page ({feed.error or 'no opensearch header'})"
+                continue
+            return feed
+        raise SearchError(f"{problem} after {self.page_tries} tries", url=url)
+
     def _page(self, url: str, *, first: bool, offset: int) -> Any:
         problem = ""
         best = None
@@ -425,6 +448,46 @@ class _SearchClient(arxiv.Client):
         raise SearchError(f"{problem} after {self.page_tries} tries", url=url)
 
 
+_OLD_STYLE_PAGE = re.compile(r"[a-z\-]+(?:\.[A-Z]{2})?/\d{7}v\d+")
+_WITHDRAWN = re.compile(
+    r"\b(?:this (?:paper|article|submission|manuscript|work|version) (?:has been|is|was) "
+    r"withdrawn|withdrawn by (?:the )?(?:authors?|arxiv|administrators?))[^.]*",
+    re.IGNORECASE,
+)
+
+
+def withdrawal(result: arxiv.Result) -> str:
+    """arXiv's words when this version withdraws the paper ("This paper has been withdrawn by
+    the authors"), from its comment or abstract; "" for an ordinary version."""
+    for text in (result.comment or "", result.summary or ""):
+        match = _WITHDRAWN.search(" ".join(text.split()))
+        if match:
+            return match.group(0).strip()
+    return ""
+
+
+@dataclass
+class IdLookup:
+    """What the API said of a batch of listed ids: every entry it gave, by versioned id."""
+
+    entries: dict[str, arxiv.Result] = field(default_factory=dict)  # "2410.00260v2" -> entry
+    problems: list[str] = field(default_factory=list)
+
+    def latest(self, arxiv_id: str) -> arxiv.Result | None:
+        versions = [
+            (version_of(short)[1], result)
+            for short, result in self.entries.items()
+            if version_of(short)[0] == arxiv_id
+        ]
+        return max(versions, key=lambda pair: pair[0])[1] if versions else None
+
+    def entry(self, arxiv_id: str, version: int | None) -> arxiv.Result | None:
+        """The entry of the version asked for (None: the latest), if arXiv has it."""
+        if version is None:
+            return self.latest(arxiv_id)
+        return self.entries.get(f"{arxiv_id}v{version}")
+
+
 class ArxivClient:
     """Every request the crawler makes to arXiv, through one PoliteSession."""
 
@@ -458,6 +521,8 @@ class ArxivClient:
             return "abs"
         if url.startswith(self.html_url):
             rest = url[len(self.html_url) :].strip("/")
+            if _OLD_STYLE_PAGE.fullmatch(rest):  # cs/0112017v1: a page, not an asset
+                return "html"
             return "asset" if "/" in rest else "html"
         return "other"
 
@@ -533,6 +598,34 @@ class ArxivClient:
         return SearchOutcome(
             results=list(newest.values()), total=total, pages=client.pages, problems=problems
         )
+
+    def look_up_ids(self, ids: list[tuple[str, int | None]]) -> IdLookup:
+        """The API's entries for listed ids (`id_list`), in one request: each id as listed
+        and, for one listed with a version, its latest version too (to say that a newer one
+        exists). arXiv leaves out the ids it does not know and gives the rest in its own
+        order, so entries are matched by id, never by position."""
+        asked = list(
+            dict.fromkeys(
+                name
+                for arxiv_id, version in ids
+                for name in ((f"{arxiv_id}v{version}", arxiv_id) if version else (arxiv_id,))
+            )
+        )
+        client = _SearchClient(
+            session=self.session,
+            api_url=self.api_url,
+            page_size=len(asked),
+            page_tries=self.page_tries,
+        )
+        search = arxiv.Search(id_list=asked, max_results=len(asked))
+        feed = client.one_page(client._format_url(search, 0, len(asked)))
+        lookup = IdLookup(problems=list(client.problems))
+        for result in feed.results:
+            if "arxiv.org/abs/" not in (result.entry_id or ""):
+                lookup.problems.append(f"an entry that is no paper: {result.entry_id[:200]!r}")
+                continue
+            lookup.entries[result.get_short_id()] = result
+        return lookup
 
     # --- pages ------------------------------------------------------------------------
     def html_page_url(self, arxiv_id: str, version: int) -> str:

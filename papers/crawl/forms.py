@@ -1,4 +1,4 @@
-"""The admin's form to start a crawl."""
+"""The admin's forms to start a crawl: over a window of days, or of listed ids."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from papers.crawl.ids import IdListError, ListedId, read_id_lines
 from papers.crawl.services import DEFAULT_CATEGORIES, DEFAULT_WINDOW
 
 
@@ -58,3 +59,40 @@ class CrawlForm(forms.Form):
         if start and end and start > end:
             self.add_error("date_to", "The window ends before it starts.")
         return data
+
+
+class IdCrawlForm(forms.Form):
+    """Papers by arXiv id: a reading list pasted into a box, one id a line."""
+
+    ids = forms.CharField(
+        label="arXiv ids",
+        strip=False,  # a line of spaces is refused by its number: lines must stay as given
+        widget=forms.Textarea(
+            attrs={"rows": 6, "placeholder": "2410.00260\n2409.13817v2\ncs/0112017  # a comment"}
+        ),
+        help_text="One id a line (no version: the latest); # starts a comment.",
+    )
+    keep_all = forms.BooleanField(
+        required=False,
+        label="Keep papers below the filter too",
+        help_text="Stored and marked as such, instead of set aside.",
+    )
+    min_tables = forms.IntegerField(
+        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
+    )
+    min_charts = forms.IntegerField(
+        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["min_tables"].initial = settings.MIN_TABLES
+        self.fields["min_charts"].initial = settings.MIN_CHARTS
+
+    def clean_ids(self) -> list[ListedId]:
+        try:
+            return read_id_lines(self.cleaned_data["ids"])
+        except IdListError as exc:
+            raise forms.ValidationError(
+                [f"Nothing fetched: {len(exc.problems)} problem(s).", *exc.problems]
+            ) from None

@@ -25,13 +25,16 @@ from papers.crawl.client import (
     ArxivClient,
     ConversionFailed,
     FetchError,
+    IdLookup,
     NotFound,
     TooLarge,
     TransientError,
     WrongContentType,
     version_of,
+    withdrawal,
 )
 from papers.crawl.gate import GateError
+from papers.crawl.ids import id_batches
 from papers.crawl.services import (
     RunBusy,
     chunk_key,
@@ -40,7 +43,7 @@ from papers.crawl.services import (
     this_worker,
     worker_alive,
 )
-from papers.models import CrawlEvent, CrawlItem, CrawlRun, Paper
+from papers.models import CrawlEvent, CrawlItem, CrawlListedId, CrawlRun, Paper
 from papers.parsing import Panel
 from papers.services import (
     AssetError,
@@ -138,13 +141,106 @@ class CrawlExecution:
 
     # -- the whole run ---------------------------------------------------------------------
     def execute(self) -> None:
-        self.search()  # only the date ranges not searched yet (none, once all are)
+        # Only the date ranges (or batches of listed ids) not searched yet: none, once all are.
+        if self.run.by_ids:
+            self.look_up_listed()
+        else:
+            self.search()
         self.fetch_all()
         failed_chunks = self.run.search_chunks - len(self.run.search_done)
         if failed_chunks > 0:
+            what = "batches of listed ids" if self.run.by_ids else "date ranges"
             raise _SearchIncomplete(
-                f"search incomplete: {failed_chunks} of {self.run.search_chunks} date ranges "
+                f"search incomplete: {failed_chunks} of {self.run.search_chunks} {what} "
                 "could not be read (see the log); resume the run to try them again"
+            )
+
+    # -- listed ids ------------------------------------------------------------------------
+    def look_up_listed(self) -> None:
+        """Ask the API for the listed ids, a batch a request; each line gets its outcome (not
+        found, withdrawn) or an item of the run, fetched in the list's order."""
+        run = self.run
+        pending = {
+            row.line: row
+            for row in run.listed.filter(outcome=CrawlListedId.Outcome.PENDING).order_by("line")
+        }
+        lines = run.listed.exclude(outcome=CrawlListedId.Outcome.DUPLICATE).values_list(
+            "line", flat=True
+        )
+        batches = id_batches(list(lines))
+        done = set(run.search_done)
+        for key, batch in batches:
+            if key in done:
+                continue
+            self.check_stop()
+            rows = [pending[line] for line in batch if line in pending]
+            self.report("search", len(done), len(batches), f"looking up ids on lines {key[4:]}")
+            try:
+                lookup = self.client.look_up_ids([(r.arxiv_id, r.version) for r in rows])
+            except FetchError as exc:
+                log_event(
+                    run,
+                    f"look-up of the ids on lines {key[4:]} failed: {exc.reason}",
+                    kind="search",
+                    level=CrawlEvent.Level.ERROR,
+                    url=exc.url,
+                )
+                continue
+            with transaction.atomic():
+                for row in rows:
+                    self.record_listed(row, lookup)
+                for problem in lookup.problems:
+                    log_event(
+                        run,
+                        f"look-up of lines {key[4:]}: {problem}",
+                        kind="search",
+                        level=CrawlEvent.Level.WARNING,
+                    )
+                done.add(key)
+                run.search_done = sorted(done)
+                CrawlRun.objects.filter(pk=run.pk).update(search_done=run.search_done)
+            self.tick()
+        self.report("search", len(done), len(batches), "look-up done")
+        run.phase = CrawlRun.Phase.FETCH
+        CrawlRun.objects.filter(pk=run.pk).update(phase=run.phase)
+
+    def record_listed(self, row: CrawlListedId, lookup: IdLookup) -> None:
+        """One listed id's answer: not found, withdrawn, or found (an item, with a word when
+        a newer version than the one listed exists)."""
+        latest = lookup.latest(row.arxiv_id)
+        row.latest_version = version_of(latest.get_short_id())[1] if latest else None
+        entry = lookup.entry(row.arxiv_id, row.version)
+        if entry is None or latest is None:
+            row.outcome = CrawlListedId.Outcome.NOT_FOUND
+            row.detail = (
+                f"arXiv has no version {row.version} of it (the latest is v{row.latest_version})"
+                if row.latest_version
+                else "arXiv knows no paper with this id"
+            )
+        elif words := withdrawal(latest):
+            row.outcome = CrawlListedId.Outcome.WITHDRAWN
+            row.detail = f'v{row.latest_version} says "{words}"'[:2000]
+        else:
+            try:
+                with transaction.atomic():
+                    row.item = self.record_found(metadata_from_result(entry))
+            except Exception as exc:
+                if is_infrastructure_error(exc):
+                    raise
+                row.outcome = CrawlListedId.Outcome.REFUSED
+                row.detail = storable_text(f"arXiv's entry cannot be stored: {exc}")[:2000]
+            else:
+                row.outcome = CrawlListedId.Outcome.FOUND
+                if row.version and row.latest_version and row.version < row.latest_version:
+                    row.detail = f"newer version available: v{row.latest_version}"
+        row.save(update_fields=["outcome", "detail", "latest_version", "item"])
+        if row.outcome != CrawlListedId.Outcome.FOUND:
+            log_event(
+                self.run,
+                f"line {row.line}: {row.requested}: {row.get_outcome_display()}: {row.detail}",
+                kind="search",
+                paper=row.requested,
+                level=CrawlEvent.Level.WARNING,
             )
 
     # -- search ----------------------------------------------------------------------------
@@ -205,10 +301,11 @@ class CrawlExecution:
                 level=CrawlEvent.Level.WARNING,
             )
 
-    def record_found(self, metadata: PaperMetadata) -> None:
+    def record_found(self, metadata: PaperMetadata) -> CrawlItem:
         """Store a found paper's metadata and make it an item of this run."""
         run = self.run
-        priority = PRIORITY.get(metadata.acceptance, 3)
+        # A list is fetched in its own order (items are made line by line): no priority.
+        priority = 0 if run.by_ids else PRIORITY.get(metadata.acceptance, 3)
         stored = list(
             Paper.objects.filter(arxiv_id=metadata.arxiv_id).exclude(status=Paper.Status.FOUND)
         )
@@ -216,7 +313,10 @@ class CrawlExecution:
         outcome, reason_code, reason = CrawlItem.Outcome.PENDING, "", ""
         if same is not None:
             paper = upsert_paper_metadata(metadata=metadata)  # metadata only; content kept
-            if not (run.retry_failed and same.status == Paper.Status.FAILED):
+            again = (run.retry_failed and same.status == Paper.Status.FAILED) or (
+                run.keep_all and same.status == Paper.Status.REJECTED  # set aside: keep it now
+            )
+            if not again:
                 outcome, reason_code = CrawlItem.Outcome.SKIPPED, "already_stored"
                 reason = f"already stored: {same.status}"
         elif stored:
@@ -230,7 +330,7 @@ class CrawlExecution:
         if outcome == CrawlItem.Outcome.PENDING and run.accepted_only and priority != 0:
             outcome, reason_code = CrawlItem.Outcome.EXCLUDED, "not_accepted"
             reason = f"acceptance: {metadata.acceptance}"
-        CrawlItem.objects.get_or_create(
+        item, _ = CrawlItem.objects.get_or_create(
             run=run,
             paper=paper,
             defaults={
@@ -243,6 +343,7 @@ class CrawlExecution:
                 "finished_at": None if outcome == CrawlItem.Outcome.PENDING else timezone.now(),
             },
         )
+        return item
 
     # -- fetch -----------------------------------------------------------------------------
     def fetch_all(self) -> None:
@@ -254,10 +355,11 @@ class CrawlExecution:
             fetched = int(counts["fetched"])  # type: ignore[call-overload]
             if run.max_papers and fetched >= run.max_papers:
                 break
+            order = ("id",) if run.by_ids else ("priority", "published", "id")
             item = (
                 run.items.filter(outcome=CrawlItem.Outcome.PENDING)
                 .select_related("paper")
-                .order_by("priority", "published", "id")
+                .order_by(*order)
                 .first()
             )
             if item is None:
@@ -277,9 +379,10 @@ class CrawlExecution:
 
     def process(self, item: CrawlItem) -> None:
         paper = Paper.objects.get(pk=item.paper_id)
-        if paper.status != Paper.Status.FOUND and not (
-            paper.status == Paper.Status.FAILED and self.run.retry_failed and not item.attempted_at
-        ):
+        again = (paper.status == Paper.Status.FAILED and self.run.retry_failed) or (
+            paper.status == Paper.Status.REJECTED and self.run.keep_all
+        )
+        if paper.status != Paper.Status.FOUND and not (again and not item.attempted_at):
             # Stored by an earlier session (killed before it could close the item), or by
             # another run meanwhile: finish the item from what is stored, fetch nothing.
             if paper.status == Paper.Status.PARSED:
@@ -321,8 +424,9 @@ class CrawlExecution:
                 arxiv_id=paper.arxiv_id,
                 version=paper.version,
                 fetched_at=page.fetched_at,
-                min_tables=self.run.min_tables,
-                min_charts=self.run.min_charts,
+                # --keep-all: nothing is set aside; finish_from_paper marks what is below.
+                min_tables=0 if self.run.keep_all else self.run.min_tables,
+                min_charts=0 if self.run.keep_all else self.run.min_charts,
                 images=self.run.images,  # type: ignore[arg-type]
                 licence_from_page=False,  # the abstract page's licence is read next
             )
@@ -476,7 +580,17 @@ class CrawlExecution:
 
     def finish_from_paper(self, item: CrawlItem, paper: Paper) -> None:
         item.tables, item.charts = paper.table_count, paper.chart_count
-        if paper.status == Paper.Status.PARSED:
+        run = self.run
+        below = paper.table_count < run.min_tables or paper.chart_count < run.min_charts
+        if paper.status == Paper.Status.PARSED and run.keep_all and below:
+            # Kept by request though below the filter: marked on the item and the paper.
+            reason = (
+                f"kept below the filter (--keep-all): {_counted(paper)}; the filter asks for "
+                f"at least {run.min_tables} tables and {run.min_charts} charts"
+            )
+            Paper.objects.filter(pk=paper.pk).update(status_reason=reason)
+            self.finish(item, CrawlItem.Outcome.KEPT, "below_filter", reason)
+        elif paper.status == Paper.Status.PARSED:
             self.finish(item, CrawlItem.Outcome.KEPT, "", "")
         elif paper.status == Paper.Status.REJECTED:
             self.finish(
@@ -558,6 +672,11 @@ def _failure_code(exc: FetchError) -> str:
     if isinstance(exc, TransientError):
         return "retries_exhausted"
     return "http_error"
+
+
+def _counted(paper: Paper) -> str:
+    tables, charts = paper.table_count, paper.chart_count
+    return f"{tables} table{'' if tables == 1 else 's'}, {charts} chart{'' if charts == 1 else 's'}"
 
 
 def _rejection_code(paper: Paper, run: CrawlRun) -> str:

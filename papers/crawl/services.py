@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from jobs.dispatch import Mode, request_cancel, start_job
 from jobs.models import Job
-from papers.models import CrawlEvent, CrawlRun
+from papers.crawl.ids import ListedId, id_batches
+from papers.models import CrawlEvent, CrawlListedId, CrawlRun
 from papers.storable import storable_text
 
 DEFAULT_CATEGORIES = ["cs.CV", "cs.CL", "cs.RO", "cs.SE", "cs.LG", "cs.AI", "cs.IR", "cs.CR"]
@@ -97,8 +98,22 @@ def create_crawl_run(
     retry_failed: bool = False,
     images: str = "auto",
     created_by: Any = None,
+    ids: list[ListedId] | None = None,
+    keep_all: bool = False,
 ) -> CrawlRun:
-    """Record a crawl run (status queued) after checking its parameters."""
+    """Record a crawl run (status queued) after checking its parameters: a window of days and
+    categories, or `ids` (a list read by papers.crawl.ids, which has refused what is no id)."""
+    if ids is not None:
+        return _create_id_run(
+            ids,
+            max_papers=max_papers,
+            min_tables=min_tables,
+            min_charts=min_charts,
+            retry_failed=retry_failed,
+            images=images,
+            created_by=created_by,
+            keep_all=keep_all,
+        )
     date_from = date_from or DEFAULT_WINDOW[0]
     date_to = date_to or DEFAULT_WINDOW[1]
     categories = [c.strip() for c in (categories or DEFAULT_CATEGORIES) if c.strip()]
@@ -130,8 +145,72 @@ def create_crawl_run(
             images=images,
             created_by=created_by if getattr(created_by, "pk", None) else None,
             search_chunks=len(date_chunks(date_from, date_to, chunk_days)),
+            keep_all=keep_all,
         )
         log_event(run, "created")
+    return run
+
+
+def _create_id_run(
+    ids: list[ListedId],
+    *,
+    max_papers: int | None,
+    min_tables: int | None,
+    min_charts: int | None,
+    retry_failed: bool,
+    images: str,
+    created_by: Any,
+    keep_all: bool,
+) -> CrawlRun:
+    """A run over listed ids: no window, no categories, no accepted-first order; an id listed
+    twice (in any version) is looked up once, the later line says where the first is."""
+    if not ids:
+        raise CrawlError("the list holds no id")
+    if max_papers is not None and max_papers < 1:
+        raise CrawlError("max papers must be at least 1")
+    if images not in ("auto", "now", "job", "none"):
+        raise CrawlError(f"unknown images mode {images!r}")
+    first_line: dict[str, int] = {}
+    rows = []
+    for listed in sorted(ids, key=lambda i: i.line):
+        first = first_line.setdefault(listed.arxiv_id, listed.line)
+        duplicate = first != listed.line
+        rows.append(
+            CrawlListedId(
+                line=listed.line,
+                arxiv_id=listed.arxiv_id,
+                version=listed.version,
+                outcome=(
+                    CrawlListedId.Outcome.DUPLICATE if duplicate else CrawlListedId.Outcome.PENDING
+                ),
+                detail=f"also on line {first}: looked up once" if duplicate else "",
+            )
+        )
+    looked_up = [row.line for row in rows if row.outcome == CrawlListedId.Outcome.PENDING]
+    with transaction.atomic():
+        run = CrawlRun.objects.create(
+            date_from=None,
+            date_to=None,
+            by_ids=True,
+            categories=[],
+            max_papers=max_papers,
+            min_tables=settings.MIN_TABLES if min_tables is None else min_tables,
+            min_charts=settings.MIN_CHARTS if min_charts is None else min_charts,
+            retry_failed=retry_failed,
+            images=images,
+            keep_all=keep_all,
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+            search_chunks=len(id_batches(looked_up)),
+        )
+        for row in rows:
+            row.run = run
+        CrawlListedId.objects.bulk_create(rows)
+        twice = len(rows) - len(looked_up)
+        log_event(
+            run,
+            f"created: {len(rows)} listed ids"
+            + (f" ({twice} listed twice, looked up once)" if twice else ""),
+        )
     return run
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from papers.parsing.stamp import stamp_label
 
@@ -49,8 +50,17 @@ class CrawlEventLevel(models.TextChoices):
 class CrawlRunQuerySet(models.QuerySet["CrawlRun"]):
     def with_item_counts(self) -> CrawlRunQuerySet:
         """Each run with items_found, items_fetched and items_kept: counts()'s found, fetched
-        and kept, counted in this query (for lists of runs, which must not query per row)."""
+        and kept, counted in this query (for lists of runs, which must not query per row), and
+        items_listed (the ids of a crawl by ids)."""
+        listed = (
+            CrawlListedId.objects.filter(run=OuterRef("pk"))
+            .order_by()
+            .values("run")
+            .annotate(n=Count("id"))
+            .values("n")
+        )
         return self.annotate(
+            items_listed=Coalesce(Subquery(listed), 0),
             items_found=Count("items"),
             items_fetched=Count("items", filter=Q(items__outcome__in=CrawlItem.PROCESSED)),
             items_kept=Count("items", filter=Q(items__outcome=CrawlItem.Outcome.KEPT)),
@@ -65,9 +75,20 @@ class CrawlRun(models.Model):
     ACTIVE = (Status.QUEUED, Status.RUNNING)
     RESUMABLE = (Status.PAUSED, Status.FAILED, Status.CANCELLED, Status.RUNNING)
 
-    # What to crawl
-    date_from = models.DateField(help_text="First submission day (GMT), inclusive")
-    date_to = models.DateField(help_text="Last submission day (GMT), inclusive")
+    # What to crawl: a window of submission days and categories, or a list of ids
+    date_from = models.DateField(
+        null=True, blank=True, help_text="First submission day (GMT), inclusive (empty: by ids)"
+    )
+    date_to = models.DateField(
+        null=True, blank=True, help_text="Last submission day (GMT), inclusive (empty: by ids)"
+    )
+    by_ids = models.BooleanField(
+        default=False, help_text="Papers listed by arXiv id (CrawlListedId), not a window"
+    )
+    keep_all = models.BooleanField(
+        default=False,
+        help_text="Store papers below the tables/charts minimum too, marked as such",
+    )
     categories = models.JSONField(default=list)
     max_papers = models.PositiveIntegerField(
         null=True, blank=True, help_text="Fetch at most this many papers' HTML (empty: all)"
@@ -126,13 +147,22 @@ class CrawlRun(models.Model):
                 condition=Q(phase__in=CrawlPhase.values), name="crawlrun_phase_valid"
             ),
             models.CheckConstraint(
-                condition=Q(date_from__lte=models.F("date_to")), name="crawlrun_window_valid"
+                condition=Q(date_from__lte=models.F("date_to"))
+                | Q(by_ids=True, date_from__isnull=True, date_to__isnull=True),
+                name="crawlrun_window_valid",
             ),
         ]
 
     def __str__(self) -> str:
-        cats = ",".join(self.categories)
-        return f"crawl #{self.pk} {cats} {self.date_from}..{self.date_to} ({self.status})"
+        return f"crawl #{self.pk} {self.scope} ({self.status})"
+
+    @property
+    def scope(self) -> str:
+        """What the run crawls, in a few words: the window and categories, or the list."""
+        if self.by_ids:
+            n = self.listed.count() if self.pk else 0
+            return f"{n} listed id{'' if n == 1 else 's'}"
+        return f"{','.join(self.categories)} {self.date_from}..{self.date_to}"
 
     @property
     def is_active(self) -> bool:
@@ -230,6 +260,52 @@ class CrawlItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.paper.versioned_id} in run #{self.run_id}: {self.outcome}"
+
+
+class ListedOutcome(models.TextChoices):
+    PENDING = "pending", "to look up"
+    FOUND = "found", "found"  # what became of it: its item
+    NOT_FOUND = "not_found", "not found"
+    WITHDRAWN = "withdrawn", "withdrawn"
+    DUPLICATE = "duplicate", "listed twice"
+    REFUSED = "refused", "not stored"
+
+
+class CrawlListedId(models.Model):
+    """One line of a crawl by ids: the id as listed, and what arXiv and the run made of it."""
+
+    Outcome = ListedOutcome
+
+    run = models.ForeignKey(CrawlRun, on_delete=models.CASCADE, related_name="listed")
+    line = models.PositiveIntegerField(help_text="Its line (or entry) in the list as given")
+    arxiv_id = models.CharField(max_length=32, help_text="Without version")
+    version = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="The version asked for (empty: the latest)"
+    )
+    outcome = models.CharField(max_length=12, choices=Outcome.choices, default=Outcome.PENDING)
+    detail = models.TextField(blank=True)
+    latest_version = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="The latest version arXiv has"
+    )
+    item = models.ForeignKey(
+        CrawlItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="listed"
+    )
+
+    class Meta:
+        ordering = ["run", "line"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "line"], name="crawllisted_unique_line"),
+            models.CheckConstraint(
+                condition=Q(outcome__in=ListedOutcome.values), name="crawllisted_outcome_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"line {self.line} {self.requested} in run #{self.run_id}: {self.outcome}"
+
+    @property
+    def requested(self) -> str:
+        return self.arxiv_id if self.version is None else f"{self.arxiv_id}v{self.version}"
 
 
 class CrawlEvent(models.Model):

@@ -11,6 +11,8 @@ from typing import Any, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs.dispatch import queues_enabled
+from papers.crawl.ids import IdListError, ListedId, read_id_lines, read_id_option
+from papers.crawl.listed import listed_counts, listed_rows
 from papers.crawl.runner import execute_crawl
 from papers.crawl.services import (
     DEFAULT_CATEGORIES,
@@ -65,10 +67,53 @@ def _date(value: str) -> date:
         raise CommandError(f"not a date (YYYY-MM-DD): {value!r}") from None
 
 
+def _listed(options: dict[str, Any], stdin: TextIO) -> list[ListedId] | None:
+    """The ids of --ids or --ids-file (None: a window crawl); CommandError naming every line
+    that is not an id, before anything is fetched."""
+    given, path = options["ids"], options["ids_file"]
+    if given is None and path is None:
+        return None
+    if given is not None and path is not None:
+        raise CommandError("give --ids or --ids-file, not both")
+    window = [
+        flag
+        for flag, key in (
+            ("--from", "date_from"),
+            ("--to", "date_to"),
+            ("--categories", "categories"),
+            ("--chunk-days", "chunk_days"),
+            ("--accepted-only", "accepted_only"),
+        )
+        if options[key]
+    ]
+    if window:
+        raise CommandError(
+            f"{', '.join(window)} do not apply to a crawl by ids (the list says what to fetch)"
+        )
+    try:
+        if given is not None:
+            return read_id_option(given)
+        if path == "-":
+            return read_id_lines(stdin.read())
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"cannot read the ids file {path}: {exc}") from None
+        return read_id_lines(text)
+    except IdListError as exc:
+        where = "--ids" if given is not None else "standard input" if path == "-" else path
+        raise CommandError(
+            f"nothing fetched: {len(exc.problems)} problem(s) in {where}:\n  "
+            + "\n  ".join(exc.problems)
+        ) from None
+
+
 class Command(BaseCommand):
+    stealth_options = ("stdin",)  # call_command(..., stdin=io.StringIO(...)) for --ids-file -
     help = (
-        "Crawl arXiv for papers with enough tables and charts (accepted papers first), "
-        "or resume a run with --resume RUN_ID."
+        "Crawl arXiv for papers with enough tables and charts (accepted papers first), or the "
+        "papers of a list of ids (--ids, --ids-file), or resume a run with --resume RUN_ID."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -106,6 +151,21 @@ class Command(BaseCommand):
             help="table screenshots: auto (a job with Redis, else now)",
         )
         parser.add_argument(
+            "--ids",
+            help="crawl these papers instead of a window: comma-separated arXiv ids "
+            "(2410.00260,2409.13817v2,cs/0112017; no version: the latest)",
+        )
+        parser.add_argument(
+            "--ids-file",
+            metavar="FILE",
+            help="the same from a file, one id a line, # starts a comment ('-': standard input)",
+        )
+        parser.add_argument(
+            "--keep-all",
+            action="store_true",
+            help="store papers below the tables/charts minimum too, marked as such",
+        )
+        parser.add_argument(
             "--resume",
             type=int,
             metavar="RUN_ID",
@@ -135,9 +195,10 @@ class Command(BaseCommand):
             self.stdout.write(f"crawl run #{run.pk} queued as job #{job.pk}")
             return
         self.stdout.write(
-            f"crawl run #{run.pk}: {','.join(run.categories)} {run.date_from}..{run.date_to}"
+            f"crawl run #{run.pk}: {run.scope}"
             + (f", at most {run.max_papers} papers" if run.max_papers else "")
             + (", accepted only" if run.accepted_only else "")
+            + (", keeping all (--keep-all)" if run.keep_all else "")
         )
         bar = ProgressBar(sys.stderr, enabled=not options["no_progress"])
         try:
@@ -160,6 +221,17 @@ class Command(BaseCommand):
             except CrawlRun.DoesNotExist:
                 raise CommandError(f"no crawl run #{options['resume']}") from None
             return prepare_resume(run=run, force=options["force"])
+        ids = _listed(options, options.get("stdin") or sys.stdin)
+        if ids is not None:
+            return create_crawl_run(
+                ids=ids,
+                max_papers=options["max_papers"],
+                min_tables=options["min_tables"],
+                min_charts=options["min_charts"],
+                retry_failed=options["retry_failed"],
+                images=options["images"],
+                keep_all=options["keep_all"],
+            )
         categories = options["categories"].split(",") if options["categories"] else None
         return create_crawl_run(
             date_from=options["date_from"],
@@ -172,6 +244,7 @@ class Command(BaseCommand):
             chunk_days=options["chunk_days"],
             retry_failed=options["retry_failed"],
             images=options["images"],
+            keep_all=options["keep_all"],
         )
 
     def _report(self, run: CrawlRun) -> None:
@@ -195,6 +268,13 @@ class Command(BaseCommand):
             if counts[key]:
                 reasons = ", ".join(f"{k}: {v}" for k, v in counts[key].items())  # type: ignore[union-attr]
                 self.stdout.write(f"  {key.replace('_', ' ')}: {reasons}")
+        if run.by_ids:
+            rows = listed_rows(run)
+            said = ", ".join(f"{label} {n}" for label, n in listed_counts(rows))
+            self.stdout.write(f"  {len(rows)} listed ids: {said}")
+            width = max(len(row.requested) for row in rows) if rows else 0
+            for row in rows:
+                self.stdout.write(f"  line {row.line:>4}  {row.requested:<{width}}  {row.text}")
         if run.error:
             self.stdout.write(f"  error: {run.error}")
         if run.status in (
