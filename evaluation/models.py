@@ -63,6 +63,16 @@ class EvaluationRun(models.Model):
         related_name="+",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Hidden test claims sent to an endpoint that is not this machine: who confirmed it, when
+    # (empty: nothing hidden left the machine; the client then refuses to send it elsewhere).
+    hidden_confirmed_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    hidden_confirmed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

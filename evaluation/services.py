@@ -12,10 +12,11 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 
 from annotation import access
 from annotation.errors import too_long
-from evaluation.client import ChatClient, ModelSettings, is_loopback
+from evaluation.client import ChatClient, ModelSettings, is_local
 from evaluation.models import EvaluationRun, RecordOutcome, RunContext, RunSource
 from evaluation.prompting import FULL_CONTEXT, ContextSetting, Template, plan_requests
 from evaluation.release import EvaluationError, ReleasePart, load_part
@@ -75,8 +76,9 @@ def evaluate(
 
 
 def contaminates(part: ReleasePart, endpoint: str) -> bool:
-    """Sending this part there would put hidden test claims in someone else's hands."""
-    return part.hidden and not is_loopback(endpoint)
+    """Sending this part there would put hidden test claims in someone else's hands: its
+    labels are hidden and the endpoint is not this machine (client.is_local)."""
+    return part.hidden and not is_local(endpoint)
 
 
 def context_fields(setting: ContextSetting) -> dict[str, object]:
@@ -200,12 +202,14 @@ def start_run(
         raise EvaluationRefused("That export is not finished (or its folder is gone).")
     endpoint = endpoints[endpoint_name]["url"]
     release = load_part(Path(export.out), part)  # refuses a missing part or labels file
-    if contaminates(release, endpoint) and not confirm_remote:
+    leaves = contaminates(release, endpoint)
+    if leaves and not confirm_remote:
         raise EvaluationRefused(
             f"The {part} labels of this release are hidden: sending its claims to {endpoint} "
             "(not this machine) would leak the hidden test set and contaminate the benchmark. "
             "Tick the confirmation to send them anyway."
         )
+    confirmed = {"hidden_confirmed_by": by, "hidden_confirmed_at": timezone.now()} if leaves else {}
     template = Template.load()
     options = ModelSettings()
     with transaction.atomic():
@@ -221,6 +225,7 @@ def start_run(
             prompt_version=template.version,
             settings=options.as_dict(),
             created_by=by,
+            **confirmed,
             **context_fields(context),
         )
         job = start_job(
@@ -263,6 +268,9 @@ def run_endpoint(
         api_key=os.environ.get(key_variable, ""),
         settings=ModelSettings(**run.settings),
         timeout=settings.EVALUATION_TIMEOUT_SECONDS,
+        # Hidden claims go elsewhere only as confirmed: else every request checks, as it is
+        # sent, that the endpoint is still this machine.
+        local_only=part.hidden and run.hidden_confirmed_at is None,
     )
     result = ask(
         part,

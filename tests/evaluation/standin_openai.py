@@ -43,6 +43,9 @@ class StandInOpenAI:
     delay: float = 0.0  # seconds before each answer
     retry_after: str = "1"
     hang_seconds: float = 5.0
+    redirect_to: str = ""  # where "307" and "302" send the client (another server's URL)
+    drip_seconds: float = 0.05  # "drip": a byte of the answer this often
+    huge_bytes: int = 20 * 1024 * 1024  # "huge": an answer this long
     log: list[Logged] = field(default_factory=list)
     max_in_flight: int = 0
     _faults: list[str] = field(default_factory=list)
@@ -84,7 +87,9 @@ class StandInOpenAI:
 
     def add_faults(self, *faults: str) -> None:
         """The next requests answer with these faults, in order: "429", "500", "hang",
-        "malformed" (a 200 whose body is not JSON), "shape" (JSON, but no choices)."""
+        "malformed" (a 200 whose body is not JSON), "shape" (JSON, but no choices), "307" and
+        "302" (to `redirect_to`), "echo" (a 400 that quotes the request's headers), "drip" (a
+        200 whose body comes a byte every `drip_seconds`), "huge" (a 200 of `huge_bytes`)."""
         with self._lock:
             self._faults.extend(faults)
 
@@ -110,6 +115,52 @@ class StandInOpenAI:
         handler.end_headers()
         handler.wfile.write(body)
 
+    def _completion(self, body: dict) -> bytes:
+        answer = {
+            "id": "chatcmpl-standin",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": self.answer(body)},
+                }
+            ],
+        }
+        return json.dumps(answer).encode()
+
+    def _drip(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        """The headers at once, then the body a byte at a time until the client gives up."""
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        for byte in body:
+            if self._stopping.wait(self.drip_seconds):
+                return
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+
+    def _huge(self, handler: BaseHTTPRequestHandler) -> None:
+        """A well-formed chat completion whose content is `huge_bytes` long."""
+        head = b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", '
+        head += b'"choices": [{"index": 0, "finish_reason": "stop", "message": '
+        head += b'{"role": "assistant", "content": "'
+        tail = b'Answer: yes"}}]}'
+        filler = self.huge_bytes - len(head) - len(tail)
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(head) + filler + len(tail)))
+        handler.end_headers()
+        handler.wfile.write(head)
+        chunk = b"a" * 65536
+        for _ in range(filler // len(chunk)):
+            handler.wfile.write(chunk)
+        handler.wfile.write(b"a" * (filler % len(chunk)))
+        handler.wfile.write(tail)
+
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length)
@@ -124,7 +175,13 @@ class StandInOpenAI:
         text = json.dumps(body)
         fault = next((f for t, f in self._always.items() if t in text), fault)
         self.log.append(
-            Logged(time.monotonic(), handler.path, dict(handler.headers), body, fault or "ok")
+            Logged(
+                time.monotonic(),
+                handler.path,
+                {name.title(): value for name, value in handler.headers.items()},
+                body,
+                fault or "ok",
+            )
         )
         try:
             if self.delay:
@@ -148,20 +205,18 @@ class StandInOpenAI:
                 self._send(handler, 200, b'{"choices": [{"message": {"content": "Answ')
             elif fault == "shape":
                 self._send(handler, 200, b'{"object": "chat.completion"}')
+            elif fault in ("307", "302"):
+                self._send(handler, int(fault), b"", {"Location": self.redirect_to})
+            elif fault == "echo":
+                sent = dict(sorted(handler.headers.items()))
+                echoed = {"error": {"message": f"bad request; you sent {sent}"}}
+                self._send(handler, 400, json.dumps(echoed).encode())
+            elif fault == "drip":
+                self._drip(handler, self._completion(body))
+            elif fault == "huge":
+                self._huge(handler)
             else:
-                answer = {
-                    "id": "chatcmpl-standin",
-                    "object": "chat.completion",
-                    "model": body.get("model"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": self.answer(body)},
-                        }
-                    ],
-                }
-                self._send(handler, 200, json.dumps(answer).encode())
+                self._send(handler, 200, self._completion(body))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (its timeout): nothing to answer
         finally:

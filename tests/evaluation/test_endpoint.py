@@ -10,7 +10,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from evaluation.client import ChatClient, EndpointError, chat_url, is_loopback
+from evaluation.client import ChatClient, EndpointError, chat_url, is_local
 from evaluation.prompting import Template, plan_requests
 from evaluation.release import load_part
 from evaluation.running import ResponseCache, ask_model
@@ -19,7 +19,7 @@ from tests.evaluation.responses import right_answer
 from tests.evaluation.standin_openai import StandInOpenAI
 
 pytestmark = pytest.mark.django_db
-FAST = ["--backoff", "0.01", "--timeout", "0.5", "--max-tries", "4"]
+FAST = ["--timeout", "0.5", "--max-tries", "4"]
 
 
 @pytest.fixture
@@ -88,14 +88,24 @@ def test_every_record_is_asked_once_with_its_context_images_and_captions(release
     assert all(line["correct"] and line["official_correct"] for line in scored)
 
 
-def test_faults_are_retried_and_429_waits_for_retry_after(release, server, tmp_path):
-    server.add_faults("", "429", "500", "hang", "malformed", "shape")
+def test_faults_are_retried_and_429_waits_for_retry_after(release, server, tmp_path, capsys):
+    server.add_faults("", "429", "500", "hang")
     out = tmp_path / "out.jsonl"
-    run(release, server, out, "--concurrency", "1", "--max-tries", "6")  # one record meets all five
+    run(release, server, out, "--concurrency", "1", "--max-tries", "6")  # one record meets three
     log = server.requests()
-    assert [r.answered for r in log[:6]] == ["ok", "429", "500", "hang", "malformed", "shape"]
-    assert len(log) == 8 + 5
+    assert [r.answered for r in log[:4]] == ["ok", "429", "500", "hang"]
+    assert len(log) == 8 + 3
     assert log[2].at - log[1].at >= 1.0  # Retry-After: 1
+    assert all(line["correct"] for line in lines(out))
+    # An answer that is not a chat completion fails its request at once (the package does not
+    # retry a 200); the next run asks only those.
+    server.add_faults("", "malformed", "shape")  # the first request goes alone, and must pass
+    run(release, server, out, "--concurrency", "1", "--temperature", "0.5")
+    err = capsys.readouterr().err
+    assert "2 requests failed after every retry" in err and "not a chat completion" in err
+    assert len(server.requests()) == 11 + 8
+    run(release, server, out, "--concurrency", "1", "--temperature", "0.5")
+    assert len(server.requests()) == 11 + 8 + 2
     assert all(line["correct"] for line in lines(out))
 
 
@@ -214,7 +224,7 @@ def test_hidden_test_claims_go_to_a_remote_endpoint_only_when_confirmed(release,
 def test_a_cancelled_run_sends_nothing_more_and_keeps_what_was_answered(release, server, tmp_path):
     part = load_part(release, "validation")
     template = Template.load()
-    client = ChatClient(server.url, "m", api_key="sk-test", backoff=0.01)
+    client = ChatClient(server.url, "m", api_key="sk-test")
     checks = []
 
     def cancelled() -> bool:
@@ -234,10 +244,10 @@ def test_a_cancelled_run_sends_nothing_more_and_keeps_what_was_answered(release,
 
 
 def test_loopback_and_urls():
-    assert is_loopback("http://127.0.0.1:8000/v1") and is_loopback("http://localhost/v1")
-    assert is_loopback("http://[::1]:9/v1") and is_loopback("http://127.8.0.1/v1")
-    assert not is_loopback("https://api.openai.com/v1") and not is_loopback("http://10.0.0.1/")
-    assert not is_loopback("http://127.0.0.1.example.org/v1")
+    assert is_local("http://127.0.0.1:8000/v1") and is_local("http://localhost/v1")
+    assert is_local("http://[::1]:9/v1") and is_local("http://127.8.0.1/v1")
+    assert not is_local("https://api.openai.com/v1") and not is_local("http://10.0.0.1/")
+    assert not is_local("http://127.0.0.1.example.invalid/v1")
     assert chat_url("http://h/v1/") == "http://h/v1/chat/completions"
     assert chat_url("http://h/v1/chat/completions") == "http://h/v1/chat/completions"
     with pytest.raises(EndpointError, match="not an http"):

@@ -29,7 +29,7 @@ from tests.factories import AdminFactory
 from validation.models import ReleaseExport, SplitVersion
 
 pytestmark = pytest.mark.django_db
-FAST = ["--backoff", "0.01", "--timeout", "2", "--max-tries", "2"]
+FAST = ["--timeout", "2", "--max-tries", "2"]
 SECTION_NAMES = {"3": "Method", "4.1": "Results"}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 
 import pytest
 from django.urls import get_resolver, resolve
@@ -161,7 +162,8 @@ def test_a_run_from_the_page_asks_the_standin_and_is_compared(client, export, se
 def test_only_configured_endpoints_and_hidden_labels_need_confirmation(
     client, export, configured, server
 ):
-    client.force_login(AdminFactory())
+    admin = AdminFactory()
+    client.force_login(admin)
     refused = start(client, export, endpoint="http://127.0.0.1:1/v1").content.decode()
     assert "No endpoint" in refused and "standin" in refused
     hidden = start(client, export, part="test", endpoint="remote").content.decode()
@@ -173,6 +175,13 @@ def test_only_configured_endpoints_and_hidden_labels_need_confirmation(
     assert confirmed.status_code == 302
     started = EvaluationRun.objects.filter(part="test")
     assert started.count() == 2
+    # Who sent hidden claims elsewhere, and when: recorded on the run and said on its page.
+    remote = started.get(endpoint_name="remote")
+    assert remote.hidden_confirmed_by.username == admin.username
+    assert remote.hidden_confirmed_at is not None
+    assert started.get(endpoint_name="standin").hidden_confirmed_at is None
+    page = client.get(f"/manage/evaluation/runs/{remote.pk}/").content.decode()
+    assert f"confirmed by {admin.username} at" in page
     for run in started:  # recorded, never run here: and cancelled, should a worker see them
         dispatch.request_cancel(run.job)
     assert server.log == []
@@ -208,6 +217,26 @@ def test_a_run_that_cannot_reach_its_model_fails_with_what_to_fix(
     second.job.refresh_from_db()
     assert "the key variable STANDIN_KEY of endpoint 'standin' is not set" in second.job.error
     assert len(server.requests()) == 1
+
+
+def test_an_endpoint_that_echoes_the_key_shows_it_nowhere(
+    client, export, configured, server, caplog
+):
+    """An endpoint that quotes the request's headers in its 400: the run fails, and neither
+    its page, its stored error nor any log line holds the key."""
+    caplog.set_level(logging.DEBUG)
+    client.force_login(AdminFactory())
+    start(client, export)
+    run = EvaluationRun.objects.get()
+    server.add_faults("echo")
+    dispatch.run_job(run.job_id)
+    run.refresh_from_db()
+    assert run.job.status == Job.Status.FAILED and "HTTP 400" in run.job.error
+    assert server.requests()[0].headers["Authorization"] == "Bearer sk-page"  # it was sent
+    page = client.get(f"/manage/evaluation/runs/{run.pk}/").content.decode()
+    assert "bearer [redacted]" in page.lower()
+    for shown in (page, run.job.error, run.job.message, caplog.text):
+        assert "sk-page" not in shown
 
 
 def test_a_model_name_over_the_limit_is_refused_by_the_page_and_the_service_never_cut(

@@ -3,6 +3,7 @@ score a model's responses on a release part by our reading and SciVer's, with br
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
 
 from annotation.errors import too_long
 from evaluation import services
@@ -64,12 +66,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--concurrency", type=int, default=None)
         parser.add_argument("--timeout", type=float, default=None, help="seconds per request")
-        parser.add_argument("--max-tries", type=int, default=4)
         parser.add_argument(
-            "--backoff",
-            type=float,
-            default=2.0,
-            help="seconds before the first retry, doubling (429: Retry-After)",
+            "--max-tries",
+            type=int,
+            default=4,
+            help="tries per request (the openai package's retries: back-off, Retry-After)",
         )
         parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument("--max-tokens", type=int, default=2048)
@@ -180,20 +181,40 @@ class Command(BaseCommand):
             read_response(o.response) != official_reading(o.response) for o in evaluation.outcomes
         )
 
+    @staticmethod
+    def _confirmed(part, endpoint: str, options: dict) -> bool:
+        """Whether hidden claims may go to an endpoint that is not this machine: --yes, or yes
+        at the prompt; CommandError otherwise (nothing sent)."""
+        if options["yes"]:
+            return True
+        question = (
+            f"The {part.part} labels of this release are hidden, and {endpoint} is not this "
+            "machine: sending its claims there would leak the hidden test set and "
+            "contaminate the benchmark."
+        )
+        if not sys.stdin.isatty():
+            raise CommandError(f"{question} Pass --yes to send them anyway.")
+        if input(f"{question} Send them? [y/N] ").strip().lower() not in ("y", "yes"):
+            raise CommandError("Nothing was sent.")
+        return True
+
     def _ask(self, part, options: dict):
         endpoint = options["endpoint"]
         template = Template.load(options["prompt"])
         model_settings = ModelSettings(
             temperature=options["temperature"], max_tokens=options["max_tokens"]
         )
+        leaves = services.contaminates(part, endpoint)
+        confirmed = leaves and not options["dry_run"] and self._confirmed(part, endpoint, options)
         client = ChatClient(
             endpoint,
             options["model"],
             api_key=os.environ.get(options["api_key_env"], ""),
             settings=model_settings,
             max_tries=options["max_tries"],
-            backoff=options["backoff"],
             timeout=options["timeout"] or settings.EVALUATION_TIMEOUT_SECONDS,
+            # Unconfirmed, hidden claims are sent only while the endpoint is this machine.
+            local_only=part.hidden and not confirmed,
         )
         cache = ResponseCache(options["cache"] or settings.EVALUATION_CACHE_DIR)
         context = ContextSetting()
@@ -206,16 +227,13 @@ class Command(BaseCommand):
             for line in guess.lines():
                 self.stdout.write(line)
             return None, {}
-        if services.contaminates(part, endpoint) and not options["yes"]:
-            question = (
-                f"The {part.part} labels of this release are hidden, and {endpoint} is not this "
-                "machine: sending its claims there would leak the hidden test set and "
-                "contaminate the benchmark."
+        when = timezone.now()
+        if confirmed:
+            how = "--yes" if options["yes"] else "answered yes at the prompt"
+            self.stdout.write(
+                f"hidden {part.part} claims sent to {endpoint} (not this machine): confirmed by "
+                f"{getpass.getuser()} ({how}) at {when:%Y-%m-%d %H:%M:%S %Z}"
             )
-            if not sys.stdin.isatty():
-                raise CommandError(f"{question} Pass --yes to send them anyway.")
-            if input(f"{question} Send them? [y/N] ").strip().lower() not in ("y", "yes"):
-                raise CommandError("Nothing was sent.")
 
         def progress(done: int, total: int) -> None:
             self.stderr.write(f"\ranswered {done}/{total}", ending="")
@@ -242,6 +260,7 @@ class Command(BaseCommand):
                 )
             )
         extra = {
+            "hidden_confirmed_at": when if confirmed else None,
             "endpoint_url": endpoint,
             "prompt_version": template.version,
             "settings": model_settings.as_dict(),
