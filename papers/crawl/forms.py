@@ -11,7 +11,24 @@ from papers.crawl.ids import IdListError, ListedId, read_id_lines
 from papers.crawl.services import DEFAULT_CATEGORIES, DEFAULT_WINDOW
 
 
-class CrawlForm(forms.Form):
+class _FilterForm(forms.Form):
+    """The filter every crawl applies: at least N tables and M charts (inline in a sentence,
+    "at least [2] tables and [2] charts", not full-width fields)."""
+
+    min_tables = forms.IntegerField(
+        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
+    )
+    min_charts = forms.IntegerField(
+        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["min_tables"].initial = settings.MIN_TABLES
+        self.fields["min_charts"].initial = settings.MIN_CHARTS
+
+
+class CrawlForm(_FilterForm):
     date_from = forms.DateField(
         label="Submitted from",
         initial=DEFAULT_WINDOW[0],
@@ -36,18 +53,6 @@ class CrawlForm(forms.Form):
         help_text="Fetch at most this many papers (empty: all)",
     )
     accepted_only = forms.BooleanField(required=False, label="Accepted papers only")
-    # Inline in a sentence ("at least [2] tables and [2] charts"), not full-width fields.
-    min_tables = forms.IntegerField(
-        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
-    )
-    min_charts = forms.IntegerField(
-        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
-    )
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.fields["min_tables"].initial = settings.MIN_TABLES
-        self.fields["min_charts"].initial = settings.MIN_CHARTS
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -61,7 +66,7 @@ class CrawlForm(forms.Form):
         return data
 
 
-class IdCrawlForm(forms.Form):
+class IdCrawlForm(_FilterForm):
     """Papers by arXiv id: a reading list pasted into a box, one id a line."""
 
     ids = forms.CharField(
@@ -77,17 +82,6 @@ class IdCrawlForm(forms.Form):
         label="Keep papers below the filter too",
         help_text="Stored and marked as such, instead of set aside.",
     )
-    min_tables = forms.IntegerField(
-        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
-    )
-    min_charts = forms.IntegerField(
-        min_value=0, max_value=100, widget=forms.NumberInput(attrs={"class": "inline-number"})
-    )
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.fields["min_tables"].initial = settings.MIN_TABLES
-        self.fields["min_charts"].initial = settings.MIN_CHARTS
 
     def clean_ids(self) -> list[ListedId]:
         try:

@@ -12,6 +12,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import arxiv
@@ -27,6 +28,7 @@ from papers.crawl.client import (
     FetchError,
     IdLookup,
     NotFound,
+    SearchOutcome,
     TooLarge,
     TransientError,
     WrongContentType,
@@ -75,6 +77,17 @@ def is_infrastructure_error(exc: BaseException) -> bool:
 
 
 STORED = (Paper.Status.PARSED, Paper.Status.REJECTED, Paper.Status.NO_HTML, Paper.Status.FAILED)
+
+
+@dataclass
+class _SearchStep:
+    """One request of the search phase: a date range, or a batch of listed ids."""
+
+    key: str  # recorded in CrawlRun.search_done once done
+    what: str  # "search of 2024-09-01..2024-09-03": how the log names it
+    progress: str  # what the progress bar says meanwhile
+    ask: Callable[[], Any]  # the API request; FetchError: logged, the step stays to do
+    record: Callable[[Any], list[str]]  # store the answer; the problems to log
 
 
 class StopRun(Exception):
@@ -167,42 +180,24 @@ class CrawlExecution:
         lines = run.listed.exclude(outcome=CrawlListedId.Outcome.DUPLICATE).values_list(
             "line", flat=True
         )
-        batches = id_batches(list(lines))
-        done = set(run.search_done)
-        for key, batch in batches:
-            if key in done:
-                continue
-            self.check_stop()
+
+        def step(key: str, batch: list[int]) -> _SearchStep:
             rows = [pending[line] for line in batch if line in pending]
-            self.report("search", len(done), len(batches), f"looking up ids on lines {key[4:]}")
-            try:
-                lookup = self.client.look_up_ids([(r.arxiv_id, r.version) for r in rows])
-            except FetchError as exc:
-                log_event(
-                    run,
-                    f"look-up of the ids on lines {key[4:]} failed: {exc.reason}",
-                    kind="search",
-                    level=CrawlEvent.Level.ERROR,
-                    url=exc.url,
-                )
-                continue
-            with transaction.atomic():
+
+            def record(lookup: IdLookup) -> list[str]:
                 for row in rows:
                     self.record_listed(row, lookup)
-                for problem in lookup.problems:
-                    log_event(
-                        run,
-                        f"look-up of lines {key[4:]}: {problem}",
-                        kind="search",
-                        level=CrawlEvent.Level.WARNING,
-                    )
-                done.add(key)
-                run.search_done = sorted(done)
-                CrawlRun.objects.filter(pk=run.pk).update(search_done=run.search_done)
-            self.tick()
-        self.report("search", len(done), len(batches), "look-up done")
-        run.phase = CrawlRun.Phase.FETCH
-        CrawlRun.objects.filter(pk=run.pk).update(phase=run.phase)
+                return lookup.problems
+
+            return _SearchStep(
+                key=key,
+                what=f"look-up of the ids on lines {key[4:]}",
+                progress=f"looking up ids on lines {key[4:]}",
+                ask=lambda: self.client.look_up_ids([(r.arxiv_id, r.version) for r in rows]),
+                record=record,
+            )
+
+        self.run_search([step(key, batch) for key, batch in id_batches(list(lines))], "look-up")
 
     def record_listed(self, row: CrawlListedId, lookup: IdLookup) -> None:
         """One listed id's answer: not found, withdrawn, or found (an item, with a word when
@@ -246,42 +241,63 @@ class CrawlExecution:
     # -- search ----------------------------------------------------------------------------
     def search(self) -> None:
         run = self.run
-        chunks = date_chunks(run.date_from, run.date_to, run.chunk_days)
-        done = set(run.search_done)
-        for chunk in chunks:
+
+        def step(chunk: tuple[date, date]) -> _SearchStep:
             key = chunk_key(chunk)
-            if key in done:
+
+            def record(outcome: SearchOutcome) -> list[str]:
+                for result in outcome.results:
+                    self.record_found_or_say_why(result, key)
+                return outcome.problems
+
+            return _SearchStep(
+                key=key,
+                what=f"search of {key}",
+                progress=f"searching {chunk[0]}..{chunk[1]}",
+                ask=lambda: self.client.search(
+                    categories=run.categories, start=chunk[0], end=chunk[1]
+                ),
+                record=record,
+            )
+
+        chunks = date_chunks(run.date_from, run.date_to, run.chunk_days)  # type: ignore[arg-type]
+        self.run_search([step(chunk) for chunk in chunks], "search")
+
+    def run_search(self, steps: list[_SearchStep], name: str) -> None:
+        """The search phase: each step not done yet (by its key in `search_done`) asks the API
+        and records what it gave in one transaction; a step whose request failed is logged and
+        stays to do (the run then ends failed, and resuming asks it again)."""
+        run = self.run
+        done = set(run.search_done)
+        for step in steps:
+            if step.key in done:
                 continue
             self.check_stop()
-            self.report("search", len(done), len(chunks), f"searching {chunk[0]}..{chunk[1]}")
+            self.report("search", len(done), len(steps), step.progress)
             try:
-                outcome = self.client.search(
-                    categories=run.categories, start=chunk[0], end=chunk[1]
-                )
+                answer = step.ask()
             except FetchError as exc:
                 log_event(
                     run,
-                    f"search of {key} failed: {exc.reason}",
+                    f"{step.what} failed: {exc.reason}",
                     kind="search",
                     level=CrawlEvent.Level.ERROR,
                     url=exc.url,
                 )
                 continue
             with transaction.atomic():
-                for result in outcome.results:
-                    self.record_found_or_say_why(result, key)
-                for problem in outcome.problems:
+                for problem in step.record(answer):
                     log_event(
                         run,
-                        f"search of {key}: {problem}",
+                        f"{step.what}: {problem}",
                         kind="search",
                         level=CrawlEvent.Level.WARNING,
                     )
-                done.add(key)
+                done.add(step.key)
                 run.search_done = sorted(done)
                 CrawlRun.objects.filter(pk=run.pk).update(search_done=run.search_done)
             self.tick()
-        self.report("search", len(done), len(chunks), "search done")
+        self.report("search", len(done), len(steps), f"{name} done")
         run.phase = CrawlRun.Phase.FETCH
         CrawlRun.objects.filter(pk=run.pk).update(phase=run.phase)
 

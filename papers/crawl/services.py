@@ -124,31 +124,46 @@ def create_crawl_run(
     bad = [c for c in categories if not _CATEGORY.match(c)]
     if bad:
         raise CrawlError(f"not arXiv categories: {', '.join(bad)} (e.g. cs.CL)")
-    if max_papers is not None and max_papers < 1:
-        raise CrawlError("max papers must be at least 1")
+    common = _common(max_papers, min_tables, min_charts, retry_failed, images, created_by)
     chunk_days = chunk_days or int(getattr(settings, "ARXIV_SEARCH_CHUNK_DAYS", 1))
     if chunk_days < 1:
         raise CrawlError("the search range must be at least 1 day")
-    if images not in ("auto", "now", "job", "none"):
-        raise CrawlError(f"unknown images mode {images!r}")
     with transaction.atomic():
         run = CrawlRun.objects.create(
             date_from=date_from,
             date_to=date_to,
             categories=list(dict.fromkeys(categories)),
-            max_papers=max_papers,
             accepted_only=accepted_only,
-            min_tables=settings.MIN_TABLES if min_tables is None else min_tables,
-            min_charts=settings.MIN_CHARTS if min_charts is None else min_charts,
             chunk_days=chunk_days,
-            retry_failed=retry_failed,
-            images=images,
-            created_by=created_by if getattr(created_by, "pk", None) else None,
             search_chunks=len(date_chunks(date_from, date_to, chunk_days)),
             keep_all=keep_all,
+            **common,
         )
         log_event(run, "created")
     return run
+
+
+def _common(
+    max_papers: int | None,
+    min_tables: int | None,
+    min_charts: int | None,
+    retry_failed: bool,
+    images: str,
+    created_by: Any,
+) -> dict[str, Any]:
+    """The fields every run has, checked: CrawlError for a value no run can take."""
+    if max_papers is not None and max_papers < 1:
+        raise CrawlError("max papers must be at least 1")
+    if images not in ("auto", "now", "job", "none"):
+        raise CrawlError(f"unknown images mode {images!r}")
+    return {
+        "max_papers": max_papers,
+        "min_tables": settings.MIN_TABLES if min_tables is None else min_tables,
+        "min_charts": settings.MIN_CHARTS if min_charts is None else min_charts,
+        "retry_failed": retry_failed,
+        "images": images,
+        "created_by": created_by if getattr(created_by, "pk", None) else None,
+    }
 
 
 def _create_id_run(
@@ -166,10 +181,7 @@ def _create_id_run(
     twice (in any version) is looked up once, the later line says where the first is."""
     if not ids:
         raise CrawlError("the list holds no id")
-    if max_papers is not None and max_papers < 1:
-        raise CrawlError("max papers must be at least 1")
-    if images not in ("auto", "now", "job", "none"):
-        raise CrawlError(f"unknown images mode {images!r}")
+    common = _common(max_papers, min_tables, min_charts, retry_failed, images, created_by)
     first_line: dict[str, int] = {}
     rows = []
     for listed in sorted(ids, key=lambda i: i.line):
@@ -193,14 +205,9 @@ def _create_id_run(
             date_to=None,
             by_ids=True,
             categories=[],
-            max_papers=max_papers,
-            min_tables=settings.MIN_TABLES if min_tables is None else min_tables,
-            min_charts=settings.MIN_CHARTS if min_charts is None else min_charts,
-            retry_failed=retry_failed,
-            images=images,
-            keep_all=keep_all,
-            created_by=created_by if getattr(created_by, "pk", None) else None,
             search_chunks=len(id_batches(looked_up)),
+            keep_all=keep_all,
+            **common,
         )
         for row in rows:
             row.run = run
