@@ -295,6 +295,8 @@ class ChatClient:
             raise RequestFailed(
                 f"{self.url}: connection failed ({why}) after {self.max_tries} tries"
             ) from None
+        except openai.OpenAIError as exc:  # anything else the package says: that request only
+            raise RequestFailed(self.say(f"{self.url}: {exc.__class__.__name__}: {exc}")) from None
         try:
             return _text(completion)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:

@@ -385,6 +385,19 @@ class _SearchClient(arxiv.Client):
             if offset >= (self.total or 0):
                 return
 
+    def _read(self, url: str, *, first: bool) -> Any:
+        """One API page, counted; SearchError for an HTTP error or a request out of tries."""
+        try:
+            return self._parse_feed(url, first_page=first)
+        except arxiv.HTTPError as exc:
+            raise SearchError(
+                f"API answered HTTP {exc.status}", url=url, status=exc.status
+            ) from None
+        except RetriesExhausted as exc:
+            raise SearchError(exc.reason, url=url) from None
+        finally:
+            self.pages += 1
+
     def one_page(self, url: str) -> Any:
         """One page that is all the answer (an `id_list` query): no paging, since arXiv counts
         the ids it does not know in its total; a malformed page is asked for again."""
@@ -392,16 +405,7 @@ class _SearchClient(arxiv.Client):
         for attempt in range(1, self.page_tries + 1):
             if attempt > 1:
                 self._session._pause(self._session.policy.backoff(attempt - 1))
-            try:
-                feed = self._parse_feed(url, first_page=True)
-            except arxiv.HTTPError as exc:
-                raise SearchError(
-                    f"API answered HTTP {exc.status}", url=url, status=exc.status
-                ) from None
-            except RetriesExhausted as exc:
-                raise SearchError(exc.reason, url=url) from None
-            finally:
-                self.pages += 1
+            feed = self._read(url, first=True)
             if feed.malformed or (feed.header.items_per_page <= 0 and not feed.results):
                 problem = f"malformed Atom page ({feed.error or 'no opensearch header'})"
                 continue
@@ -416,18 +420,10 @@ class _SearchClient(arxiv.Client):
             if attempt > 1 and not confirming:
                 self._session._pause(self._session.policy.backoff(attempt - 1))
             try:
-                feed = self._parse_feed(url, first_page=first)
+                feed = self._read(url, first=first)
             except arxiv.UnexpectedEmptyPageError:
                 problem = "page unexpectedly empty"
                 continue
-            except arxiv.HTTPError as exc:
-                raise SearchError(
-                    f"API answered HTTP {exc.status}", url=url, status=exc.status
-                ) from None
-            except RetriesExhausted as exc:
-                raise SearchError(exc.reason, url=url) from None
-            finally:
-                self.pages += 1
             if feed.malformed or feed.header.items_per_page <= 0:
                 problem = f"malformed Atom page ({feed.error or 'no opensearch header'})"
                 continue
