@@ -58,7 +58,7 @@ def _item_outcome(item: CrawlItem, run: CrawlRun) -> tuple[str, str]:
             return "kept", f"{paper.versioned_id}, {_counts(item)}"
         case CrawlItem.Outcome.REJECTED:
             asked = f"at least {run.min_tables} tables and {run.min_charts} charts asked"
-            return "set_aside", f"{_counts(item)} ({asked}; --keep-all keeps it)"
+            return "set_aside", f"{_counts(item)} ({asked}; a run that keeps all stores it)"
         case CrawlItem.Outcome.SKIPPED if item.reason_code == "other_version_stored":
             return "already_stored", item.reason
         case CrawlItem.Outcome.SKIPPED:
