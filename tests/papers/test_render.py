@@ -198,7 +198,7 @@ def counting_server() -> Iterator[tuple[str, list[str]]]:
     hits: list[str] = []
     handler = type("Handler", (_CountingHandler,), {"hits": hits})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", hits
