@@ -6,6 +6,7 @@ unlisted server."""
 
 from __future__ import annotations
 
+import io
 import logging
 import socket
 import time
@@ -184,3 +185,41 @@ def test_the_command_refuses_a_redirecting_endpoint_before_any_claim_leaves(
             "2",
         )
     assert elsewhere.log == [] and len(server.requests()) == 1
+
+
+@pytest.mark.django_db
+def test_hidden_claims_leave_this_machine_only_confirmed_and_the_run_records_it(
+    server, tmp_path, monkeypatch, settings
+):
+    from evaluation.models import EvaluationRun
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    settings.EVALUATION_CACHE_DIR = tmp_path / "cache"
+    release = write_small_release(tmp_path, hide_test_labels=True, seed=2)
+    # A name that resolves to this machine and to another: not local (the resolver is faked;
+    # the connection goes to its first address, the stand-in).
+    real = socket.getaddrinfo
+
+    def resolver(host, port, *args, **kwargs):
+        if host == "mixed.example":
+            return real("127.0.0.1", port, *args, **kwargs) + [
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("192.0.2.7", port or 0))
+            ]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    endpoint = server.url.replace("127.0.0.1", "mixed.example")
+    args = ["evaluate_release", str(release), "--part", "test", "--endpoint", endpoint]
+    args += ["--model", "standin-vl", "--out", str(tmp_path / "out.jsonl"), "--timeout", "2"]
+    with pytest.raises(CommandError, match="contaminate the benchmark.*--yes"):
+        call_command(*args)
+    assert server.log == []
+
+    out = io.StringIO()
+    call_command(*args, "--yes", "--save", stdout=out)
+    said = out.getvalue()
+    assert f"hidden test claims sent to {endpoint} (not this machine): confirmed by " in said
+    assert "(--yes) at " in said
+    run = EvaluationRun.objects.get()
+    assert run.hidden_confirmed_at is not None and run.hidden_confirmed_by is None
+    assert len(server.requests()) == 8
