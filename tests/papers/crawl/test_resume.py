@@ -305,3 +305,62 @@ def test_killed_while_drawing_screenshots_resumes_them(template_db, tmp_path):
         # The screenshots drawn before the kill were not drawn again; the page not fetched again.
         assert {name: (media / name).stat().st_mtime_ns for name in drawn} == before
         assert Counter(standin.html_requests()) == {"/html/2410.00031v1": 1}
+
+
+def test_a_killed_crawl_by_ids_resumes_to_the_same_outcomes(template_db, tmp_path):
+    """A reading list, killed while its second page is fetched and resumed: every line ends
+    with the outcome of an uninterrupted run, and no page stored before the kill is fetched
+    again."""
+    listed = [
+        paper("2410.00041", published=day(3)),
+        paper("2410.00042", published=day(4)),
+        paper("2410.00043", published=day(5), tables=1),
+    ]
+    ids = ("--ids", "2410.00043,2410.00041,2410.09999,2410.00042", "--images", "none")
+    outcomes = "SELECT line, outcome, detail FROM papers_crawllistedid ORDER BY line"
+    uninterrupted = tmp_path / "uninterrupted"
+    uninterrupted.mkdir()
+    db = fresh_db(template_db, uninterrupted)
+    with StandInArxiv(listed) as standin:
+        done = subprocess.run(
+            manage("crawl_arxiv", *ids, "--no-progress"),
+            env=environment(db, uninterrupted, standin),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        expected = conn.execute(outcomes).fetchall()
+        expected_items = conn.execute("SELECT outcome FROM papers_crawlitem ORDER BY id").fetchall()
+
+    db = fresh_db(template_db, tmp_path)
+    pattern = r"^/html/2410\.00041v1$"  # the list's second page
+    reached = threading.Event()
+    with StandInArxiv(listed) as standin:
+        standin.add_fault(pattern, Fault("hold", seconds=30))
+        standin.on_request.append(lambda path: re.search(pattern, path) and reached.set())
+        env = environment(db, tmp_path, standin)
+        with open(tmp_path / "killed.log", "w") as out:
+            proc = subprocess.Popen(
+                manage("crawl_arxiv", *ids, "--no-progress"), env=env, stdout=out, stderr=out
+            )
+            try:
+                assert reached.wait(timeout=30), (tmp_path / "killed.log").read_text()
+            finally:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(timeout=10)
+        standin.clear_faults()
+
+        resumed = resume(env)
+
+        assert resumed.returncode == 0, resumed.stderr
+        assert "4 listed ids: kept 2, set aside 1, not found 1" in resumed.stdout
+        with sqlite3.connect(db) as conn:
+            assert conn.execute(outcomes).fetchall() == expected
+            items = conn.execute("SELECT outcome FROM papers_crawlitem ORDER BY id").fetchall()
+            assert items == expected_items
+        pages = Counter(standin.html_requests())
+        assert pages["/html/2410.00043v1"] == 1  # stored before the kill: not fetched again
+        assert pages["/html/2410.00041v1"] == 2  # in flight at the kill: asked again, once
+        assert len([r for r in standin.log if r.path.startswith("/api/query")]) == 1
