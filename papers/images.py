@@ -37,7 +37,7 @@ class NormalisedImage:
     source_format: str  # "png", "jpeg", "gif", "webp", "bmp", "tiff"
 
 
-def _looks_like_svg(data: bytes) -> bool:
+def looks_like_svg(data: bytes) -> bool:
     head = data[:2048].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     return head.startswith(b"<svg") or (
         head.startswith((b"<?xml", b"<!doctype svg", b"<!--")) and b"<svg" in head
@@ -96,7 +96,7 @@ def normalise_image(data: bytes, *, max_bytes: int, max_pixels: int) -> Normalis
         raise ImageError("the image is empty (0 bytes)")
     if len(data) > max_bytes:
         raise ImageError(f"the image is {len(data):,} bytes, more than the {max_bytes:,} allowed")
-    if _looks_like_svg(data):
+    if looks_like_svg(data):
         raise ImageError("the image is SVG, a vector format, not a raster image")
     for signature, what in NON_RASTER_SIGNATURES:
         if data.startswith(signature):

@@ -23,6 +23,7 @@ from papers.licences import licence_from_banner
 from papers.models import Element, ElementPanel, Paper, Section, work_citing
 from papers.parsing import PARSER_VERSION, Panel, ParsedPaper, ParseError, parse_paper
 from papers.parsing import Element as ParsedElement
+from papers.parsing.svg import SvgRefused, inert_svg
 from papers.storable import Unstorable, fit_parsed, fit_row, fit_values, storable_text
 
 log = logging.getLogger(__name__)
@@ -455,7 +456,9 @@ def has_image(element: ParsedElement, panel_files: dict[tuple[str, int], _PanelI
     if element.kind == "table" and element.grids:
         return True
     return any(
-        panel.svg or getattr(panel_files.get((element.anchor, i)), "png", None)
+        panel.svg
+        or getattr(panel_files.get((element.anchor, i)), "png", None)
+        or getattr(panel_files.get((element.anchor, i)), "svg", "")
         for i, panel in enumerate(element.panels)
     )
 
@@ -484,6 +487,7 @@ class _PanelImage:
     width: int | None
     height: int | None
     error: str = ""
+    svg: str = ""  # a fetched vector graphic, made inert: rasterised with the tables
 
 
 def _load_panels(
@@ -494,8 +498,12 @@ def _load_panels(
         for index, panel in enumerate(element.panels):
             if panel.svg:
                 continue
+            name = f"{element.label or element.anchor} panel {index + 1}"
             try:
                 data = assets.fetch(panel)
+                if image_tools.looks_like_svg(data):
+                    loaded[(element.anchor, index)] = _vector_panel(data, name, problems)
+                    continue
                 image = image_tools.normalise_image(
                     data,
                     max_bytes=settings.MAX_IMAGE_BYTES,
@@ -503,11 +511,32 @@ def _load_panels(
                 )
             except (AssetError, image_tools.ImageError) as exc:
                 reason = storable_text(getattr(exc, "reason", str(exc)))
-                problems.append(f"{element.label or element.anchor} panel {index + 1}: {reason}")
+                problems.append(f"{name}: {reason}")
                 loaded[(element.anchor, index)] = _PanelImage(None, None, None, reason)
             else:
                 loaded[(element.anchor, index)] = _PanelImage(image.png, image.width, image.height)
     return loaded
+
+
+def _vector_panel(data: bytes, name: str, problems: list[str]) -> _PanelImage:
+    """A panel whose file is SVG: made inert (what was removed is said), or refused."""
+    if len(data) > settings.MAX_IMAGE_BYTES:
+        reason = (
+            f"the SVG is {len(data):,} bytes, more than the {settings.MAX_IMAGE_BYTES:,} allowed"
+        )
+        problems.append(f"{name}: {reason}")
+        return _PanelImage(None, None, None, reason)
+    try:
+        inert = inert_svg(data, max_pixels=settings.MAX_IMAGE_PIXELS)
+    except SvgRefused as exc:
+        reason = storable_text(f"SVG not drawn: {exc}")
+        problems.append(f"{name}: {reason}")
+        return _PanelImage(None, None, None, reason)
+    if said := inert.report():
+        problems.append(f"{name}: SVG made inert before drawing: {said}")
+    width = round(inert.width) if inert.width else None
+    height = round(inert.height) if inert.height else None
+    return _PanelImage(None, width, height, svg=inert.text)
 
 
 def _paper_dir(arxiv_id: str, version: int) -> str:
@@ -673,33 +702,8 @@ def _store(
     through.objects.bulk_create(links, batch_size=1000)
 
     for e in parsed.elements:
-        if not e.panels:
-            continue
-        element = by_anchor[e.anchor]
-        panels: list[tuple[bytes, int]] = []
-        for index, panel in enumerate(e.panels):
-            image = panel_files.get((e.anchor, index))
-            row = ElementPanel(
-                element=element,
-                order=index,
-                row=panel.row,
-                caption=panel.caption,
-                source_url=panel.url or panel.src,
-                svg=panel.svg,
-            )
-            if image is not None:
-                row.error = image.error
-                row.width, row.height = image.width, image.height
-                if image.png:
-                    _save_file(
-                        row.image, media_dir, _file_name(e.anchor, f"-{index + 1}"), image.png
-                    )
-                    panels.append((image.png, panel.row))
-            row.save()
-        if panels and not any(p.svg for p in e.panels):
-            _save_composed(element, panels, media_dir)
-            element.image_renderer = Element.Renderer.SOURCE_IMAGE
-            element.save(update_fields=["image", "image_renderer"])
+        if e.panels:
+            _store_panels(by_anchor[e.anchor], e, panel_files, media_dir, written=[])
     return paper
 
 
@@ -974,7 +978,9 @@ def _same_panels(stored: list[ElementPanel], parsed: list[Panel]) -> bool:
     if len(stored) != len(parsed):
         return False
     for old, new in zip(stored, parsed, strict=True):
-        if (old.caption, old.row, bool(old.svg)) != (new.caption, new.row, bool(new.svg)):
+        # An inline SVG has no address; a fetched one (made inert) is a file like an image.
+        inline = bool(old.svg) and not old.source_url
+        if (old.caption, old.row, inline) != (new.caption, new.row, bool(new.svg)):
             return False
         # The stored address was resolved against the URL of that import (a saved page's own
         # file, or arXiv's): the src it ends with is what must agree.
@@ -1397,16 +1403,23 @@ def _store_panels(
     media_dir: str,
     written: list[str],
 ) -> None:
+    """Store a parsed table's or chart's panels (their files under `media_dir`, each file's
+    name appended to `written`) and, when every panel is a raster image, the composed image.
+    A panel that is SVG (inline, or a fetched file made inert) is rasterised later, with the
+    table screenshots."""
     composed: list[tuple[bytes, int]] = []
+    vector = False
     for index, panel in enumerate(element.panels):
         image = panel_files.get((element.anchor, index))
+        svg = panel.svg or (image.svg if image is not None else "")
+        vector = vector or bool(svg)
         stored = ElementPanel(
             element=row,
             order=index,
             row=panel.row,
             caption=panel.caption,
             source_url=panel.url or panel.src,
-            svg=panel.svg,
+            svg=svg,
         )
         if image is not None:
             stored.error = image.error
@@ -1418,7 +1431,7 @@ def _store_panels(
                 written.append(stored.image.name)
                 composed.append((image.png, panel.row))
         stored.save()
-    if composed and not any(p.svg for p in element.panels):
+    if composed and not vector:
         _save_composed(row, composed, media_dir)
         written.append(row.image.name)
         row.image_renderer = Element.Renderer.SOURCE_IMAGE

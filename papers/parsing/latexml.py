@@ -841,16 +841,22 @@ class _Walker:
             if "ltx_flex_break" in classes:
                 row += 1
                 continue
-            if tag not in ("img", "svg"):
+            if tag not in ("img", "svg", "object", "embed"):
                 continue
             if _inside(el, node, "figcaption"):
                 continue
+            if tag in ("object", "embed") and _inside(el, node, "object"):
+                continue  # an <object>'s fallback content: the object is the panel
             tr = _ancestor(el, node, "tr")
             panel_row = row
             if tr is not None:
                 panel_row = grid_rows.setdefault(tr, len(grid_rows))
-            if tag == "img":
-                src = (el.get("src") or "").strip()
+            if tag in ("img", "object", "embed"):
+                # A vector graphic (arXiv's 2026 pages: <object type="image/svg+xml"
+                # data="x1.svg">) is a panel like an image: its file is fetched, made inert
+                # (papers.parsing.svg) and rasterised.
+                src = (el.get("data") if tag == "object" else el.get("src")) or ""
+                src = src.strip()
                 if not src:
                     continue
                 try:

@@ -145,16 +145,29 @@ def test_each_lost_figure_says_what_it_holds_instead_of_an_image():
     parsed = parse_paper((OXIDE / "paper.html").read_bytes())
     assert [w for w in parsed.warnings if "not kept" in w] == [
         "Figure 3 (S2.F3) not kept: a text box, not a chart",
-        "Figure 4 (S2.F4) not kept: its graphic is an <object> (image/svg+xml, fig4.svg), "
-        "which the parser does not keep",
         "Figure 5 (S2.F5) not kept: a listing, not a chart",
         "Figure 6 (S2.F6) not kept: a figure with nothing in it (no image, drawing, box or text)",
     ]
     assert [e.label for e in parsed.tables()] == ["Table 1", "Table 2"]
-    assert [(e.label, len(e.panels)) for e in parsed.charts()] == [("Figure 1", 1), ("Figure 2", 2)]
+    assert [(e.label, len(e.panels)) for e in parsed.charts()] == [
+        ("Figure 1", 1),
+        ("Figure 2", 2),
+        ("Figure 4", 1),  # its graphic is an <object>: a vector panel (issue 39)
+    ]
+    vector = parsed.charts()[2].panels[0]
+    assert (vector.src, vector.svg) == ("2410.00260v2/latex/fig4.svg", "")
 
 
-def test_a_table_float_holding_an_embed_says_so():
+def test_an_object_without_a_file_still_says_what_it_is():
+    html = (OXIDE / "paper.html").read_bytes().replace(b'data="2410.00260v2/latex/fig4.svg" ', b"")
+    parsed = parse_paper(html)
+    assert (
+        "Figure 4 (S2.F4) not kept: its graphic is an <object> (image/svg+xml, no file named), "
+        "which the parser does not keep"
+    ) in parsed.warnings
+
+
+def test_a_table_float_holding_an_embed_is_an_image_table_of_that_file():
     html = (CLASSIC / "paper.html").read_bytes()
     cut = html.index(b'<table id="S1.T2.1"')
     html = (
@@ -163,10 +176,9 @@ def test_a_table_float_holding_an_embed_says_so():
         + html[html.index(b"</table>", cut) + len(b"</table>") :]
     )
     parsed = parse_paper(html)
-    assert (
-        "Table 2 (S1.T2) not kept: its graphic is an <embed> (image/svg+xml, latency.svg), "
-        "which the parser does not keep"
-    ) in parsed.warnings
+    table = next(e for e in parsed.tables() if e.anchor == "S1.T2")
+    assert table.is_image_table
+    assert [p.src for p in table.panels] == ["2409.20001v3/latency.svg"]
 
 
 # -- the generator --------------------------------------------------------------------------

@@ -1,0 +1,166 @@
+"""Vector figures are charts (issue 39): a page of today's arXiv whose Figure 4 is
+`<object type="image/svg+xml" data="…/fig4.svg">`, served by the stand-in arXiv with its SVG.
+
+The crawler fetches the SVG through the polite session, makes it inert, and Chromium draws it
+into the chart's PNG; without Chromium the chart is kept as SVG only and still counts. Malicious
+SVGs are made inert (what was removed is said) or refused within budget."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from PIL import Image
+
+from papers.models import CrawlEvent, Element, Paper
+from tests.standin import StandInPaper
+
+pytestmark = pytest.mark.django_db
+
+PAGE = Path(__file__).resolve().parents[1] / "pages" / "oxide-boxes"
+SVG_PATH = "latex/fig4.svg"
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30" viewBox="0 0 40 30"'
+
+
+def served(svg: bytes | None = None) -> StandInPaper:
+    assets = {
+        p.relative_to(PAGE).as_posix(): p.read_bytes()
+        for p in PAGE.rglob("*")
+        if p.suffix in (".png", ".svg")
+    }
+    if svg is not None:
+        assets[SVG_PATH] = svg
+    return StandInPaper(
+        arxiv_id="2410.00260",
+        version=2,
+        title="Evaluators",
+        published=datetime(2024, 10, 1, 12, 0, tzinfo=UTC),
+        html=(PAGE / "paper.html").read_bytes(),
+        assets=assets,
+    )
+
+
+def crawl(images: str) -> str:
+    out = io.StringIO()
+    call_command(
+        "crawl_arxiv",
+        *("--ids", "2410.00260", "--images", images, "--no-progress"),
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+    return out.getvalue()
+
+
+def figure_4() -> Element:
+    return Paper.objects.get(arxiv_id="2410.00260").elements.get(anchor="S2.F4")
+
+
+def said() -> list[str]:
+    return list(CrawlEvent.objects.filter(paper="2410.00260v2").values_list("message", flat=True))
+
+
+@pytest.mark.browser
+def test_a_vector_chart_is_fetched_made_inert_and_drawn(
+    arxiv_settings, standin, settings, chromium_path, tmp_path
+):
+    settings.USE_CHROMIUM, settings.CHROMIUM_PATH = True, chromium_path
+    settings.MEDIA_ROOT = tmp_path / "media"
+    standin.add_paper(served())
+
+    assert "kept 1" in crawl("now")
+
+    paper = Paper.objects.get(arxiv_id="2410.00260")
+    assert (paper.table_count, paper.chart_count) == (2, 3)
+    chart = figure_4()
+    assert chart.image_renderer == Element.Renderer.SOURCE_IMAGE and chart.image
+    panel = chart.panels.get()
+    assert panel.svg.startswith("<svg") and "Calibration of the evaluators" in panel.svg
+    assert "metadata" not in panel.svg and "<!DOCTYPE" not in panel.svg
+    with Image.open(chart.image.path) as drawn:
+        assert drawn.width >= 400 and drawn.height >= 250
+        colours = {c for _, c in drawn.convert("RGB").getcolors(maxcolors=1 << 20)}
+    assert (31, 119, 180) in colours or any(b > 150 > r for r, _, b in colours)  # the blue line
+    fetched = [r for r in standin.log if r.path.endswith(SVG_PATH)]
+    assert [r.status for r in fetched] == [200]  # once, through the polite session
+    assert not any("SVG made inert" in m for m in said())  # a plain plot: nothing to say
+
+
+def test_without_chromium_a_vector_chart_is_kept_as_svg_and_counts(
+    arxiv_settings, standin, settings, tmp_path
+):
+    settings.USE_CHROMIUM = False
+    settings.MEDIA_ROOT = tmp_path / "media"
+    standin.add_paper(served())
+    crawl("now")
+    paper = Paper.objects.get(arxiv_id="2410.00260")
+    assert paper.chart_count == 3
+    chart = figure_4()
+    assert chart.image_renderer == Element.Renderer.SVG_ONLY and not chart.image
+    assert "Chromium unavailable" in chart.image_error
+    assert chart.panels.get().svg.startswith("<svg")
+
+
+MALICIOUS = [
+    (
+        "script",
+        SVG + b'><script>fetch("http://127.0.0.1:9/x")</script><path d="M0 0 L9 9"/></svg>',
+        "SVG made inert before drawing: removed 1 scripts",
+    ),
+    (
+        "onload",
+        SVG + b' onload="alert(1)"><rect width="9" height="9" onclick="x()"/></svg>',
+        "removed 2 event handlers",
+    ),
+    (
+        "refresh",
+        SVG + b'><foreignObject width="9" height="9"><meta xmlns="http://www.w3.org/1999/xhtml"'
+        b' http-equiv="refresh" content="0;url=http://127.0.0.1:9/"/></foreignObject></svg>',
+        "removed 1 foreignObjects",
+    ),
+    (
+        "external",
+        SVG + b'><image href="http://127.0.0.1:9/a.png" width="9" height="9"/>'
+        b'<rect width="9" height="9" fill="url(http://127.0.0.1:9/p)"/></svg>',
+        "removed 1 outside images, 2 outside references",
+    ),
+    (
+        "canvas",
+        b'<svg xmlns="http://www.w3.org/2000/svg" width="50000" height="50000"/>',
+        "SVG not drawn: the SVG's canvas is 50,000 × 50,000 px",
+    ),
+    (
+        "entities",
+        b'<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">'
+        b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+        b'<svg xmlns="http://www.w3.org/2000/svg"><text>&b;</text></svg>',
+        "SVG not drawn: the SVG declares entities",
+    ),
+    (
+        "nodes",
+        SVG + b'><path d="M0 0 ' + b"L1 1 " * 600_000 + b'"/></svg>',
+        "SVG not drawn: the SVG has over 500,000 path nodes",
+    ),
+]
+
+
+@pytest.mark.parametrize("name, svg, words", MALICIOUS, ids=[m[0] for m in MALICIOUS])
+def test_a_malicious_vector_graphic_is_made_inert_or_refused(
+    arxiv_settings, standin, settings, tmp_path, name, svg, words
+):
+    settings.USE_CHROMIUM = False  # what Chromium may meet is checked before it would draw
+    settings.MEDIA_ROOT = tmp_path / "media"
+    standin.add_paper(served(svg))
+    crawl("none")
+    assert any(words in m for m in said()), said()
+    panel = figure_4().panels.get()
+    if "not drawn" in words:
+        assert panel.svg == "" and words.removeprefix("SVG not drawn: ") in panel.error
+        assert Paper.objects.get(arxiv_id="2410.00260").chart_count == 2  # it does not count
+    else:
+        kept = panel.svg.lower()
+        for bad in ("<script", "onload", "onclick", "foreignobject", "127.0.0.1", "refresh"):
+            assert bad not in kept, (name, panel.svg)
+        assert Paper.objects.get(arxiv_id="2410.00260").chart_count == 3
