@@ -28,6 +28,7 @@ from bench.synthetic import synthetic_page  # noqa: E402
 from papers.parsing import ParseError, parse_paper  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "papers" / "corpus"
+PAGES = Path(__file__).resolve().parent.parent / "tests" / "papers" / "pages"
 URL = "https://arxiv.org/html/2409.99999v1"
 # huge_tree as the parser has it: without, lxml stops reading at 256 nested elements and a
 # deeply nested fault page would be compared with a parse of its first part only.
@@ -80,6 +81,10 @@ def main() -> int:
     )
     args = parser.parse_args()
     pages = [(p.parent.name, p.read_bytes()) for p in sorted(CORPUS.glob("*/paper.html"))]
+    # Pages shaped as arXiv serves them in 2026 (LaTeXML oxide, a trailer, a REVTeX page).
+    pages += [
+        (f"2026: {p.parent.name}", p.read_bytes()) for p in sorted(PAGES.glob("*/paper.html"))
+    ]
     pages.append(("synthetic (2 MB)", synthetic_page()))
     if args.faults:
         pages += fault_pages()

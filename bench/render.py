@@ -1,4 +1,5 @@
-"""Benchmark: table rendering with Chromium (launch, then per table) against the Pillow fallback.
+"""Benchmark: table rendering with Chromium (launch, then per table) against the Pillow fallback,
+and rasterising a vector chart (an SVG panel made inert, as the crawler stores it) in the same run.
 
 Run by hand: `python bench/render.py [--tables 30] [--out DIR]` (DIR keeps the PNGs to look at).
 """
@@ -16,7 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from papers.parsing.document import Cell, Grid  # noqa: E402
+from papers.parsing.svg import inert_svg  # noqa: E402
 from papers.render import ChromiumRenderer, find_chromium, render_table_pillow  # noqa: E402
+
+VECTOR = Path(__file__).resolve().parent.parent / "tests/papers/pages/oxide-boxes/latex/fig4.svg"
 
 MODELS = ["BERT-base", "RoBERTa-large", "T5-3B", "Llama-2-7B", "GPT-4o", "Ours"]
 METRICS = ["Acc", "F1", "EM", "BLEU", "ROUGE-L", "Recall@5"]
@@ -108,7 +112,8 @@ def main() -> int:
     else:
         with ChromiumRenderer(executable_path=path) as renderer:
             rows.append(("chromium launch", f"{renderer.launch_seconds:.2f}", "", "", ""))
-            times, sizes = [], []
+            times, sizes, vector_times, vector_sizes = [], [], [], []
+            svg = inert_svg(VECTOR.read_bytes()).text
             for n, (table_html, _grid, caption) in enumerate(tables, start=1):
                 started = time.perf_counter()
                 png = renderer.render_table(
@@ -118,6 +123,11 @@ def main() -> int:
                 sizes.append(len(png))
                 if args.out:
                     (args.out / f"chromium-{n:02d}.png").write_bytes(png)
+                # Interleaved with the tables, so that a busy machine slows both alike.
+                started = time.perf_counter()
+                png = renderer.rasterize_svg(svg=svg)
+                vector_times.append(time.perf_counter() - started)
+                vector_sizes.append(len(png))
             first, rest = times[0], times[1:] or times
             rows.append(("chromium first table", f"{first:.3f}", "", "", ""))
             mean, median, p95 = summarise(rest)
@@ -128,6 +138,16 @@ def main() -> int:
                     f"{median:.3f}",
                     f"{p95:.3f}",
                     f"{statistics.mean(sizes) / 1024:.0f}",
+                )
+            )
+            mean, median, p95 = summarise(vector_times[1:] or vector_times)
+            rows.append(
+                (
+                    "chromium per vector chart",
+                    f"{mean:.3f}",
+                    f"{median:.3f}",
+                    f"{p95:.3f}",
+                    f"{statistics.mean(vector_sizes) / 1024:.0f}",
                 )
             )
 

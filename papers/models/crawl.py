@@ -203,6 +203,7 @@ class CrawlRun(models.Model):
         ):
             name = stamp_label(row["paper__generator_name"], row["paper__generator_version"], None)
             generators[name or "no generator stamp"] = row["n"]
+        vector = self._vector_charts()
         return {
             "found": sum(by_outcome.values()),
             "pending": get(CrawlItem.Outcome.PENDING, 0),
@@ -219,6 +220,30 @@ class CrawlRun(models.Model):
             "rejected_by_reason": dict(sorted(rejected_by_reason.items())),
             "failed_by_reason": dict(sorted(failed_by_reason.items())),
             "generators": generators,
+            **vector,
+        }
+
+    def _vector_charts(self) -> dict[str, int]:
+        """The charts whose graphic is a fetched vector file, in the papers this run imported:
+        kept (made inert), not drawn yet or without Chromium (SVG only), and the vector files
+        refused (malformed, or over a budget)."""
+        from django.apps import apps
+
+        element = apps.get_model("papers", "Element")
+        panel = apps.get_model("papers", "ElementPanel")
+        imported = self.items.filter(
+            outcome__in=(CrawlItem.Outcome.KEPT, CrawlItem.Outcome.REJECTED)
+        ).values("paper_id")
+        charts = element.objects.filter(
+            paper_id__in=imported, kind="chart", panels__svg__gt=""
+        ).exclude(panels__source_url="")
+        refused = panel.objects.filter(
+            element__paper_id__in=imported, error__startswith="SVG not drawn"
+        )
+        return {
+            "vector_charts": charts.distinct().count(),
+            "vector_charts_undrawn": charts.filter(image_renderer="svg_only").distinct().count(),
+            "vector_panels_refused": refused.count(),
         }
 
     def target(self, counts: dict[str, object] | None = None) -> int:

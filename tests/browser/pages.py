@@ -96,12 +96,15 @@ ENTAILED = (
 )
 
 
-def sample_claim_task(*names: str):
-    """The bundled sample paper imported (its images drawn), `names` (default alice) experts of
-    its subfield, the first assigned it with its body and abstract kept, one claim task waiting."""
+def sample_claim_task(*names: str, folder: Path | None = None):
+    """The bundled sample paper (or the saved page in `folder`) imported, its images drawn;
+    `names` (default alice) experts of its subfield, the first assigned it with its body and
+    abstract kept, one claim task waiting."""
     Subfield.ensure_sciver_subfields()
     with open(os.devnull, "w") as sink:
-        call_command("import_arxiv_html", str(sample_folder()), "--images", "now", stdout=sink)
+        call_command(
+            "import_arxiv_html", str(folder or sample_folder()), "--images", "now", stdout=sink
+        )
     paper = Paper.objects.get()
     writer, *_ = (make_expert(n, (paper.primary_category,)) for n in names or ("alice",))
     assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=None)

@@ -261,6 +261,12 @@ class Command(BaseCommand):
                 f"{counts['papers_with_lost_floats']} papers (flagged in the admin); "
                 f"{counts['floats_skipped']} algorithm/listing floats skipped"
             )
+        if counts["vector_charts"] or counts["vector_panels_refused"]:
+            self.stdout.write(
+                f"  vector charts: {counts['vector_charts']} kept"
+                f" ({counts['vector_charts_undrawn']} not drawn: SVG only, render_images draws"
+                f" them), {counts['vector_panels_refused']} vector files refused"
+            )
         if counts["generators"]:
             made = ", ".join(f"{k}: {v}" for k, v in counts["generators"].items())  # type: ignore[union-attr]
             self.stdout.write(f"  pages made by: {made}")

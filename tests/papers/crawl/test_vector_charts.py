@@ -70,7 +70,11 @@ def test_a_vector_chart_is_fetched_made_inert_and_drawn(
     settings.MEDIA_ROOT = tmp_path / "media"
     standin.add_paper(served())
 
-    assert "kept 1" in crawl("now")
+    report = crawl("now")
+    assert "kept 1" in report
+    assert "vector charts: 1 kept (0 not drawn: SVG only, render_images draws them), 0 vector" in (
+        report
+    )
 
     paper = Paper.objects.get(arxiv_id="2410.00260")
     assert (paper.table_count, paper.chart_count) == (2, 3)
@@ -94,7 +98,7 @@ def test_without_chromium_a_vector_chart_is_kept_as_svg_and_counts(
     settings.USE_CHROMIUM = False
     settings.MEDIA_ROOT = tmp_path / "media"
     standin.add_paper(served())
-    crawl("now")
+    assert "vector charts: 1 kept (1 not drawn" in crawl("now")
     paper = Paper.objects.get(arxiv_id="2410.00260")
     assert paper.chart_count == 3
     chart = figure_4()
@@ -153,8 +157,11 @@ def test_a_malicious_vector_graphic_is_made_inert_or_refused(
     settings.USE_CHROMIUM = False  # what Chromium may meet is checked before it would draw
     settings.MEDIA_ROOT = tmp_path / "media"
     standin.add_paper(served(svg))
-    crawl("none")
+    report = crawl("none")
     assert any(words in m for m in said()), said()
+    refused = int("not drawn" in words)
+    assert f"vector charts: {1 - refused} kept" in report
+    assert f"{refused} vector files refused" in report
     panel = figure_4().panels.get()
     if "not drawn" in words:
         assert panel.svg == "" and words.removeprefix("SVG not drawn: ") in panel.error
@@ -164,3 +171,18 @@ def test_a_malicious_vector_graphic_is_made_inert_or_refused(
         for bad in ("<script", "onload", "onclick", "foreignobject", "127.0.0.1", "refresh"):
             assert bad not in kept, (name, panel.svg)
         assert Paper.objects.get(arxiv_id="2410.00260").chart_count == 3
+
+
+def test_a_saved_page_reads_its_vector_graphic_from_its_folder(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    call_command(
+        "import_arxiv_html",
+        str(PAGE),
+        "--images",
+        "none",
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+    )
+    panel = figure_4().panels.get()
+    assert panel.svg.startswith("<svg") and panel.source_url.endswith("latex/fig4.svg")
+    assert Paper.objects.get(arxiv_id="2410.00260").chart_count == 3
