@@ -750,8 +750,10 @@ def render_paper_images(
     if element_ids is not None:
         elements = elements.filter(pk__in=element_ids)
     tables = list(elements.filter(kind=Element.Kind.TABLE, is_image_table=False).order_by("order"))
+    # Charts, and image tables, whose panels are vector graphics (an <embed> in a table float).
     svg_charts = list(
-        elements.filter(kind=Element.Kind.CHART, panels__svg__gt="")
+        elements.filter(panels__svg__gt="")
+        .filter(Q(kind=Element.Kind.CHART) | Q(kind=Element.Kind.TABLE, is_image_table=True))
         .distinct()
         .order_by("order")
         .prefetch_related("panels")
@@ -889,6 +891,7 @@ class ReparseReport:
     lost_after: int = 0
     warnings: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    vectors: list[str] = field(default_factory=list)  # charts whose SVG file was fetched
     status_before: str = ""
     status_after: str = ""
     work_exists: bool = False
@@ -955,6 +958,10 @@ class ReparseReport:
             lines.append(
                 "  note: the added elements are in no existing curated context; a curator "
                 "includes them by saving a new context version"
+            )
+        if self.vectors:
+            lines.append(
+                f"  vector graphics fetched and made inert, to be drawn: {', '.join(self.vectors)}"
             )
         lines += [f"  warning: {w}" for w in self.warnings]
         lines += [f"  problem: {p}" for p in self.problems]
@@ -1335,6 +1342,10 @@ def _apply_reparse(
             old_files += [p.image.name for p in row.panels.all() if p.image]
             row.panels.all().delete()
             _store_panels(row, element, panel_files, paper.media_dir, written)
+            if row.panels.filter(svg__gt="").exists():
+                redraw.append(row.pk)  # a vector graphic (inline, or fetched): rasterised
+                if row.panels.filter(svg__gt="").exclude(source_url="").exists():
+                    report.vectors.append(row.label or row.anchor)
         if element.kind == "table" and not element.is_image_table:
             redraw.append(row.pk)
 

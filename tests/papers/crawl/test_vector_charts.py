@@ -186,3 +186,31 @@ def test_a_saved_page_reads_its_vector_graphic_from_its_folder(settings, tmp_pat
     panel = figure_4().panels.get()
     assert panel.svg.startswith("<svg") and panel.source_url.endswith("latex/fig4.svg")
     assert Paper.objects.get(arxiv_id="2410.00260").chart_count == 3
+
+
+@pytest.mark.browser
+def test_a_reparse_fetches_the_vector_graphic_an_earlier_parse_lost(
+    arxiv_settings, standin, settings, chromium_path, tmp_path
+):
+    """A paper crawled before vector figures were charts has no Figure 4: `reparse_papers
+    --fetch-images` adds it, fetching only its SVG (politely), and draws it."""
+    settings.USE_CHROMIUM, settings.CHROMIUM_PATH = True, chromium_path
+    settings.MEDIA_ROOT = tmp_path / "media"
+    standin.add_paper(served())
+    crawl("now")
+    paper = Paper.objects.get(arxiv_id="2410.00260")
+    figure_4().delete()  # as the parser before issue 39 left the paper
+    Paper.objects.filter(pk=paper.pk).update(chart_count=2)
+    before = len(standin.log)
+
+    out = io.StringIO()
+    call_command("reparse_papers", str(paper.pk), "--fetch-images", stdout=out)
+
+    said = out.getvalue()
+    assert "added 1," in said and "+ Figure 4 (S2.F4)" in said, said
+    assert "vector graphics fetched and made inert, to be drawn: Figure 4" in said
+    assert [r.path for r in standin.log[before:]] == [f"/html/2410.00260v2/{SVG_PATH}"]
+    chart = figure_4()
+    assert chart.image_renderer == Element.Renderer.SOURCE_IMAGE and chart.image
+    assert chart.panels.get().svg.startswith("<svg")
+    assert Paper.objects.get(pk=paper.pk).chart_count == 3
