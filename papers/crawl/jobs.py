@@ -22,9 +22,9 @@ def run_crawl(*, job: JobContext, run_id: int) -> dict[str, object]:
         raise CrawlFailed(run.error)
     if run.status == CrawlRun.Status.PAUSED:
         # The job ends here; the crawl does not: its page resumes it (as a new job).
-        counts = run.counts()
+        counts = run.progress_counts()
         job.progress(
-            int(counts["fetched"]),  # type: ignore[call-overload]
+            counts["fetched"],
             run.target(counts),
             f"paused by request: crawl run {run.pk} resumes from its page, where it stopped",
         )

@@ -366,9 +366,9 @@ class CrawlExecution:
         run = self.run
         while True:
             self.check_stop()
-            counts = run.counts()
+            counts = run.progress_counts()
             total = run.target(counts)
-            fetched = int(counts["fetched"])  # type: ignore[call-overload]
+            fetched = counts["fetched"]
             if run.max_papers and fetched >= run.max_papers:
                 break
             order = ("id",) if run.by_ids else ("priority", "published", "id")
@@ -390,8 +390,8 @@ class CrawlExecution:
                 log.exception("crawl run %s: %s failed", run.pk, item.paper.versioned_id)
                 self.record_failure(item, exc)
             self.tick()
-        counts = run.counts()
-        self.report("fetch", int(counts["fetched"]), run.target(counts), "done")  # type: ignore[call-overload]
+        counts = run.progress_counts()
+        self.report("fetch", counts["fetched"], run.target(counts), "done")
 
     def process(self, item: CrawlItem) -> None:
         paper = Paper.objects.get(pk=item.paper_id)

@@ -246,9 +246,19 @@ class CrawlRun(models.Model):
             "vector_panels_refused": refused.count(),
         }
 
+    def progress_counts(self) -> dict[str, int]:
+        """pending and fetched only, in one query: what the fetch loop asks before each paper
+        (counts() reads the imported papers' floats, generators and vector charts too)."""
+        rows = self.items.values("outcome").annotate(n=Count("id"))
+        by_outcome = {row["outcome"]: row["n"] for row in rows}
+        return {
+            "pending": by_outcome.get(CrawlItem.Outcome.PENDING, 0),
+            "fetched": sum(by_outcome.get(o, 0) for o in CrawlItem.PROCESSED),
+        }
+
     def target(self, counts: dict[str, object] | None = None) -> int:
         """How many papers the fetch phase will fetch in all (for progress bars)."""
-        counts = counts or self.counts()
+        counts = counts or self.progress_counts()
         eligible = int(counts["pending"]) + int(counts["fetched"])  # type: ignore[call-overload]
         return min(eligible, self.max_papers) if self.max_papers else eligible
 
