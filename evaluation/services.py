@@ -272,16 +272,19 @@ def run_endpoint(
         # sent, that the endpoint is still this machine.
         local_only=part.hidden and run.hidden_confirmed_at is None,
     )
-    result = ask(
-        part,
-        client=client,
-        template=template,
-        cache=ResponseCache(settings.EVALUATION_CACHE_DIR),
-        concurrency=settings.EVALUATION_CONCURRENCY,
-        progress=progress,
-        cancelled=cancelled,
-        context=run.context_setting,
-    )
+    try:
+        result = ask(
+            part,
+            client=client,
+            template=template,
+            cache=ResponseCache(settings.EVALUATION_CACHE_DIR),
+            concurrency=settings.EVALUATION_CONCURRENCY,
+            progress=progress,
+            cancelled=cancelled,
+            context=run.context_setting,
+        )
+    finally:
+        client.close()  # its connections: a worker runs many jobs
     evaluation = evaluate(part, result.responses)
     record_run(evaluation=evaluation, model=run.model, source=run.source, run=run)
     return {
