@@ -221,30 +221,19 @@ class Command(BaseCommand):
             except CrawlRun.DoesNotExist:
                 raise CommandError(f"no crawl run #{options['resume']}") from None
             return prepare_resume(run=run, force=options["force"])
+        shared = ("max_papers", "min_tables", "min_charts", "retry_failed", "images", "keep_all")
+        common = {key: options[key] for key in shared}
         ids = _listed(options, options.get("stdin") or sys.stdin)
         if ids is not None:
-            return create_crawl_run(
-                ids=ids,
-                max_papers=options["max_papers"],
-                min_tables=options["min_tables"],
-                min_charts=options["min_charts"],
-                retry_failed=options["retry_failed"],
-                images=options["images"],
-                keep_all=options["keep_all"],
-            )
+            return create_crawl_run(ids=ids, **common)
         categories = options["categories"].split(",") if options["categories"] else None
         return create_crawl_run(
             date_from=options["date_from"],
             date_to=options["date_to"],
             categories=categories,
-            max_papers=options["max_papers"],
             accepted_only=options["accepted_only"],
-            min_tables=options["min_tables"],
-            min_charts=options["min_charts"],
             chunk_days=options["chunk_days"],
-            retry_failed=options["retry_failed"],
-            images=options["images"],
-            keep_all=options["keep_all"],
+            **common,
         )
 
     def _report(self, run: CrawlRun) -> None:
