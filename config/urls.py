@@ -11,6 +11,7 @@ from annotation.access import can_view_media
 from annotation.views.common import forbidden
 from config.admin_input import guard_admin_input
 from config.admin_site import admin_urls
+from papers.parsing.svg import SERVED_CSP
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -46,9 +47,13 @@ def media(request: HttpRequest, path: str) -> HttpResponse:
     if not can_view_media(request.user, path):
         return forbidden(request, "This file belongs to a paper that is not assigned to you.")
     try:
-        return serve(request, path, document_root=settings.MEDIA_ROOT)
+        response = serve(request, path, document_root=settings.MEDIA_ROOT)
     except OSError as exc:  # e.g. a name longer than the file system takes: no such file
         raise Http404("No such file.") from exc
+    if response.get("Content-Type", "").startswith("image/svg+xml"):
+        # A vector chart's inert SVG: opened on its own, it runs and loads nothing.
+        response["Content-Security-Policy"] = SERVED_CSP
+    return response
 
 
 urlpatterns.append(re_path(r"^media/(?P<path>.*)$", media))

@@ -253,6 +253,7 @@ class ElementAdmin(admin.ModelAdmin):
         "table_preview",
         "image_renderer",
         "image_error",
+        "vector",  # made inert by the importer: never an upload (it is served from this site)
         "referenced_tables_and_charts",
         "referring_paragraphs",
     )

@@ -23,7 +23,7 @@ from papers.licences import licence_from_banner
 from papers.models import Element, ElementPanel, Paper, Section, work_citing
 from papers.parsing import PARSER_VERSION, Panel, ParsedPaper, ParseError, parse_paper
 from papers.parsing import Element as ParsedElement
-from papers.parsing.svg import SvgRefused, inert_svg
+from papers.parsing.svg import Piece, SvgRefused, composed_svg, inert_svg
 from papers.storable import Unstorable, fit_parsed, fit_row, fit_values, storable_text
 
 log = logging.getLogger(__name__)
@@ -576,9 +576,9 @@ def _remove_other_media(arxiv_id: str, version: int, keep: str) -> None:
             _remove_tree(relative)
 
 
-def _file_name(anchor: str, suffix: str = "") -> str:
+def _file_name(anchor: str, suffix: str = "", ext: str = "png") -> str:
     safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in anchor)
-    return f"{safe}{suffix}.png"
+    return f"{safe}{suffix}.{ext}"
 
 
 def _save_file(field_file, media_dir: str, name: str, data: bytes) -> None:
@@ -806,10 +806,14 @@ def render_paper_images(
 def _render_svg_chart(
     element: Element, renderer, problems: list[str], unavailable: type[Exception], media_dir: str
 ) -> None:
+    """Rasterise a vector chart's SVG panels and compose its PNG; its panels are also kept as
+    one inert SVG file (`Element.vector`), which pages show while there is no PNG."""
     composed: list[tuple[bytes, int]] = []
+    pieces: list[Piece] = []
     missing = False
     for panel in element.panels.all():
         if panel.svg:
+            pieces.append(Piece(panel.row, svg=panel.svg, width=panel.width, height=panel.height))
             try:
                 png = renderer.rasterize_svg(svg=panel.svg)
             except unavailable:
@@ -831,7 +835,10 @@ def _render_svg_chart(
             composed.append((png, panel.row))
         elif panel.image:
             with panel.image.open("rb") as handle:
-                composed.append((handle.read(), panel.row))
+                data = handle.read()
+            composed.append((data, panel.row))
+            pieces.append(Piece(panel.row, png=data, width=panel.width, height=panel.height))
+    vector_error = _save_vector(element, pieces, media_dir)
     if composed and not missing:
         _save_composed(element, composed, media_dir)
         element.image_renderer = Element.Renderer.SOURCE_IMAGE
@@ -839,7 +846,24 @@ def _render_svg_chart(
     else:
         element.image_renderer = Element.Renderer.SVG_ONLY
         element.image_error = "SVG kept; no raster image (Chromium unavailable or failed)"
-    element.save(update_fields=["image", "image_renderer", "image_error"])
+        if vector_error:  # nothing at all to show: said on the page and in the problems
+            element.image_error += f"; {vector_error}"
+            problems.append(f"{element.label}: {vector_error}")
+    element.save(update_fields=["image", "image_renderer", "image_error", "vector"])
+
+
+def _save_vector(element: Element, pieces: list[Piece], media_dir: str) -> str:
+    """Store the chart's panels as one inert SVG file; what stopped it, or ""."""
+    try:
+        inert = composed_svg(pieces, max_pixels=settings.MAX_IMAGE_PIXELS)
+    except SvgRefused as exc:
+        if element.vector:
+            default_storage.delete(element.vector.name)
+            element.vector.name = ""
+        return f"no SVG file to show either: {exc}"
+    name = _file_name(element.anchor, ext="svg")
+    _save_file(element.vector, media_dir, name, inert.text.encode("utf-8"))
+    return ""
 
 
 def delete_paper_media(paper: Paper) -> None:
@@ -1318,7 +1342,7 @@ def _apply_reparse(
     old_files = [
         name
         for row in plan.removed
-        for name in [row.image.name, *(p.image.name for p in row.panels.all())]
+        for name in [row.image.name, row.vector.name, *(p.image.name for p in row.panels.all())]
         if name
     ]
     Element.objects.filter(pk__in=[row.pk for row in plan.removed]).delete()

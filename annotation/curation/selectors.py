@@ -118,6 +118,7 @@ def curation_page(paper: Paper, version: int | None = None) -> CurationPage:
             "is_image_table",
             "degraded",
             "image",
+            "vector",
             "image_error",
         )
         .annotate(has_table_html=ExpressionWrapper(~Q(table_html=""), output_field=BooleanField()))

@@ -240,25 +240,39 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 
 
 def element_image(*, paper_id: int, element_id: int) -> HttpResponse:
-    """A table/chart image of the paper, once the caller has checked the user may see it."""
-    import mimetypes
-
-    from django.http import FileResponse, Http404
+    """A table/chart image of the paper (its PNG, else a vector chart's inert SVG), once the
+    caller has checked the user may see it."""
+    from django.http import Http404
     from django.shortcuts import get_object_or_404
 
     from papers.models import Element
 
     element = get_object_or_404(
-        Element.objects.only("id", "image"), pk=element_id, paper_id=paper_id
+        Element.objects.only("id", "image", "vector"), pk=element_id, paper_id=paper_id
     )
-    if not element.image:
+    if not element.picture:
         raise Http404("No image.")
     try:
-        handle = element.image.open("rb")
+        handle = element.picture.open("rb")
     except FileNotFoundError as exc:
         raise Http404("No image file.") from exc
-    content_type = mimetypes.guess_type(element.image.name)[0] or "application/octet-stream"
-    return FileResponse(handle, content_type=content_type)
+    return file_response(handle, element.picture.name)
+
+
+def file_response(handle, name: str) -> HttpResponse:
+    """A paper's file, typed by its name; an SVG with a policy under which, opened on its own,
+    it runs and loads nothing (drawn by an <img> it could not anyway)."""
+    import mimetypes
+
+    from django.http import FileResponse
+
+    from papers.parsing.svg import SERVED_CSP
+
+    content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    response = FileResponse(handle, content_type=content_type)
+    if content_type == "image/svg+xml":
+        response["Content-Security-Policy"] = SERVED_CSP
+    return response
 
 
 def redirect_back(request: HttpRequest, default: str = "annotation:assignments") -> HttpResponse:

@@ -68,6 +68,7 @@ ELEMENT_FIELDS = (
     "caption",
     "text",
     "image",
+    "vector",
     "image_error",
     "degraded",
 )

@@ -247,6 +247,13 @@ class Element(models.Model):
         max_length=16, choices=Renderer.choices, default=Renderer.NONE, blank=True
     )
     image_error = models.TextField(blank=True)
+    vector = models.FileField(
+        upload_to="papers/",
+        blank=True,
+        max_length=300,
+        help_text="A vector chart's panels as one inert SVG, kept beside its PNG; pages show it "
+        "(as an <img>) while the chart has no PNG.",
+    )
     references = models.ManyToManyField(
         "self",
         symmetrical=False,
@@ -293,6 +300,12 @@ class Element(models.Model):
             ]
             for grid in self.cells or []
         ]
+
+    @property
+    def picture(self):
+        """What pages show for a table or chart: its PNG, else its inert SVG (a vector chart
+        not drawn yet), else an empty file (falsy)."""
+        return self.image if self.image else self.vector
 
     @property
     def is_visual(self) -> bool:

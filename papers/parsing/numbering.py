@@ -8,6 +8,7 @@ in any case, optionally after "Supplementary" / "Extended Data".
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ class FloatNumber:
         return f"{self.word} {self.number}"
 
 
+@functools.lru_cache(maxsize=4096)  # the same few tags on every page; the answer is frozen
 def read_tag(tag_text: str, kind: FloatKind) -> FloatNumber | None:
     """The number a caption tag ("TABLE II: ", "Fig. 3.", "Table A.1", "Figure S2") prints.
 

@@ -226,3 +226,85 @@ def _unwrap(el: lxml.etree._Element) -> None:
     for offset, child in enumerate(list(el)):
         parent.insert(index + offset, child)
     _drop(el)
+
+
+# --- A chart's panels as one SVG file --------------------------------------------------------
+
+PANEL_GAP = 8.0  # px between panels, as the composed PNG leaves them
+DEFAULT_PANEL = (400.0, 300.0)  # a panel that states no size of its own
+# What a vector file is served with, wherever it is served: drawn by an <img> it could do
+# nothing anyway; opened on its own (a new tab), it runs nothing and loads nothing either.
+SERVED_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
+
+
+@dataclass
+class Piece:
+    """One panel of a chart for `composed_svg`: SVG markup (inert, or a page's inline TikZ) or
+    a PNG, in its layout row, with its size in CSS px when known."""
+
+    row: int
+    svg: str = ""
+    png: bytes = b""
+    width: float | None = None
+    height: float | None = None
+
+
+def composed_svg(pieces: list[Piece], *, max_pixels: int = MAX_CANVAS_PIXELS) -> InertSvg:
+    """One SVG document drawing a chart's panels in their rows, SVG panels as they are and PNG
+    panels inlined as data: URLs: what pages show (as an `<img>`, never inline) while a vector
+    chart has no PNG. The whole is made inert and measured once more, so that a panel that
+    never went through `inert_svg` (a page's inline TikZ) is cleaned too. SvgRefused says why
+    none can be made."""
+    import base64
+
+    if not pieces:
+        raise SvgRefused("the chart has no panel to draw")
+    root = lxml.etree.Element(f"{{{SVG_NS}}}svg", nsmap={None: SVG_NS})
+    rows: dict[int, list[Piece]] = {}
+    for piece in pieces:
+        rows.setdefault(piece.row, []).append(piece)
+    top = width = 0.0
+    for number in sorted(rows):
+        left = tallest = 0.0
+        for piece in rows[number]:
+            if piece.svg:
+                panel = _panel_root(piece.svg)
+                measured = _canvas(panel)
+                w = piece.width or measured[0] or DEFAULT_PANEL[0]
+                h = piece.height or measured[1] or DEFAULT_PANEL[1]
+                if not panel.get("viewBox") and None not in measured:
+                    panel.set("viewBox", f"0 0 {measured[0]:g} {measured[1]:g}")
+            else:
+                w = piece.width or DEFAULT_PANEL[0]
+                h = piece.height or DEFAULT_PANEL[1]
+                panel = lxml.etree.Element(f"{{{SVG_NS}}}image")
+                encoded = base64.b64encode(piece.png).decode("ascii")
+                panel.set("href", f"data:image/png;base64,{encoded}")
+            for name, value in (("x", left), ("y", top), ("width", w), ("height", h)):
+                panel.set(name, f"{value:g}")
+            root.append(panel)
+            left += w + PANEL_GAP
+            tallest = max(tallest, h)
+        width = max(width, left - PANEL_GAP)
+        top += tallest + PANEL_GAP
+    height = top - PANEL_GAP
+    root.set("width", f"{width:g}")
+    root.set("height", f"{height:g}")
+    root.set("viewBox", f"0 0 {width:g} {height:g}")
+    return inert_svg(lxml.etree.tostring(root), max_pixels=max_pixels)
+
+
+def _panel_root(markup: str) -> lxml.etree._Element:
+    """An SVG panel's root element. A page's inline SVG (serialised from HTML) may lack SVG's
+    namespace, or XLink's for its `xlink:href`s; they are declared before it is read as XML."""
+    first = markup[: markup.find(">") + 1]
+    declare = ""
+    if "xmlns=" not in first:
+        declare += f' xmlns="{SVG_NS}"'
+    if "xmlns:xlink=" not in first and "xlink:" in markup:
+        declare += f' xmlns:xlink="{XLINK_NS}"'
+    if declare:
+        markup = re.sub(r"^\s*<svg\b", "<svg" + declare, markup, count=1, flags=re.IGNORECASE)
+    # Read as the files are (no entities, budgets); the pixel budget is the whole's, below.
+    inert = inert_svg(markup.encode("utf-8"), max_pixels=2**62)
+    return lxml.etree.fromstring(inert.text.encode("utf-8"))

@@ -38,3 +38,44 @@ def test_each_image_keeps_its_table_row() -> None:
             if got != [(f"r{r}c{c}.png", r) for r in range(rows) for c in range(per_row)]:
                 wrong.append((rows, per_row, [row for _, row in got]))
     assert not wrong
+
+
+def test_an_image_url_is_what_urljoin_makes_of_it():
+    """The parser joins a plain relative src itself (most images of a page): the same URL as
+    urllib's urljoin, whatever the base and src."""
+    import itertools
+    from urllib.parse import urljoin
+
+    from papers.parsing.latexml import resolve_asset
+
+    bases = [
+        "https://arxiv.org/html/2410.00260v2/",
+        "https://arxiv.org/html/",
+        "http://127.0.0.1:8000/html/x/",
+        "https://a.b/c?x=1/",
+        "https://a.b/c/#f/",
+        "https://a.b/%7e/",
+    ]
+    srcs = [
+        "x1.png",
+        "2410.00260v2/x1.png",
+        "a/b/c.svg",
+        "./x.png",
+        "../x.png",
+        "/x.png",
+        "x.png?a",
+        "x#y",
+        "a//b",
+        "-x.png",
+        "x..png",
+        ".x",
+        "a/./b",
+        "a/../b",
+        "http://e/x",
+        "data:image/png;base64,AA",
+        "x y.png",
+        "é.png",
+        "a:b",
+    ]
+    for base, src in itertools.product(bases, srcs):
+        assert resolve_asset(base, src, has_base=True) == urljoin(base, src), (base, src)

@@ -12,11 +12,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 from PIL import Image
 
+from annotation.views.common import element_image
 from papers.models import CrawlEvent, Element, Paper
 from tests.standin import StandInPaper
+from validation.export.refusals import no_image
+from validation.export.rows import ELEMENT_FIELDS, ReleaseElement
 
 pytestmark = pytest.mark.django_db
 
@@ -106,6 +112,30 @@ def test_without_chromium_a_vector_chart_is_kept_as_svg_and_counts(
     assert "Chromium unavailable" in chart.image_error
     assert chart.panels.get().svg.startswith("<svg")
 
+    # Pages show the chart's inert SVG file as an <img>, never its markup inline.
+    assert chart.vector.name.endswith("S2.F4.svg")
+    kept = Path(chart.vector.path).read_text()
+    assert kept.startswith("<svg") and "Calibration of the evaluators" in kept
+    admin = User.objects.create_superuser("root", password="pw-12345678")
+    client = Client()
+    client.force_login(admin)
+    page = client.get(reverse("papers:detail", args=["2410.00260", 2])).content.decode()
+    assert f'<img src="{chart.vector.url}"' in page
+    assert "Calibration of the evaluators</text>" not in page  # the drawing is not inline
+    served_file = client.get(chart.vector.url)
+    assert served_file["Content-Type"] == "image/svg+xml"
+    assert "sandbox" in served_file["Content-Security-Policy"]
+    assert b"".join(served_file.streaming_content).decode() == kept
+    # A work item's image route (the blind stages') serves the same file, under the same policy.
+    shown = element_image(paper_id=paper.pk, element_id=chart.pk)
+    assert (
+        shown["Content-Type"] == "image/svg+xml" and "sandbox" in shown["Content-Security-Policy"]
+    )
+    # The release refuses it, naming the chart and the command that draws it.
+    row = Element.objects.filter(pk=chart.pk).values_list(*ELEMENT_FIELDS).get()
+    refusal = no_image(ReleaseElement.from_row(row), "2410.00260")
+    assert "Figure 4" in refusal and "render_images 2410.00260v2" in refusal, refusal
+
 
 MALICIOUS = [
     (
@@ -157,7 +187,7 @@ def test_a_malicious_vector_graphic_is_made_inert_or_refused(
     settings.USE_CHROMIUM = False  # what Chromium may meet is checked before it would draw
     settings.MEDIA_ROOT = tmp_path / "media"
     standin.add_paper(served(svg))
-    report = crawl("none")
+    report = crawl("now")  # no Chromium: the chart's inert SVG is what pages would show
     assert any(words in m for m in said()), said()
     refused = int("not drawn" in words)
     assert f"vector charts: {1 - refused} kept" in report
@@ -167,9 +197,10 @@ def test_a_malicious_vector_graphic_is_made_inert_or_refused(
         assert panel.svg == "" and words.removeprefix("SVG not drawn: ") in panel.error
         assert Paper.objects.get(arxiv_id="2410.00260").chart_count == 2  # it does not count
     else:
-        kept = panel.svg.lower()
-        for bad in ("<script", "onload", "onclick", "foreignobject", "127.0.0.1", "refresh"):
-            assert bad not in kept, (name, panel.svg)
+        shown = Path(figure_4().vector.path).read_text()
+        for kept in (panel.svg.lower(), shown.lower()):
+            for bad in ("<script", "onload", "onclick", "foreignobject", "127.0.0.1", "refresh"):
+                assert bad not in kept, (name, kept)
         assert Paper.objects.get(arxiv_id="2410.00260").chart_count == 3
 
 
