@@ -147,8 +147,14 @@ def _polled_from_python(page) -> Callable[..., object]:
         while True:
             try:
                 value = page.evaluate(expression, arg)
-            except Error as exc:  # the page navigated while it was evaluated: try again
-                if "context was destroyed" not in str(exc) and "navigat" not in str(exc):
+            except Error as exc:
+                # The page navigated while it was evaluated, or the new page is still loading
+                # (an element the predicate reads is not parsed yet): try again.
+                said = str(exc)
+                if not any(
+                    words in said
+                    for words in ("context was destroyed", "navigat", "properties of null")
+                ):
                     raise
                 value = None
             if value:
