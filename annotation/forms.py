@@ -7,9 +7,9 @@ import datetime as dt
 from django import forms
 from django.utils import timezone
 
+from annotation.inputs import MAX_ID, BadInput, parse_id
 from annotation.models import AssignmentStatus, Subfield
 from annotation.models.experts import MAX_PUBLICATION_TITLE
-from annotation.request_parsing import MAX_ID, BadInput, parse_id
 from papers.models import Paper
 
 

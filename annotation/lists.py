@@ -10,7 +10,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 
 PAGE_SIZE = 50
 

@@ -16,7 +16,7 @@ from django.contrib import admin
 from django.contrib.admin import helpers
 from django.http import Http404, HttpRequest, HttpResponse
 
-from annotation.request_parsing import MAX_ID, BadInput, parse_id_list
+from annotation.inputs import MAX_ID, BadInput, parse_id_list
 
 
 def _too_large(value: str) -> bool:

@@ -19,7 +19,7 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
-# A BadInput from the request-parsing layer (annotation/request_parsing.py) says what was wrong.
+# A BadInput from the forms and readers of annotation/inputs.py says what was wrong.
 handler400 = "annotation.views.common.bad_request"
 guard_admin_input(admin.site)  # the admin's own crashes on bad values: 400/404 (before its URLs)
 

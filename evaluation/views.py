@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from evaluation import plots, services
 from evaluation.models import PARTS, EvaluationRun
 from evaluation.prompting import ContextSetting
@@ -26,15 +26,21 @@ from papers.access import staff_required
 from validation.models import ReleaseExport
 
 MAX_K = 50
-RUN_FIELDS: dict[str, parse.Field] = {
-    "export": parse.Int(min=1),
-    "part": parse.Text(16),
-    "endpoint": parse.Text(64),
-    "model": parse.Text(services.MAX_MODEL),
-    "confirm_remote": parse.Flag(),
-    "context": parse.Text(32),
-    "k": parse.Int(min=1, max=MAX_K, default=5),
-}
+
+
+class RunForm(parse.Form):
+    """A model run: the export, its part, the endpoint and model, whether hidden test claims
+    may go to a remote endpoint, and the context (the whole, or a retriever's top k)."""
+
+    export = parse.WholeNumberField(min=1)
+    part = parse.ChoiceField(PARTS)
+    endpoint = parse.TextField(64)
+    model = parse.TextField(services.MAX_MODEL)
+    confirm_remote = parse.FlagField()
+    context = parse.ChoiceField(("full", *RETRIEVERS))
+    k = parse.WholeNumberField(min=1, max=MAX_K, default=5)
+
+
 MAX_COMPARED = 8
 CSV_COLUMNS = (
     "run",
@@ -81,19 +87,15 @@ def runs(request: HttpRequest) -> HttpResponse:
         "k": 5,
     }
     if request.method == "POST":
-        data = parse.parse_fields(request.POST, RUN_FIELDS)
+        data = RunForm.read(request.POST)
         form |= {k: data[k] for k in form}
         try:
-            if data["part"] not in PARTS:
+            if not data["part"]:
                 raise parse.BadInput(f"part: one of {', '.join(PARTS)}.", field="part")
             export = _finished_exports().filter(pk=data["export"] or 0).first()
             if export is None:
                 raise services.EvaluationRefused("Choose a finished export.")
-            chosen = data["context"] or "full"
-            if chosen != "full" and chosen not in RETRIEVERS:
-                raise parse.BadInput(
-                    f"context: full, or one of {', '.join(RETRIEVERS)}.", field="context"
-                )
+            chosen = data["context"] or "full"  # one of them (the form's choices)
             context = ContextSetting() if chosen == "full" else ContextSetting(chosen, data["k"])
             run = services.start_run(
                 by=request.user,

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from annotation import access
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.models import CuratedElement, WorkItem
 from annotation.views.common import forbidden, not_yours

@@ -1134,7 +1134,7 @@ def test_the_admin_answers_hostile_values_without_a_server_error(world_media):
 
 
 def test_the_parsers_take_ascii_digits_only():
-    from annotation import request_parsing as parse
+    from annotation import inputs as parse
 
     assert parse.parse_int("12", field="n") == 12 and parse.parse_int(12, field="n") == 12
     assert parse.parse_int("", field="n") is None and parse.parse_int(None, field="n") is None
@@ -1151,8 +1151,13 @@ def test_the_parsers_take_ascii_digits_only():
             parse.parse_text(bad, field="t", max_length=10)
     assert parse.parse_text("x" * 20, field="t", max_length=10, truncate=True) == "x" * 10
     errors: dict[str, str] = {}
-    schema = {"a": parse.Int(), "b": parse.Text(10), "c": parse.Ids()}
-    assert parse.parse_fields({"a": "²", "b": "kept", "c": [1]}, schema, errors=errors) == {
+
+    class Sample(parse.Form):
+        a = parse.WholeNumberField()
+        b = parse.TextField(10)
+        c = parse.IdsField()
+
+    assert Sample.read({"a": "²", "b": "kept", "c": [1]}, errors=errors) == {
         "a": None,
         "b": "kept",
         "c": [1],

@@ -9,9 +9,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation import access
-from annotation import request_parsing as parse
+from annotation import inputs as parse
+from annotation.inputs import MAX_TEXT
 from annotation.models import ClaimReview, CuratedElement, WorkItem, WorkKind
-from annotation.request_parsing import MAX_TEXT
 from annotation.views.common import forbidden, not_yours
 from validation import edits
 from validation.models import CRITERIA, Validation

@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import ClassVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from annotation import access, lifecycle
-from annotation import request_parsing as parse
 from annotation.errors import AnnotationError, InvalidTransition, too_long
 from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.experts import selectors as expert_selectors
+from annotation.inputs import MAX_TEXT, id_set
 from annotation.models import (
     Claim,
     ClaimPair,
@@ -33,7 +31,6 @@ from annotation.models import (
 )
 from annotation.models.review import LABELS
 from annotation.queue import work
-from annotation.request_parsing import MAX_TEXT, id_set
 from annotation.review.services import element_labels
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
@@ -175,70 +172,6 @@ def take_next(*, user: AbstractBaseUser) -> WorkItem:
                 other, user.pk, actor=user, note="the pair's validator validates its claims"
             )
     return item
-
-
-@dataclass
-class ValidationDraft:
-    """The validator's unfinished choices, autosaved on the item (`autosave_draft` reads it
-    with `from_data` and stores `as_draft`) and put back on the page when it is reloaded."""
-
-    text: str = ""
-    subset: str = ""
-    label: str = ""
-    evidence: list[int] = field(default_factory=list)
-    explanation: str = ""
-    criteria_failed: list[str] = field(default_factory=list)
-
-    FIELDS: ClassVar[dict[str, parse.Field]] = {
-        "text": parse.Text(MAX_TEXT),
-        "subset": parse.Text(16),
-        "label": parse.Text(16),
-        "evidence": parse.Ids(),
-        "explanation": parse.Text(MAX_TEXT),
-        "criteria_failed": parse.Strings(),
-    }
-
-    @classmethod
-    def from_data(cls, data: object, *, errors: dict[str, str] | None = None) -> ValidationDraft:
-        """From an autosaved JSON draft: a bad value raises BadInput (the request parsing
-        layer's 400; a text too long is refused, never cut), or with `errors` is recorded there
-        (the field left empty; a text too long kept whole)."""
-        values = parse.parse_fields(data, cls.FIELDS, errors=errors)
-        return cls(
-            **values
-            | {
-                "evidence": sorted(values["evidence"]),
-                "criteria_failed": sorted(
-                    c for c in set(values["criteria_failed"]) if c in CRITERIA
-                ),
-            }
-        )
-
-    def as_draft(self) -> dict:
-        return {
-            "text": self.text,
-            "subset": self.subset,
-            "label": self.label,
-            "evidence": self.evidence,
-            "explanation": self.explanation,
-            "criteria_failed": self.criteria_failed,
-        }
-
-    def as_form(self) -> dict:
-        """The page's form (what a refused submission shows) from the draft."""
-        return {
-            "criteria_failed": self.criteria_failed,
-            "text": self.text,
-            "subset": self.subset,
-            "label": self.label,
-            "evidence_ids": self.evidence,
-            "explanation": self.explanation,
-        }
-
-    @staticmethod
-    def is_draft(data: object) -> bool:
-        """Whether an item's draft holds a validator's choices (an unsaved item's is empty)."""
-        return isinstance(data, dict) and "text" in data and "evidence" in data
 
 
 @transaction.atomic

@@ -3,7 +3,6 @@ human-baseline study, and splits with release exports (thin: parse, call a servi
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 from django.conf import settings
@@ -15,21 +14,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import access, lists
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
+from annotation.inputs import MAX_TEXT, Values
 from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind
 from annotation.queue import work
-from annotation.request_parsing import MAX_TEXT
 from annotation.views import refusals
 from annotation.views.common import (
     NextStage,
     after_submission,
     item_image,
     next_view,
-    not_yours,
     refused_text,
 )
+from annotation.views.work_page import WorkItemPage
 from annotation.writing import warnings as claim_warnings
 from papers.access import staff_required
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
@@ -37,6 +36,12 @@ from papers.models import Paper
 from validation import selectors, services, stats
 from validation.baseline import services as baseline_services
 from validation.export import services as export_services
+from validation.forms import (
+    BaselineAnswerForm,
+    BaselineStudyForm,
+    SplitForm,
+    ValidationForm,
+)
 from validation.models import (
     CRITERIA,
     BaselineItem,
@@ -46,36 +51,6 @@ from validation.models import (
     ValidationRevision,
 )
 from validation.split import services as split_services
-
-# A claim or explanation longer than MAX_TEXT is refused, never cut: the page's refusal panel
-# keeps the text on the page and names the field (issue 19, no silent truncation).
-VALIDATION_FIELDS: dict[str, parse.Field] = {
-    **parse.VERSION,
-    "criteria_failed": parse.Strings(),
-    "text": parse.Text(MAX_TEXT),
-    "subset": parse.Text(16),
-    "label": parse.Text(16),
-    "evidence": parse.Ids(),
-    "explanation": parse.Text(MAX_TEXT),
-}
-BASELINE_ANSWER_FIELDS: dict[str, parse.Field] = {
-    **parse.VERSION,
-    "label": parse.Text(16),
-    "explanation": parse.Text(MAX_TEXT),
-}
-BASELINE_FIELDS: dict[str, parse.Field] = {
-    "experts": parse.Ids(),
-    "per_subset": parse.Int(min=1, max=10_000),
-    "seed": parse.Int(max=2**31 - 1),
-}
-SPLIT_FIELDS: dict[str, parse.Field] = {
-    "validation": parse.Int(max=1_000_000),
-    "test": parse.Int(max=1_000_000),
-    "seed": parse.Int(max=2**31 - 1),
-    "licenses": parse.Text(2000),
-    "name": parse.Text(200),
-}
-
 
 # What a refusal sets beside what won (refusals.compare), in the drafts' shapes.
 VALIDATION_SHOWN = (
@@ -99,120 +74,85 @@ NEXT_VALIDATION = NextStage(
 next_validation = next_view(NEXT_VALIDATION)
 
 
-@login_required
-def validate(request: HttpRequest, item_key: str) -> HttpResponse:
-    item = get_object_or_404(
-        WorkItem.objects.only(
-            "id",
-            "key",
-            "status",
-            "holder_id",
-            "done_by_id",
-            "assignee_id",
-            "version",
-            "draft",
-            "draft_saved_at",
-        ),
-        key=item_key,
-        kind=WorkKind.VALIDATE,
-    )
-    if request.method == "POST" and request.content_type == "application/json":
-        # The page's autosave (JSON in, JSON out; only the holder's is kept).
-        from annotation.views.common import autosave_draft
+class ValidatePage(WorkItemPage):
+    """The fourth expert validates a claim against the five criteria and revises what fails
+    (its text, subset, label, evidence or explanation). The page's autosave posts JSON to the
+    page itself."""
 
-        return autosave_draft(request, item, services.ValidationDraft, VALIDATION_SHOWN)
-    holder = item.held_by(request.user)
-    if not access.may_see_item(request.user, item):
-        if request.method != "POST" or work.lost(item, request.user) is None:
-            return not_yours(request, item)
-    errors: dict[str, str] = {}
-    form: dict[str, object] = {}
-    refusal = None
-    if request.method == "POST":
-        form = parse.parse_fields(request.POST, VALIDATION_FIELDS, errors=errors)
-        version = form.pop("version")
-        form["evidence_ids"] = form.pop("evidence")
-        try:
-            # A lost token is refused, never invented: a form sent twice records once.
-            token = parse.parse_token(request.POST.get("token"))
-            if errors:  # unreadable values: nothing is recorded, the page keeps the rest
-                raise services.InvalidValidation(errors)
-            services.submit_validation(
-                item=item, user=request.user, version=version, token=token, **form
-            )
-        except parse.BadInput as exc:
-            refusal = refusals.invalid(exc.message)
-        except services.InvalidValidation as exc:
-            errors = exc.errors
-            refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
-        except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs
-            kept = services.ValidationDraft.from_data(
-                {
-                    **request.POST.dict(),
-                    "evidence": form["evidence_ids"],
-                    "criteria_failed": form["criteria_failed"],
-                },
-                errors={},
-            ).as_draft()
-            # What was recorded, from its history row: what it changed, the criteria it
-            # failed and its outcome.
-            refusal = refusals.for_work(request, item, exc, kept=kept, spec=VALIDATION_SHOWN)
-            if refusals.is_script(request) or not refusal.own_page:
-                return refusals.answer(request, refusal)
-        else:
-            return after_submission(request, NEXT_VALIDATION, "Validated. Thank you.")
-        if refusals.is_script(request):
-            return refusals.answer(request, refusal)
-    elif holder and services.ValidationDraft.is_draft(item.draft):  # a reload: the autosave
-        form = services.ValidationDraft.from_data(item.draft, errors={}).as_form()
-    page = selectors.validation_page(item.pk)
-    claim, pair = page.claim, page.pair
-    entailed = (
-        claim.text if claim.label == "entailed" else (page.sibling.text if page.sibling else "")
-    )
-    refuted = (
-        claim.text if claim.label == "refuted" else (page.sibling.text if page.sibling else "")
-    )
-    warnings = claim_warnings.claim_warnings(
-        text=claim.text,
-        entailed=entailed,
-        refuted=refuted,
-        paragraphs=page.paragraphs,
-        visuals=page.sampled_texts,
-        low=settings.CLAIM_MIN_WORDS,
-        high=settings.CLAIM_MAX_WORDS,
-    )
-    if form:
-        selected = set(form["evidence_ids"])
-    else:
-        selected = page.evidence_ids
-    context = {
-        "page": page,
-        "item": page.item,
-        "claim": claim,
-        "pair": pair,
-        "holder": holder,
-        "criteria": CRITERIA,
-        "subsets": Subset.values,
-        "warnings": warnings,
-        "evidence_warning": selectors.evidence_rule_warning(page),
-        "evidence_rule": rule_text(
-            form["subset"] if form and form["subset"] in Subset.values else pair.subset, whole=True
-        ),
-        "errors": errors,
-        "form": form,
-        "selected": selected,
-        "failed": set(form["criteria_failed"] if form else page.validation.criteria_failed),
-        "draft_saved_at": item.draft_saved_at if form and request.method != "POST" else None,
-        "server_draft_at": item.draft_saved_at if holder else None,
-        "refusal": refusal,
-        "token": uuid.uuid4(),
-        "revisions": ValidationRevision.objects.filter(validation=page.validation).select_related(
-            "by"
-        ),
-    }
-    status = refusal.http_status if refusal else 400 if errors else 200
-    return render(request, "validation/validate.html", context, status=status)
+    kinds = (WorkKind.VALIDATE,)
+    form_class = ValidationForm
+    template = "validation/validate.html"
+    shown = VALIDATION_SHOWN
+    invalid = (services.InvalidValidation,)
+
+    def post(self, request: HttpRequest, item_key: str) -> HttpResponse:
+        if request.content_type == "application/json":  # the autosave: only the holder's kept
+            return self.autosave(request, self.get_item(item_key))
+        return super().post(request, item_key)
+
+    def initial(self, item: WorkItem) -> Values:
+        """A reload shows the holder's autosaved draft; otherwise nothing typed (the page shows
+        the claim as it is)."""
+        if item.held_by(self.request.user) and ValidationForm.is_draft(item.draft):
+            return ValidationForm.from_draft(item.draft)
+        return Values()
+
+    def page_context(self, item: WorkItem, form: Values) -> dict:
+        holder = item.held_by(self.request.user)
+        page = selectors.validation_page(item.pk)
+        claim, pair = page.claim, page.pair
+        sibling = page.sibling.text if page.sibling else ""
+        entailed = claim.text if claim.label == "entailed" else sibling
+        refuted = claim.text if claim.label == "refuted" else sibling
+        warnings = claim_warnings.claim_warnings(
+            text=claim.text,
+            entailed=entailed,
+            refuted=refuted,
+            paragraphs=page.paragraphs,
+            visuals=page.sampled_texts,
+            low=settings.CLAIM_MIN_WORDS,
+            high=settings.CLAIM_MAX_WORDS,
+        )
+        subset = form["subset"] if form and form["subset"] in Subset.values else pair.subset
+        failed = form["criteria_failed"] if form else page.validation.criteria_failed
+        opened = form and self.request.method != "POST"
+        return {
+            "page": page,
+            "item": page.item,
+            "claim": claim,
+            "pair": pair,
+            "holder": holder,
+            "criteria": CRITERIA,
+            "subsets": Subset.values,
+            "warnings": warnings,
+            "evidence_warning": selectors.evidence_rule_warning(page),
+            "evidence_rule": rule_text(subset, whole=True),
+            "selected": set(form["evidence"]) if form else page.evidence_ids,
+            "failed": set(failed),
+            "draft_saved_at": item.draft_saved_at if opened else None,
+            "server_draft_at": item.draft_saved_at if holder else None,
+            "revisions": ValidationRevision.objects.filter(
+                validation=page.validation
+            ).select_related("by"),
+        }
+
+    def submit(self, item: WorkItem, form: Values) -> HttpResponse:
+        services.submit_validation(
+            item=item,
+            user=self.request.user,
+            version=form.version,
+            token=form.token,
+            criteria_failed=form.criteria_failed,
+            text=form.text,
+            subset=form.subset,
+            label=form.label,
+            evidence_ids=form.evidence,
+            explanation=form.explanation,
+        )
+        return after_submission(self.request, NEXT_VALIDATION, "Validated. Thank you.")
+
+
+validate = ValidatePage.as_view()
 
 
 @staff_required
@@ -314,7 +254,7 @@ def baseline(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         try:
-            form = parse.parse_fields(request.POST, BASELINE_FIELDS)
+            form = BaselineStudyForm.read(request.POST)
             known = {u.pk for u in candidates}
             unknown = [pk for pk in form["experts"] if pk not in known]
             if unknown:
@@ -405,71 +345,56 @@ NEXT_BASELINE = NextStage(
 baseline_next = next_view(NEXT_BASELINE)
 
 
-@login_required
-def baseline_answer(request: HttpRequest, item_key: str) -> HttpResponse:
-    item = get_object_or_404(
-        WorkItem.objects.select_related("claim__pair__context", "claim__pair__task", "paper"),
-        key=item_key,
-        kind=WorkKind.BASELINE,
-    )
-    holder = item.held_by(request.user)
-    if not holder and (request.method != "POST" or work.lost(item, request.user) is None):
-        return not_yours(request, item)
-    errors: dict[str, str] = {}
-    refusal = None
-    if request.method == "POST":
-        form = parse.parse_fields(request.POST, BASELINE_ANSWER_FIELDS, errors=errors)
-        try:
-            # A lost token is refused, never invented: a form sent twice records once.
-            token = parse.parse_token(request.POST.get("token"))
-            if errors:  # unreadable values: nothing is recorded
-                raise services.InvalidValidation(errors)
-            baseline_services.submit_baseline_answer(
-                item=item,
-                user=request.user,
-                version=form["version"],
-                token=token,
-                label=form["label"],
-                explanation=form["explanation"],
-            )
-        except parse.BadInput as exc:
-            refusal = refusals.invalid(exc.message)
-            if refusals.is_script(request):
-                return refusals.answer(request, refusal)
-        except services.InvalidValidation as exc:
-            errors = exc.errors
-            refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
-            if refusals.is_script(request):
-                return refusals.answer(request, refusal)
-        except AnnotationError as exc:  # stale, answered elsewhere, no longer theirs
-            kept = {"label": form["label"], "explanation": form["explanation"]}
-            refusal = refusals.for_work(request, item, exc, kept=kept, spec=BASELINE_SHOWN)
-            # The page is shown only to its holder: the refusal has a page of its own.
-            refusal.own_page = refusal.reason == "stale"
-            if refusals.is_script(request) or not refusal.own_page:
-                return refusals.answer(request, refusal)
-        else:
-            return after_submission(request, NEXT_BASELINE, "Answer recorded.")
-    from annotation.models import CuratedElement
+class BaselinePage(WorkItemPage):
+    """A human-baseline expert labels a validated claim from its context, as a model would
+    (the page is its holder's only; a refusal other than a stale page has a page of its own)."""
 
-    pieces = (
-        CuratedElement.objects.filter(
-            context=item.claim.pair.context, in_context=True, not_a_chart=False
+    kinds = (WorkKind.BASELINE,)
+    form_class = BaselineAnswerForm
+    template = "validation/baseline_answer.html"
+    shown = BASELINE_SHOWN
+    invalid = (services.InvalidValidation,)
+
+    @classmethod
+    def get_item(cls, key: str) -> WorkItem:
+        return get_object_or_404(
+            WorkItem.objects.select_related("claim__pair__context", "claim__pair__task", "paper"),
+            key=key,
+            kind__in=cls.kinds,
         )
-        .select_related("element__section")
-        .order_by("element__order")
-    )
-    context = {
-        "item": item,
-        "claim": item.claim,
-        "pieces": pieces,
-        "errors": errors,
-        "token": uuid.uuid4(),
-        "post": request.POST,
-        "refusal": refusal,
-    }
-    status = refusal.http_status if refusal else 400 if errors else 200
-    return render(request, "validation/baseline_answer.html", context, status=status)
+
+    def may_open(self, item: WorkItem) -> bool:
+        return item.held_by(self.request.user)
+
+    def adjust(self, refusal: refusals.Refusal) -> refusals.Refusal:
+        refusal.own_page = refusal.reason == "stale"
+        return refusal
+
+    def page_context(self, item: WorkItem, form: Values) -> dict:
+        from annotation.models import CuratedElement
+
+        pieces = (
+            CuratedElement.objects.filter(
+                context=item.claim.pair.context, in_context=True, not_a_chart=False
+            )
+            .select_related("element__section")
+            .order_by("element__order")
+        )
+        return {"claim": item.claim, "pieces": pieces, "post": form}
+
+    def submit(self, item: WorkItem, form: Values) -> HttpResponse:
+        baseline_services.submit_baseline_answer(
+            item=item,
+            user=self.request.user,
+            version=form.version,
+            token=form.token,
+            label=form.label,
+            explanation=form.explanation,
+        )
+        return after_submission(self.request, NEXT_BASELINE, "Answer recorded.")
+
+
+baseline_answer = BaselinePage.as_view()
 
 
 # --- Splits and releases ---------------------------------------------------------------------
@@ -489,7 +414,7 @@ def releases(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         try:
-            data = parse.parse_fields(request.POST, SPLIT_FIELDS)
+            data = SplitForm.read(request.POST)
             name = data["name"].strip()
             split = split_services.freeze_split(
                 validation=data["validation"] or 0,

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST
 
 from annotation import archiving, lists
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.access import can_view_paper, visible_papers
 from annotation.curation.selectors import references
 from annotation.errors import AnnotationError

@@ -16,6 +16,7 @@ from django.db import transaction
 
 from annotation import lifecycle
 from annotation.errors import AnnotationError
+from annotation.inputs import id_set
 from annotation.models import (
     Adjudication,
     AdjudicationDecision,
@@ -32,7 +33,6 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.queue import work
-from annotation.request_parsing import id_set
 from annotation.review.services import (
     LABELS,
     InvalidAnnotation,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Prefetch, QuerySet
 
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.curation import selectors as curation_selectors
 from annotation.models import (
     Claim,

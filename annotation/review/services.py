@@ -30,6 +30,7 @@ from annotation import access, lifecycle
 from annotation.errors import AnnotationError
 from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.experts import selectors as expert_selectors
+from annotation.inputs import id_set
 from annotation.models import (
     Adjudication,
     AdjudicationDecision,
@@ -53,7 +54,6 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.queue import work
-from annotation.request_parsing import id_set
 from annotation.review.agreement import is_agreed, jaccard
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors

@@ -10,7 +10,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation import access
-from annotation import request_parsing as parse
+from annotation import inputs as parse
+from annotation.inputs import MAX_TEXT
 from annotation.models import (
     Adjudication,
     AdjudicationReason,
@@ -20,7 +21,6 @@ from annotation.models import (
     WorkItem,
     WorkKind,
 )
-from annotation.request_parsing import MAX_TEXT
 from annotation.review import edits
 from annotation.review.services import InvalidAnnotation
 from annotation.views.common import forbidden, not_yours

@@ -5,11 +5,6 @@ creation, and the admins' overview."""
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import partial
-from typing import ClassVar, Self
 
 from django.conf import settings
 from django.contrib import messages
@@ -21,9 +16,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import access, lists
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text, visuals_needed
+from annotation.inputs import (
+    MAX_TEXT,
+    ChoiceField,
+    DraftForm,
+    FlagField,
+    IdsField,
+    TextField,
+    Values,
+)
 from annotation.models import (
     ClaimPair,
     PerturbationKind,
@@ -33,17 +37,16 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.queue import work
-from annotation.request_parsing import MAX_TEXT
 from annotation.views import refusals
 from annotation.views.common import (
     NextStage,
-    autosave_draft,
     forbidden,
     item_image,
     next_view,
     not_yours,
     refused_text,
 )
+from annotation.views.work_page import WorkItemPage
 from annotation.writing import selectors as writing
 from annotation.writing import services
 from annotation.writing.rules import SUBSET_GUIDE, word_count
@@ -56,38 +59,22 @@ from papers.models import Paper
 MAX_CLAIM_TEXT = 50_000
 
 
-@dataclass(frozen=True)
-class ClaimText(parse.Text):
+class ClaimTextField(TextField):
     """A claim as typed, never cut: one longer than the bound is refused with its true length
     (the word rule's message, counted as the rule and the page's counter count), and a refused
     form keeps it."""
 
-    def read(self, data, name: str) -> str:
-        value = data.get(name)
-        if isinstance(value, str) and len(value) > self.max_length:
+    def read(self, value: object) -> str:
+        if isinstance(value, str) and len(value) > self.limit:
             low, high = settings.CLAIM_MIN_WORDS, settings.CLAIM_MAX_WORDS
             raise parse.BadInput(
                 f"A claim has {low}–{high} words; this one has {word_count(value):,} "
                 f"({len(value):,} characters).",
-                field=name,
+                field=self.name,
                 kept=value if parse.storable(value) else None,
             )
-        return super().read(data, name)
+        return super().read(value)
 
-
-REFUTED_FIELDS: dict[str, parse.Field] = {
-    "refuted": ClaimText(MAX_CLAIM_TEXT),
-    "explanation": parse.Text(MAX_TEXT),
-    "perturbation_kind": parse.Text(16),
-    "suggestion": parse.Text(MAX_TEXT),
-    "split_evidence": parse.Flag(),
-    "refuted_evidence": parse.Ids(),
-}
-PAIR_FIELDS: dict[str, parse.Field] = {
-    "entailed": ClaimText(MAX_CLAIM_TEXT),
-    "evidence": parse.Ids(),
-    **REFUTED_FIELDS,
-}
 
 # What a refusal sets beside what won (refusals.compare), in the drafts' shapes.
 REFUTED_SHOWN = (
@@ -116,63 +103,31 @@ def _recorded_perturbation(new: dict) -> dict:
     return {"refuted": new.get("text", ""), "explanation": new.get("explanation", "")}
 
 
-@dataclass
-class RefutedClaimForm:
-    """The refuted claim the writer typed and marked (all a new perturbation has): from the
-    draft, or from a refused submission."""
+class RefutedClaimForm(DraftForm):
+    """The refuted claim the writer typed and marked (all a new perturbation has): from a POST,
+    the draft, or a refused submission. Off, `split_evidence` ("the refuted claim uses
+    different evidence") has it cite the entailed claim's."""
 
-    FIELDS: ClassVar[dict[str, parse.Field]] = REFUTED_FIELDS
-
-    refuted: str = ""
-    explanation: str = ""
-    perturbation_kind: str = ""
-    suggestion: str = ""
-    # "The refuted claim uses different evidence": off, it cites the entailed claim's.
-    split_evidence: bool = False
-    refuted_evidence: set[int] = field(default_factory=set)
-
-    @classmethod
-    def from_data(cls, data, *, errors: dict[str, str] | None = None) -> Self:
-        """From a POST or a JSON draft: a bad value raises BadInput, or with `errors` is
-        recorded there (the field left empty; a text too long kept whole, never cut)."""
-        values = parse.parse_fields(data, cls.FIELDS, errors=errors)
-        for name in ("evidence", "refuted_evidence"):
-            if name in values:
-                values[name] = set(values[name])
-        return cls(**values)
-
-    @classmethod
-    def from_draft(cls, draft: object) -> Self:
-        """From a draft kept on an item: whatever it holds, the page opens."""
-        return cls.from_data(draft or {}, errors={})
-
-    @property
-    def refuted_evidence_ids(self) -> set[int] | None:
-        """What the refuted claim cites: None when it shares the entailed claim's evidence."""
-        return self.refuted_evidence if self.split_evidence else None
-
-    def as_draft(self) -> dict:
-        return {
-            "refuted": self.refuted,
-            "explanation": self.explanation,
-            "perturbation_kind": self.perturbation_kind,
-            "suggestion": self.suggestion,
-            "split_evidence": self.split_evidence,
-            "refuted_evidence": sorted(self.refuted_evidence),
-        }
+    refuted = ClaimTextField(MAX_CLAIM_TEXT)
+    explanation = TextField(MAX_TEXT)
+    perturbation_kind = ChoiceField(PerturbationKind.values)
+    suggestion = TextField(MAX_TEXT)
+    split_evidence = FlagField()
+    refuted_evidence = IdsField()
 
 
-@dataclass
 class PairForm(RefutedClaimForm):
     """What the writer of a pair typed and marked: the entailed claim too."""
 
-    FIELDS: ClassVar[dict[str, parse.Field]] = PAIR_FIELDS
+    entailed = ClaimTextField(MAX_CLAIM_TEXT)
+    evidence = IdsField()
 
-    entailed: str = ""
-    evidence: set[int] = field(default_factory=set)
+    field_order = ["entailed", "evidence"]
 
-    def as_draft(self) -> dict:
-        return {"entailed": self.entailed, "evidence": sorted(self.evidence)} | super().as_draft()
+
+def _refuted_evidence(form: Values) -> set[int] | None:
+    """What the refuted claim cites: None when it shares the entailed claim's evidence."""
+    return set(form.refuted_evidence) if form.split_evidence else None
 
 
 def _claim_words() -> tuple[int, int]:
@@ -183,26 +138,6 @@ def _claim_words() -> tuple[int, int]:
 def _note(data, errors: dict[str, str]) -> str:
     """An admin's note, whole: longer than MAX_TEXT is recorded in `errors`, never cut."""
     return parse.kept_text(data, "note", max_length=MAX_TEXT, errors=errors)
-
-
-def _item(item_key: str) -> WorkItem:
-    return get_object_or_404(
-        WorkItem.objects.only(
-            "id",
-            "kind",
-            "status",
-            "holder_id",
-            "done_by_id",
-            "pair_id",
-            "version",
-            "task_id",
-            "draft",
-            "key",
-            "assignee_id",
-        ),
-        key=item_key,
-        kind=WorkKind.WRITE,
-    )
 
 
 next_task = next_view(
@@ -238,172 +173,84 @@ def create_tasks(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
     return redirect("annotation:home")
 
 
-def _render_form(
-    request: HttpRequest,
-    template: str,
-    page,
-    form,
-    *,
-    warnings: dict,
-    status: int,
-    errors: dict[str, str] | None,
-    error: str,
-    token: str,
-    **extra,
-) -> HttpResponse:
-    """A writing page (a pair, or a new perturbation) with what the writer typed and why it
-    was refused; a fresh submission token unless a refused one is kept for the retry."""
-    return render(
-        request,
-        template,
-        {
-            "page": page,
-            "form": form,
-            "warnings": warnings,
-            "errors": errors or {},
-            "error": error,
-            "token": token or uuid.uuid4(),
-            "editable": page.item.held_by(request.user),
-            "kinds": PerturbationKind.choices,
-            "draft_saved_at": page.item.draft_saved_at,
-            "claim_words": _claim_words(),
-            **extra,
-        },
-        status=status,
-    )
+def _form_context(request: HttpRequest, page, form: Values, *, warnings: dict, **extra) -> dict:
+    """What a writing page (a pair, or a new perturbation) shows beside its form."""
+    return {
+        "page": page,
+        "warnings": warnings,
+        "editable": page.item.held_by(request.user),
+        "kinds": PerturbationKind.choices,
+        "draft_saved_at": page.item.draft_saved_at,
+        "claim_words": _claim_words(),
+        **extra,
+    }
 
 
-def _submission(
-    request: HttpRequest,
-    item: WorkItem,
-    *,
-    form_class: type,
-    render_page: Callable[..., HttpResponse],
-    submit: Callable[..., HttpResponse],
-    shown: refusals.Spec,
-    recorded: Callable[[dict], dict],
-) -> HttpResponse:
+class _WritingPage(WorkItemPage):
     """What the writing and new-perturbation pages share: a done item shows its pair (to the
-    one who did it, and to admins); the holder and admins see the page; a POST parses the form
-    and its token and calls `submit(form, token=, version=)`. Every refusal says why with what
-    was typed kept (`refusals`: 400 a rule broken, 409 stale or submitted elsewhere — beside what
-    was recorded when it was the writer's own —, 403 no longer theirs), as JSON to the page's
-    script; a POST from someone who never held the item is 404."""
-    mine = access.may_act_on(request.user, item)
-    if request.method != "POST":
+    one who did it, and to admins); the holder and admins see the page."""
+
+    invalid = (services.InvalidClaim,)
+
+    def may_open(self, item: WorkItem) -> bool:
+        return access.may_act_on(self.request.user, item)
+
+    def opened(self, item: WorkItem) -> HttpResponse | None:
+        request = self.request
         if item.status == WorkStatus.DONE and access.may_see_item(request.user, item):
             found = ClaimPair.objects.filter(pk=item.pair_id).only("key", "writer_id").first()
             if found is not None and access.may_open_pair(request.user, found.writer_id):
                 return redirect("annotation:pair", pair_key=found.key)
             messages.info(request, "You submitted this item; it is in the hands of the next stage.")
             return redirect("annotation:home")
-        if not mine:
-            return not_yours(request, item)
-        return render_page()
-    if not mine and item.done_by_id != request.user.pk and work.lost(item, request.user) is None:
-        raise Http404  # the answer to a key that names no item
-    problems: dict[str, str] = {}
-    form = form_class.from_data(request.POST, errors=problems)
-    version = parse.parse_fields(request.POST, parse.VERSION, errors=problems)["version"]
-    token_text = request.POST.get("token", "")
+        return None
 
-    def refused(refusal: refusals.Refusal, **kept) -> HttpResponse:
-        return refusals.answer(
-            request,
-            refusal,
-            partial(
-                render_page,
-                form,
-                status=refusal.http_status,
-                errors=refusal.errors,
-                error=refusal.message,
-                refusal=refusal,
-                **kept,
-            ),
+
+class WritePage(_WritingPage):
+    """Write an entailed claim over the sampled tables/charts, mark its evidence, and perturb
+    it into a refuted claim."""
+
+    kinds = (WorkKind.WRITE,)
+    form_class = PairForm
+    template = "annotation/claims/write.html"
+    shown = PAIR_SHOWN
+    recorded = staticmethod(_recorded_pair)
+
+    def page_context(self, item: WorkItem, form: Values) -> dict:
+        page = writing.writing_page(item.pk, self.request.user)
+        return _form_context(
+            self.request,
+            page,
+            form,
+            warnings=writing.warnings_for(page.task, entailed=form.entailed, refuted=form.refuted),
+            visuals_needed=visuals_needed(page.task.subset),
+            evidence_rule=rule_text(page.task.subset, whole=True),
         )
 
-    try:
-        token = parse.parse_token(token_text)
-    except parse.BadInput as exc:
-        return refused(refusals.invalid(exc.message))
-    if problems:
-        return refused(
-            refusals.invalid("Nothing was recorded: " + " ".join(problems.values()), problems),
-            token=token_text,
-        )
-    try:
-        return refusals.done(request, submit(form, token=token, version=version))
-    except services.InvalidClaim as exc:
-        return refused(refusals.invalid(exc.message, exc.errors), token=token_text)
-    except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs, dropped
-        refusal = refusals.for_work(
-            request, item, exc, kept=form.as_draft(), spec=shown, recorded=recorded
-        )
-        return refused(refusal)
-
-
-def _render_write(
-    request: HttpRequest,
-    item_id: int,
-    form: PairForm | None = None,
-    *,
-    status: int = 200,
-    errors: dict[str, str] | None = None,
-    error: str = "",
-    token: str = "",
-    refusal: refusals.Refusal | None = None,
-) -> HttpResponse:
-    page = writing.writing_page(item_id, request.user)
-    form = form or PairForm.from_draft(page.item.draft)
-    return _render_form(
-        request,
-        "annotation/claims/write.html",
-        page,
-        form,
-        warnings=writing.warnings_for(page.task, entailed=form.entailed, refuted=form.refuted),
-        status=status,
-        errors=errors,
-        error=error,
-        token=token,
-        refusal=refusal,
-        visuals_needed=visuals_needed(page.task.subset),
-        evidence_rule=rule_text(page.task.subset, whole=True),
-    )
-
-
-@login_required
-def write(request: HttpRequest, item_key: str) -> HttpResponse:
-    item = _item(item_key)
-
-    def submit(form: PairForm, *, token: uuid.UUID, version: int | None) -> HttpResponse:
+    def submit(self, item: WorkItem, form: Values) -> HttpResponse:
         pair = services.submit_claim_pair(
             item=item,
-            user=request.user,
-            version=version,
-            token=token,
+            user=self.request.user,
+            version=form.version,
+            token=form.token,
             entailed=form.entailed,
-            evidence_ids=form.evidence,
+            evidence_ids=set(form.evidence),
             refuted=form.refuted,
             explanation=form.explanation,
             perturbation_kind=form.perturbation_kind,
             suggestion=form.suggestion,
-            refuted_evidence_ids=form.refuted_evidence_ids,
+            refuted_evidence_ids=_refuted_evidence(form),
         )
-        messages.success(request, f"Claim pair recorded ({pair.subset}).")
+        messages.success(self.request, f"Claim pair recorded ({pair.subset}).")
         _warn(
-            request, writing.warnings_for(pair.task, entailed=form.entailed, refuted=form.refuted)
+            self.request,
+            writing.warnings_for(pair.task, entailed=form.entailed, refuted=form.refuted),
         )
         return redirect("annotation:pair", pair_key=pair.key)
 
-    return _submission(
-        request,
-        item,
-        form_class=PairForm,
-        render_page=partial(_render_write, request, item.pk),
-        submit=submit,
-        shown=PAIR_SHOWN,
-        recorded=_recorded_pair,
-    )
+
+write = WritePage.as_view()
+save_draft = WritePage.autosave_view()
 
 
 def _warn(request: HttpRequest, found: dict) -> None:
@@ -415,19 +262,12 @@ def _warn(request: HttpRequest, found: dict) -> None:
 
 @login_required
 @require_POST
-def save_draft(request: HttpRequest, item_key: str) -> HttpResponse:
-    """Autosave (JSON in, JSON out). Refused drafts stay in the browser, which says why."""
-    return autosave_draft(request, _item(item_key), PairForm, PAIR_SHOWN, _recorded_pair)
-
-
-@login_required
-@require_POST
 def release(request: HttpRequest, item_key: str) -> HttpResponse:
     """Hand the task back: open again for the next expert who presses Next (the draft stays)."""
-    item = _item(item_key)
+    item = WritePage.get_item(item_key)
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
-    version = parse.parse_fields(request.POST, parse.VERSION)["version"]
+    version = parse.parse_int(request.POST.get("version"), field="version")
     try:
         work.release_item(item=item, user=request.user, version=version)
     except work.StaleWork as exc:
@@ -442,16 +282,16 @@ def release(request: HttpRequest, item_key: str) -> HttpResponse:
 @login_required
 @require_POST
 def suggest(request: HttpRequest, item_key: str) -> HttpResponse:
-    item = _item(item_key)
+    item = WritePage.get_item(item_key)
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
-    form = PairForm.from_data(request.POST)
+    form = PairForm.read(request.POST)
     task = item.task
     return render(
         request,
         "annotation/claims/_suggestions.html",
         {
-            "suggestions": writing.suggestions(task, form.entailed, form.evidence),
+            "suggestions": writing.suggestions(task, form.entailed, set(form.evidence)),
             "claim": form.entailed.strip(),
         },
     )
@@ -461,10 +301,10 @@ def suggest(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_POST
 def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
     """The automatic warnings on what the writer is typing (htmx, as they type)."""
-    item = _item(item_key)
+    item = WritePage.get_item(item_key)
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
-    form = PairForm.from_data(request.POST)
+    form = PairForm.read(request.POST)
     found = writing.warnings_for(item.task, entailed=form.entailed, refuted=form.refuted)
     return render(
         request,
@@ -476,21 +316,21 @@ def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
 @login_required
 @require_GET
 def context(request: HttpRequest, item_key: str) -> HttpResponse:
-    item = _item(item_key)
+    item = WritePage.get_item(item_key)
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     task = item.task
     draft = PairForm.from_draft(item.draft)
     # The page shows the draft's other evidence above ("Other evidence you marked"): its box
     # is there, and a second one here would count it twice and keep it marked once unticked.
-    shown = set(task.sampled_ids) | set(task.paragraph_ids) | draft.evidence
+    shown = set(task.sampled_ids) | set(task.paragraph_ids) | set(draft.evidence)
     return _render_context(
-        request, item, task=task, form=draft, shown=shown | draft.refuted_evidence
+        request, item, task=task, form=draft, shown=shown | set(draft.refuted_evidence)
     )
 
 
 def _render_context(
-    request: HttpRequest, item: WorkItem, *, task, shown: set[int], form: RefutedClaimForm, **extra
+    request: HttpRequest, item: WorkItem, *, task, shown: set[int], form: Values, **extra
 ) -> HttpResponse:
     """The whole curated context of a writing page (it loads on demand), marked as the draft
     marks it; what the page already shows stands as a line pointing at its box."""
@@ -584,27 +424,6 @@ def overview(request: HttpRequest) -> HttpResponse:
 # --- A new perturbation (the last one turned out true) -----------------------------------------
 
 
-def _reperturb_item(item_key: str) -> WorkItem:
-    return get_object_or_404(
-        WorkItem.objects.only(
-            "id",
-            "kind",
-            "status",
-            "holder_id",
-            "assignee_id",
-            "done_by_id",
-            "pair_id",
-            "claim_id",
-            "version",
-            "key",
-            "paper_id",
-            "draft",
-        ),
-        key=item_key,
-        kind=WorkKind.REPERTURB,
-    )
-
-
 next_reperturbation = next_view(
     NextStage(
         take=lambda user: work.next_item(user=user, kind=WorkKind.REPERTURB),
@@ -614,54 +433,41 @@ next_reperturbation = next_view(
 )
 
 
-def _render_reperturb(
-    request: HttpRequest,
-    item_id: int,
-    form: RefutedClaimForm | None = None,
-    *,
-    status: int = 200,
-    errors: dict[str, str] | None = None,
-    error: str = "",
-    token: str = "",
-    refusal: refusals.Refusal | None = None,
-) -> HttpResponse:
-    page = writing.reperturbation_page(item_id)
-    form = form or RefutedClaimForm.from_draft(page.item.draft)
-    return _render_form(
-        request,
-        "annotation/claims/reperturb.html",
-        page,
-        form,
-        warnings=writing.warnings_for(
-            page.pair.task, entailed=page.entailed.text, refuted=form.refuted
-        ),
-        status=status,
-        errors=errors,
-        error=error,
-        token=token,
-        refusal=refusal,
-        visuals_needed=visuals_needed(page.pair.subset),
-        evidence_rule=rule_text(page.pair.subset, whole=True),
-    )
-
-
-@login_required
-def reperturb(request: HttpRequest, item_key: str) -> HttpResponse:
+class ReperturbPage(_WritingPage):
     """Write a new perturbation of the pair's entailed claim: only the expert holding the item
     (its pair's writer, unless an admin handed it to someone else) may submit; admins look."""
-    item = _reperturb_item(item_key)
 
-    def submit(form: RefutedClaimForm, *, token: uuid.UUID, version: int | None) -> HttpResponse:
+    kinds = (WorkKind.REPERTURB,)
+    form_class = RefutedClaimForm
+    template = "annotation/claims/reperturb.html"
+    shown = REFUTED_SHOWN
+    recorded = staticmethod(_recorded_perturbation)
+
+    def page_context(self, item: WorkItem, form: Values) -> dict:
+        page = writing.reperturbation_page(item.pk)
+        return _form_context(
+            self.request,
+            page,
+            form,
+            warnings=writing.warnings_for(
+                page.pair.task, entailed=page.entailed.text, refuted=form.refuted
+            ),
+            visuals_needed=visuals_needed(page.pair.subset),
+            evidence_rule=rule_text(page.pair.subset, whole=True),
+        )
+
+    def submit(self, item: WorkItem, form: Values) -> HttpResponse:
+        request = self.request
         claim = services.submit_reperturbation(
             item=item,
             user=request.user,
-            version=version,
-            token=token,
+            version=form.version,
+            token=form.token,
             refuted=form.refuted,
             explanation=form.explanation,
             perturbation_kind=form.perturbation_kind,
             suggestion=form.suggestion,
-            refuted_evidence_ids=form.refuted_evidence_ids,
+            refuted_evidence_ids=_refuted_evidence(form),
         )
         messages.success(
             request, "New perturbation recorded: it goes to a blind second annotation."
@@ -673,30 +479,16 @@ def reperturb(request: HttpRequest, item_key: str) -> HttpResponse:
             return redirect("annotation:pair", pair_key=claim.pair.key)
         return redirect("annotation:home")
 
-    return _submission(
-        request,
-        item,
-        form_class=RefutedClaimForm,
-        submit=submit,
-        render_page=partial(_render_reperturb, request, item.pk),
-        shown=REFUTED_SHOWN,
-        recorded=_recorded_perturbation,
-    )
 
-
-@login_required
-@require_POST
-def reperturb_draft(request: HttpRequest, item_key: str) -> HttpResponse:
-    return autosave_draft(
-        request, _reperturb_item(item_key), RefutedClaimForm, REFUTED_SHOWN, _recorded_perturbation
-    )
+reperturb = ReperturbPage.as_view()
+reperturb_draft = ReperturbPage.autosave_view()
 
 
 @login_required
 @require_POST
 def reperturb_suggest(request: HttpRequest, item_key: str) -> HttpResponse:
     """Perturbation suggestions computed from the entailed claim and its final evidence."""
-    item = _reperturb_item(item_key)
+    item = ReperturbPage.get_item(item_key)
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     page = writing.reperturbation_page(item.pk)
@@ -710,14 +502,14 @@ def reperturb_suggest(request: HttpRequest, item_key: str) -> HttpResponse:
 @login_required
 @require_POST
 def reperturb_warnings(request: HttpRequest, item_key: str) -> HttpResponse:
-    item = _reperturb_item(item_key)
+    item = ReperturbPage.get_item(item_key)
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     pair = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id)
     found = writing.warnings_for(
         pair.task,
         entailed=writing.current_claim(pair, "entailed").text,
-        refuted=RefutedClaimForm.from_data(request.POST).refuted,
+        refuted=RefutedClaimForm.read(request.POST).refuted,
     )
     return render(
         request,
@@ -730,7 +522,7 @@ def reperturb_warnings(request: HttpRequest, item_key: str) -> HttpResponse:
 @require_GET
 def reperturb_context(request: HttpRequest, item_key: str) -> HttpResponse:
     """The whole curated context, to cite other evidence for the new claim (loads on demand)."""
-    item = _reperturb_item(item_key)
+    item = ReperturbPage.get_item(item_key)
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     page = writing.reperturbation_page(item.pk)
@@ -749,7 +541,7 @@ def reperturb_context(request: HttpRequest, item_key: str) -> HttpResponse:
 def reperturb_image(request: HttpRequest, item_key: str, element_id: int) -> HttpResponse:
     """An image of the entailed claim's evidence, for whoever may see the item (an expert an
     admin handed it to holds no assignment of the paper, so /media/ would refuse them)."""
-    item = _reperturb_item(item_key)
+    item = ReperturbPage.get_item(item_key)
     may_see = access.may_see_item(request.user, item)
     return item_image(request, item, element_id, may_see=may_see)
 
@@ -758,7 +550,7 @@ def reperturb_image(request: HttpRequest, item_key: str, element_id: int) -> Htt
 @require_POST
 def reassign_reperturbation(request: HttpRequest, item_key: str) -> HttpResponse:
     """An admin hands a waiting new perturbation to another expert (e.g. the writer left)."""
-    item = _reperturb_item(item_key)
+    item = ReperturbPage.get_item(item_key)
     expert_id = parse.parse_id(request.POST.get("expert"), field="expert")
     expert = get_user_model().objects.filter(pk=expert_id).first() if expert_id else None
     if expert is None:

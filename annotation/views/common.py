@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from papers import access
 
 
@@ -131,23 +131,22 @@ def after_submission(request: HttpRequest, stage: NextStage, recorded: str) -> H
     return refusals.done(request, redirect(stage.page, item_key=item.key))
 
 
-AUTOSAVE = {**parse.VERSION, "draft": parse.Object()}
-
-
 def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=None) -> HttpResponse:
     """The autosave endpoint every work page shares: JSON draft in, JSON answer out. A refused
     draft stays in the browser, which shows why (`refusals`: 400 unreadable; 409 stale or
     submitted, with what won when it is the requester's own; 403 no longer theirs; 404 never
-    theirs)."""
+    theirs). `form_class`: the page's DraftForm, which reads the draft as it reads the page."""
     from django.http import JsonResponse
     from django.utils import timezone
 
+    from annotation.inputs import AutosaveForm, json_object
     from annotation.queue import work
     from annotation.views import refusals
 
     try:
-        body = parse.parse_json_body(request, AUTOSAVE)
-        draft = form_class.from_data(body["draft"])
+        body = AutosaveForm.read(json_object(request))
+        typed = {k: v for k, v in body.draft.items() if k not in ("version", "token")}
+        draft = form_class.read(typed)
     except parse.BadInput as exc:
         # A text too long is not cut: the draft is refused whole, with the limit and its length,
         # and stays in the browser (the panel says it) until it is shortened.
@@ -157,7 +156,7 @@ def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=Non
         )
     try:
         saved = work.save_draft(
-            item=item, user=request.user, version=body["version"], draft=draft.as_draft()
+            item=item, user=request.user, version=body.version, draft=draft.as_draft()
         )
     except (work.StaleWork, work.NotHolder) as exc:
         refusal = refusals.for_work(

@@ -13,7 +13,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from annotation import access
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.curation import rules as context_rules
 from annotation.curation import selectors as curation_selectors
 from annotation.curation import services as curation_services
@@ -40,14 +40,16 @@ PAPER_FIELDS = (
 )
 
 
-CURATION_FIELDS: dict[str, parse.Field] = {
-    "keep_section": parse.Ids(max_items=100_000),
-    "keep": parse.Ids(max_items=100_000),
-    "not_chart": parse.Ids(max_items=100_000),
-    "latest_seen": parse.Int(min=1),
-    "based_on": parse.Int(min=1),
-    "note": parse.Text(2000),
-}
+class CurationForm(parse.Form):
+    """The curator's decisions: the sections and elements kept, the figures that are not
+    charts, the latest version the page saw and the one it was based on, and a note."""
+
+    keep_section = parse.IdsField(max_items=100_000)
+    keep = parse.IdsField(max_items=100_000)
+    not_chart = parse.IdsField(max_items=100_000)
+    latest_seen = parse.WholeNumberField(min=1)
+    based_on = parse.WholeNumberField(min=1)
+    note = parse.TextField(2000)
 
 
 @login_required
@@ -67,7 +69,7 @@ def curate(request: HttpRequest, arxiv_id: str, version: int) -> HttpResponse:
 
 def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
     problems: dict[str, str] = {}
-    form = parse.parse_fields(request.POST, CURATION_FIELDS, errors=problems)
+    form = CurationForm.read(request.POST, errors=problems)
     decisions = (set(form["keep_section"]), set(form["keep"]), set(form["not_chart"]))
     try:
         if problems:

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation import archiving, lists, timing
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.assignment import selectors as assignment_selectors
 from annotation.assignment import services as assignment_services
 from annotation.errors import AnnotationError

@@ -19,9 +19,9 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from annotation.errors import AnnotationError
+from annotation.inputs import id_set
 from annotation.models import WorkItem
 from annotation.queue import work
-from annotation.request_parsing import id_set
 from papers.access import is_script
 
 KEPT = "Nothing on this page was recorded: your text stays here and in this browser."

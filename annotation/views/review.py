@@ -3,87 +3,54 @@ and images, and the admins' page (waiting items, overrides, reopening, dropping 
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass, field
-
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import access
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import evidence_rule_problem, rule_text
+from annotation.inputs import MAX_TEXT, ChoiceField, DraftForm, IdsField, TextField, Values
 from annotation.models import (
+    AdjudicationDecision,
     AdjudicationReason,
     Claim,
+    ClaimLabel,
     ClaimPair,
     Confidence,
     WorkItem,
     WorkKind,
     WorkStatus,
 )
-from annotation.queue import work
-from annotation.request_parsing import MAX_TEXT
 from annotation.review import selectors, services
 from annotation.views import refusals
 from annotation.views.common import (
     NextStage,
     after_submission,
-    autosave_draft,
     item_image,
     next_view,
     not_yours,
     refused_text,
 )
+from annotation.views.work_page import WorkItemPage
 from annotation.writing import selectors as writing
 from papers.access import staff_required
 
-REVIEW_FIELDS: dict[str, parse.Field] = {
-    "label": parse.Text(16),
-    "evidence": parse.Ids(),
-    "decision": parse.Text(16, default="decided"),
-    "confidence": parse.Text(8),
-    "reason": parse.Text(32),
-    "notes": parse.Text(MAX_TEXT),
-}
 
+class ReviewForm(DraftForm):
+    """What the annotator chose (blind annotation, adjudication): from a POST, a draft, or a
+    refused submission."""
 
-@dataclass
-class ReviewForm:
-    """What the annotator chose: from the draft, or from a refused submission."""
-
-    label: str = ""
-    evidence: set[int] = field(default_factory=set)
-    decision: str = "decided"
-    confidence: str = ""
-    reason: str = ""
-    notes: str = ""
-
-    @classmethod
-    def from_data(cls, data, *, errors: dict[str, str] | None = None) -> ReviewForm:
-        """From a POST or a JSON draft: a bad value raises BadInput, or with `errors` is
-        recorded there (the field left empty; a text too long kept whole, never cut)."""
-        values = parse.parse_fields(data, REVIEW_FIELDS, errors=errors)
-        return cls(**values | {"evidence": set(values["evidence"])})
-
-    @classmethod
-    def from_draft(cls, draft: object) -> ReviewForm:
-        """From a draft kept on an item: whatever it holds, the page opens."""
-        return cls.from_data(draft or {}, errors={})
-
-    def as_draft(self) -> dict:
-        return {
-            "label": self.label,
-            "evidence": sorted(self.evidence),
-            "decision": self.decision,
-            "confidence": self.confidence,
-            "reason": self.reason,
-            "notes": self.notes,
-        }
+    label = ChoiceField(ClaimLabel.values)
+    evidence = IdsField()
+    decision = ChoiceField(AdjudicationDecision.values, default=AdjudicationDecision.DECIDED)
+    confidence = ChoiceField(Confidence.values)
+    reason = ChoiceField(AdjudicationReason.values)
+    notes = TextField(MAX_TEXT)
 
 
 # What a refusal sets beside what won (refusals.compare): only ever the requester's own work.
@@ -108,28 +75,6 @@ def _note(data, errors: dict[str, str], name: str = "note") -> str:
     return parse.kept_text(data, name, max_length=MAX_TEXT, errors=errors)
 
 
-def _item(item_key: str, kinds=(WorkKind.BLIND, WorkKind.ADJUDICATE)) -> WorkItem:
-    return get_object_or_404(
-        WorkItem.objects.only(
-            "id",
-            "key",
-            "kind",
-            "status",
-            "holder_id",
-            "done_by_id",
-            "assignee_id",
-            "pair_id",
-            "paper_id",
-            "claim_id",
-            "version",
-            "draft",
-            "lease_expires_at",
-        ),
-        key=item_key,
-        kind__in=kinds,
-    )
-
-
 # Next at each review stage: the button's, and where a submission goes on to.
 NEXT = {
     WorkKind.BLIND: NextStage(
@@ -149,49 +94,6 @@ NEXT = {
 next_item = next_view({"annotate": NEXT[WorkKind.BLIND], "adjudicate": NEXT[WorkKind.ADJUDICATE]})
 
 
-def _render(
-    request: HttpRequest,
-    item: WorkItem,
-    form: ReviewForm | None = None,
-    *,
-    status: int = 200,
-    errors: dict[str, str] | None = None,
-    error: str = "",
-    token: str = "",
-    refusal: refusals.Refusal | None = None,
-) -> HttpResponse:
-    adjudicating = item.kind == WorkKind.ADJUDICATE
-    page = (selectors.adjudication_page if adjudicating else selectors.annotation_page)(item)
-    editable = page.item.held_by(request.user)
-    if form is None:
-        form = ReviewForm.from_draft(page.item.draft)
-        if page.item.status == WorkStatus.DONE and not adjudicating:
-            annotation = page.item.evidence_annotation
-            form = ReviewForm(
-                label=annotation.label,
-                evidence=set(annotation.evidence.values_list("pk", flat=True)),
-            )
-    extra = _evidence_rule(page) if adjudicating else {}
-    return render(
-        request,
-        "annotation/review/adjudicate.html" if adjudicating else "annotation/review/annotate.html",
-        {
-            **extra,
-            "page": page,
-            "item": page.item,
-            "form": form,
-            "errors": errors or {},
-            "error": error,
-            "token": token or uuid.uuid4(),
-            "editable": editable,
-            "confidences": Confidence.choices,
-            "reasons": AdjudicationReason.choices,
-            "refusal": refusal,
-        },
-        status=status,
-    )
-
-
 def _evidence_rule(page: selectors.AdjudicationPage) -> dict:
     """The evidence rule the adjudicator's final evidence is held to, and what breaks it on
     each side (the second annotator is not held to it: a count that breaks it is one reason a
@@ -206,101 +108,101 @@ def _evidence_rule(page: selectors.AdjudicationPage) -> dict:
     return {"evidence_rule": rule_text(pair.subset, whole=True), "subset": pair.subset}
 
 
-def _review_page(request: HttpRequest, item_key: str, kind: str) -> HttpResponse:
-    if request.method != "POST":  # the page: its item read once, with what the page shows
-        item = get_object_or_404(selectors.page_items(kind), key=item_key)
-        if not access.may_see_item(request.user, item):
-            return not_yours(request, item)
-        return _render(request, item)
+class _ReviewPage(WorkItemPage):
+    """Blind second annotation and adjudication (names hidden): the page is read once with
+    what it shows; a submission goes through the stage's service."""
 
-    def known() -> WorkItem:
-        """The item, read for any answer but a recorded blind submission (which locks it by
-        its key in the service's one read): 404 for a key that names no item of this kind and
-        for one the requester never held, as for a page."""
-        item = _item(item_key, (kind,))
-        if not access.may_see_item(request.user, item) and work.lost(item, request.user) is None:
-            raise Http404  # the answer to a key that names no item
-        return item
+    form_class = ReviewForm
+    invalid = (services.InvalidAnnotation,)
 
-    item = None if kind == WorkKind.BLIND else known()
-    problems: dict[str, str] = {}
-    form = ReviewForm.from_data(request.POST, errors=problems)
-    version = parse.parse_fields(request.POST, parse.VERSION, errors=problems)["version"]
-    token_text = request.POST.get("token", "")
+    def page_item(self, key: str) -> WorkItem:
+        return get_object_or_404(selectors.page_items(self.kinds[0]), key=key)
 
-    def refused(refusal: refusals.Refusal, **kept) -> HttpResponse:
-        return refusals.answer(
-            request,
-            refusal,
-            lambda: _render(
-                request,
-                item,
-                form,
-                status=refusal.http_status,
-                errors=refusal.errors,
-                error=refusal.message,
-                refusal=refusal,
-                **kept,
-            ),
+    def context_of(self, page) -> dict:
+        return {
+            "page": page,
+            "item": page.item,
+            "editable": page.item.held_by(self.request.user),
+            "confidences": Confidence.choices,
+            "reasons": AdjudicationReason.choices,
+        }
+
+
+class AnnotatePage(_ReviewPage):
+    """The second expert's blind annotation: the label and evidence, without the writer's."""
+
+    kinds = (WorkKind.BLIND,)
+    template = "annotation/review/annotate.html"
+    shown = SHOWN[WorkKind.BLIND]
+    reads_item = False  # the service reads and locks it by its key
+
+    def initial(self, item: WorkItem) -> Values:
+        if item.status == WorkStatus.DONE:  # their own answer, as recorded
+            annotation = item.evidence_annotation
+            evidence = list(annotation.evidence.values_list("pk", flat=True))
+            return ReviewForm.from_draft({"label": annotation.label, "evidence": evidence})
+        return super().initial(item)
+
+    def page_context(self, item: WorkItem, form: Values) -> dict:
+        return self.context_of(selectors.annotation_page(item))
+
+    def submit(self, item: WorkItem | None, form: Values) -> HttpResponse:
+        services.submit_second_annotation(
+            key=self.kwargs["item_key"],
+            user=self.request.user,
+            version=form.version,
+            token=form.token,
+            label=form.label,
+            evidence_ids=set(form.evidence),
         )
+        # Neutral on purpose: saying whether it agreed would reveal the first annotation.
+        return after_submission(self.request, NEXT[WorkKind.BLIND], "Recorded. Thank you.")
 
-    try:
-        token = parse.parse_token(token_text)
-    except parse.BadInput as exc:
-        item = known()
-        return refused(refusals.invalid(exc.message))
-    if problems:
-        item = known()
-        return refused(
-            refusals.invalid("Nothing was recorded: " + " ".join(problems.values()), problems),
-            token=token_text,
+
+class AdjudicatePage(_ReviewPage):
+    """The third expert decides a disagreement (the two annotations, names hidden)."""
+
+    kinds = (WorkKind.ADJUDICATE,)
+    template = "annotation/review/adjudicate.html"
+    shown = SHOWN[WorkKind.ADJUDICATE]
+
+    def page_context(self, item: WorkItem, form: Values) -> dict:
+        page = selectors.adjudication_page(item)
+        return _evidence_rule(page) | self.context_of(page)
+
+    def submit(self, item: WorkItem, form: Values) -> HttpResponse:
+        services.submit_adjudication(
+            item=item,
+            user=self.request.user,
+            version=form.version,
+            token=form.token,
+            label=form.label,
+            evidence_ids=set(form.evidence),
+            decision=form.decision,
+            confidence=form.confidence,
+            reason=form.reason,
+            notes=form.notes,
         )
-    common = {
-        "user": request.user,
-        "version": version,
-        "token": token,
-        "label": form.label,
-        "evidence_ids": form.evidence,
-    }
-    try:
-        if kind == WorkKind.BLIND:
-            services.submit_second_annotation(key=item_key, **common)
-        else:
-            services.submit_adjudication(
-                item=item,
-                **common,
-                decision=form.decision,
-                confidence=form.confidence,
-                reason=form.reason,
-                notes=form.notes,
-            )
-    except services.InvalidAnnotation as exc:
-        item = item or known()
-        return refused(refusals.invalid(exc.message, exc.errors), token=token_text)
-    except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs, none such
-        item = item or known()
-        refusal = refusals.for_work(request, item, exc, kept=form.as_draft(), spec=SHOWN[kind])
-        return refused(refusal)
-    # Neutral on purpose: saying whether it agreed would reveal the first annotation.
-    recorded = "Recorded. Thank you." if kind == WorkKind.BLIND else "Adjudication recorded."
-    return after_submission(request, NEXT[kind], recorded)
+        return after_submission(self.request, NEXT[WorkKind.ADJUDICATE], "Adjudication recorded.")
 
 
-@login_required
-def annotate(request: HttpRequest, item_key: str) -> HttpResponse:
-    return _review_page(request, item_key, WorkKind.BLIND)
+annotate = AnnotatePage.as_view()
+adjudicate = AdjudicatePage.as_view()
+PAGES = {WorkKind.BLIND: AnnotatePage, WorkKind.ADJUDICATE: AdjudicatePage}
 
 
-@login_required
-def adjudicate(request: HttpRequest, item_key: str) -> HttpResponse:
-    return _review_page(request, item_key, WorkKind.ADJUDICATE)
+def _item(item_key: str, kinds=(WorkKind.BLIND, WorkKind.ADJUDICATE)) -> WorkItem:
+    return get_object_or_404(
+        WorkItem.objects.only(*WorkItemPage.item_fields), key=item_key, kind__in=kinds
+    )
 
 
 @login_required
 @require_POST
 def save_draft(request: HttpRequest, item_key: str) -> HttpResponse:
+    """The autosave of both review pages (one route: the item's kind names its page)."""
     item = _item(item_key)
-    return autosave_draft(request, item, ReviewForm, SHOWN[item.kind])
+    return PAGES[item.kind].autosave(request, item)
 
 
 @login_required

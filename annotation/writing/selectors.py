@@ -26,7 +26,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Concat
 
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.curation import selectors as curation_selectors
 from annotation.models import (
     Adjudication,

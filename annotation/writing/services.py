@@ -21,6 +21,7 @@ from annotation.assignment import selectors as assignment_selectors
 from annotation.curation import selectors as curation_selectors
 from annotation.errors import AnnotationError, InvalidTransition, NotAssigned
 from annotation.experts import selectors as expert_selectors
+from annotation.inputs import id_set
 from annotation.models import (
     Assignment,
     Claim,
@@ -39,7 +40,6 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.queue import work
-from annotation.request_parsing import id_set
 from annotation.writing import selectors as writing_selectors
 from annotation.writing.rules import PairDraft, check_pair, normalise, surrounding_paragraphs
 from annotation.writing.sampling import choose_subset, sample_elements

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from annotation import request_parsing
+from annotation import inputs as request_parsing
 from annotation.models import ClaimReview, WorkItem, WorkStatus
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair, validate_all

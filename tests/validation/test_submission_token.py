@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from annotation import request_parsing as parse
+from annotation import inputs as parse
 from annotation.models import WorkItem, WorkStatus
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, final_pair, validate_all

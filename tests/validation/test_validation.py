@@ -181,7 +181,7 @@ def test_admin_reopens_with_a_reason_and_only_admins_may():
     with pytest.raises(AnnotationError):
         services.reopen_validation(claim=item.claim, by=team.admin, reason=" ")
     from annotation.errors import too_long
-    from annotation.request_parsing import MAX_TEXT
+    from annotation.inputs import MAX_TEXT
 
     long = "r" * (MAX_TEXT + 1)  # refused whole by the service too, not only by its page
     with pytest.raises(AnnotationError) as refused:
