@@ -18,10 +18,13 @@ from validation.models import CRITERIA, Validation
 from validation.services import InvalidValidation
 
 
-def _text(data, name: str, errors: dict[str, str]) -> str:
-    """The field's text, whole: longer than MAX_TEXT is a field error (the page keeps it), never
-    a silent cut."""
-    return parse.kept_text(data, name, max_length=MAX_TEXT, errors=errors)
+class ValidationAnswerForm(parse.Form):
+    """A validator's answer, as they change it (texts taken whole, never cut)."""
+
+    text = parse.TextField(MAX_TEXT)
+    explanation = parse.TextField(MAX_TEXT)
+    evidence = parse.IdsField()
+    criteria = parse.ChoicesField(CRITERIA)
 
 
 @login_required
@@ -45,14 +48,8 @@ def edit_validation(request: HttpRequest, item_key: str) -> HttpResponse:
     errors: dict[str, str] = {}
     status = 200
     if request.method == "POST":
-        form = {
-            "text": _text(request.POST, "text", errors),
-            "explanation": _text(request.POST, "explanation", errors),
-            "evidence": set(
-                parse.parse_id_list(request.POST.getlist("evidence"), field="evidence")
-            ),
-            "criteria": {c for c in request.POST.getlist("criteria") if c in CRITERIA},
-        }
+        form = ValidationAnswerForm.read(request.POST, errors=errors)
+        form |= {"evidence": set(form["evidence"]), "criteria": set(form["criteria"])}
         try:
             if errors:
                 raise InvalidValidation(dict(errors))

@@ -15,6 +15,7 @@ from annotation.inputs import MAX_TEXT
 from annotation.models import (
     Adjudication,
     AdjudicationReason,
+    ClaimLabel,
     Confidence,
     CuratedElement,
     EvidenceAnnotation,
@@ -35,10 +36,19 @@ def _elements(item: WorkItem):
     return [c.element for c in rows.select_related("element").order_by("element__order")]
 
 
-def _text(data, name: str, errors: dict[str, str], max_length: int = 32) -> str:
-    """The field's text, whole: longer than `max_length` is a field error (the page keeps the
-    text), never a silent cut."""
-    return parse.kept_text(data, name, max_length=max_length, errors=errors)
+class SecondAnswerForm(parse.Form):
+    """A second annotator's answer, as they change it."""
+
+    label = parse.ChoiceField(ClaimLabel.values)
+    evidence = parse.IdsField()
+
+
+class AdjudicationAnswerForm(SecondAnswerForm):
+    """An adjudicator's answer, as they change it (notes taken whole, as the page took them)."""
+
+    confidence = parse.ChoiceField(Confidence.values)
+    reason = parse.ChoiceField(AdjudicationReason.values)
+    notes = parse.TextField(MAX_NOTES)
 
 
 @login_required
@@ -60,14 +70,9 @@ def edit_answer(request: HttpRequest, item_key: str) -> HttpResponse:
     errors: dict[str, str] = {}
     status = 200
     if request.method == "POST":
-        evidence = parse.parse_id_list(request.POST.getlist("evidence"), field="evidence")
-        form = {"label": _text(request.POST, "label", errors), "evidence": set(evidence)}
-        if adjudicating:
-            form |= {
-                "confidence": _text(request.POST, "confidence", errors),
-                "reason": _text(request.POST, "reason", errors),
-                "notes": _text(request.POST, "notes", errors, MAX_NOTES),
-            }
+        form_class = AdjudicationAnswerForm if adjudicating else SecondAnswerForm
+        form = form_class.read(request.POST, errors=errors)
+        form["evidence"] = set(form["evidence"])
         try:
             if errors:  # nothing is changed, nothing is cut: the page shows the text again
                 raise InvalidAnnotation(dict(errors))
