@@ -29,6 +29,8 @@ test: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	SCIVER_TESTING=1 $(BIN)/mypy
 
 format: venv
 	$(BIN)/ruff format .

@@ -398,11 +398,12 @@ class Form(forms.Form):
         self.unreadable = "" if data is None or isinstance(data, Mapping) else _shown(data)
         super().__init__(data if isinstance(data, Mapping) else {}, **kwargs)
         for name, field in self.fields.items():
-            field.name = name
+            if isinstance(field, _Strict):
+                field.name = name
 
     @property
     def problems(self) -> dict[str, str]:
-        found = {name: errors[0] for name, errors in self.errors.items()}
+        found = {name: str(errors[0]) for name, errors in self.errors.items()}
         if self.unreadable:
             found[""] = f"Expected an object of fields, got {self.unreadable}."
         return found
@@ -415,7 +416,8 @@ class Form(forms.Form):
                 values[name] = self.cleaned_data[name]
                 continue
             kept = field.kept if isinstance(field, TextField) else None
-            values[name] = kept if kept is not None else field.empty()
+            empty = field.empty() if isinstance(field, _Strict) else None
+            values[name] = kept if kept is not None else empty
         return values
 
     @classmethod

@@ -108,7 +108,7 @@ def _record_problems(where: str, record: Any, hidden: bool, root: Path) -> list[
             wanted.pop(name)
             if name in record:
                 problems.append(f"{where}: test labels are hidden but it has {name!r}")
-    wanted |= GROUPS.get(record.get("claim_type"), {})
+    wanted |= GROUPS.get(str(record.get("claim_type")), {})
     if record.get("claim_type") not in GROUPS:
         problems.append(f"{where}: claim_type {record.get('claim_type')!r} is not a SciVer subset")
     for name, kind in wanted.items():
@@ -143,9 +143,9 @@ def _naming_problems(where: str, record: dict) -> list[str]:
     paper_path = record.get("paper_path")
     if isinstance(paper_path, str) and paper_path != sciver_path(f"papers/{paperid}.json"):
         problems.append(f"{where}: paper_path {paper_path} is not the file of paper {paperid}")
-    for type_field, item_field, path_field in ELEMENT_FIELDS.get(record.get("claim_type"), []):
+    for type_field, item_field, path_field in ELEMENT_FIELDS.get(str(record.get("claim_type")), []):
         kind, item, path = (record.get(n) for n in (type_field, item_field, path_field))
-        if not all(isinstance(v, str) for v in (kind, item, path)):
+        if not (isinstance(kind, str) and isinstance(item, str) and isinstance(path, str)):
             continue
         try:
             expected = sciver_path(image_name(paperid, kind, item))
@@ -269,7 +269,7 @@ def inspect_release(root: Path) -> ReleaseReport:
         if len(splits) > 1:
             problems.append(f"pair {pair_id}: its claims are in different splits")
         labels = [r.get("label") for _, r in rows if "label" in r]
-        if len(labels) == 2 and sorted(labels) != [False, True]:
+        if len(labels) == 2 and sorted(labels, key=repr) != [False, True]:
             problems.append(f"pair {pair_id}: expected one entailed and one refuted claim")
         origins = {r.get("origin_statement") for _, r in rows if "origin_statement" in r}
         if len(origins) > 1:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -147,7 +148,8 @@ class WorkItemPage(View):
         """The item a POST is about: 404 for a key that names none, and for one the requester
         never held (may not open, and lost nothing), as for a page."""
         item = self.get_item(item_key)
-        if not self.may_open(item) and work.lost(item, self.request.user) is None:
+        user = cast(AbstractBaseUser, self.request.user)  # signed in (login_required)
+        if not self.may_open(item) and work.lost(item, user) is None:
             raise Http404  # the answer to a key that names no item
         return item
 
@@ -158,18 +160,18 @@ class WorkItemPage(View):
         token_text = request.POST.get("token", "")
 
         def refused(refusal: refusals.Refusal, token: str = "") -> HttpResponse:
-            return refusals.answer(
-                request,
-                refusal,
-                lambda: self.render_page(
+            def page() -> HttpResponse:
+                assert item is not None  # read before any refusal
+                return self.render_page(
                     item,
                     form,
                     status=refusal.http_status,
                     errors=refusal.errors,
                     refusal=refusal,
                     token=token,
-                ),
-            )
+                )
+
+            return refusals.answer(request, refusal, page)
 
         if form.token is None:
             item = item or self.known(item_key)
@@ -186,7 +188,8 @@ class WorkItemPage(View):
             return refused(refusals.invalid(getattr(exc, "message", str(exc)), errors), token_text)
         except AnnotationError as exc:  # stale, submitted elsewhere, no longer theirs, dropped
             item = item or self.known(item_key)
-            shown = {"recorded": self.recorded} if self.recorded else {}
+            recorded = type(self).recorded
+            shown = {"recorded": recorded} if recorded else {}
             refusal = refusals.for_work(
                 request, item, exc, kept=form.as_draft(), spec=self.shown, **shown
             )

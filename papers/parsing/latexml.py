@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Literal, TypeAlias
 from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
@@ -35,7 +36,7 @@ from papers.parsing.text import (
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
 # Plain lxml.etree elements: lxml.html's element classes cost a lookup per node touched.
-_El = lxml.etree._Element
+_El: TypeAlias = lxml.etree._Element
 _PACKAGE_ALERTS = lxml.etree.XPath("//div[contains(@class, 'package-alerts')]")
 _ERRORS = lxml.etree.XPath("descendant-or-self::*[contains(@class, 'ltx_ERROR')]")
 _IDS_WITHIN = lxml.etree.XPath("descendant-or-self::*/@id", smart_strings=False)
@@ -702,7 +703,7 @@ class _Walker:
         if not anchor and locate:  # say where it is: the nearest element with an id
             near = next((el.get("id") for el in node.iterancestors() if el.get("id")), "")
             reason += f" (in {near})" if near else ""
-        kind = "skipped" if skipped else "lost"
+        kind: Literal["lost", "skipped"] = "skipped" if skipped else "lost"
         self.losses.append(FloatLoss(label=label, anchor=anchor, reason=reason, kind=kind))
 
     def _float(self, node: _El, section: Section) -> None:
@@ -820,7 +821,7 @@ class _Walker:
             text = text_of(span)
             if not text or numbering.is_panel_tag(text) or _in_chrome(span, article):
                 continue
-            read = numbering.read_tag(text, kind)  # type: ignore[arg-type]
+            read = numbering.read_tag(text, kind)
             label = read.label if read else text.rstrip(":. ")
             owner = _owning_float(span, article)
             holder, element = self._holder(span, article)

@@ -439,7 +439,7 @@ def records(
                     subfield=pair.subfield,
                     venue=pair.paper.venue or None,
                     sampled=sampled,
-                    revisions=claim.revisions,
+                    revisions=claim.revisions or 0,
                     synthetic=pair.paper.synthetic,
                     guideline_versions=evidence.guideline_versions(pair.pk, claim),
                 )
@@ -597,7 +597,7 @@ def _guideline_versions(pairs: QuerySet) -> Callable[[int, PairClaim], dict]:
         elif kind == WorkKind.REPERTURB:
             rewritten[pair_id] = number
         else:
-            per_claim[claim_id][GUIDELINE_STAGES[kind]] = number
+            per_claim[claim_id][GUIDELINE_STAGES[WorkKind(kind)]] = number
 
     def of(pair_id: int, claim: PairClaim) -> dict[str, int | None]:
         versions = dict(per_pair.get(pair_id, {}))

@@ -62,7 +62,8 @@ class ReleaseElement:
         """From a `values_list(*ELEMENT_FIELDS)` row (the section's four fields last)."""
         *fields, section_pk, number, title, anchor = row
         fields[9] = fields[9] or ""  # image
-        return cls(*fields, section=ReleaseSection(section_pk, number, title, anchor))
+        section = ReleaseSection(section_pk, number, title, anchor)
+        return cls(*fields, section=section)  # type: ignore[misc]  # mypy cannot count a row
 
 
 @dataclass(frozen=True, slots=True)

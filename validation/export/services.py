@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from annotation import access
@@ -44,9 +44,7 @@ def release_salt() -> str:
     return getattr(settings, "RELEASE_SALT", "") or settings.SECRET_KEY
 
 
-def start_export(
-    *, split: SplitVersion, by: AbstractBaseUser, hide_test_labels: bool = False
-) -> ReleaseExport:
+def start_export(*, split: SplitVersion, by: User, hide_test_labels: bool = False) -> ReleaseExport:
     """Record an export and start its background job (RQ on the default queue, else a thread)."""
     from jobs.dispatch import start_job
 

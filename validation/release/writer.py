@@ -387,6 +387,7 @@ class Staging:
             return
         self._copied = set(files)
         self._sources.update(files)
+        assert self._copier is not None and self._copier.stdin is not None  # started above
         try:
             self._copier.stdin.write(json.dumps(order).encode("utf-8"))
             self._copier.stdin.close()
@@ -399,6 +400,7 @@ class Staging:
         could not run: `sys.executable` is not a Python, say). Refuses (ReleaseError) when a
         file could not be copied."""
         copier = self._copier
+        assert copier is not None and copier.stdout is not None and copier.stderr is not None
         last = ""
         for raw in copier.stdout:
             line = raw.decode("utf-8", "replace").strip()
@@ -439,7 +441,8 @@ class Staging:
         if self._copier is not None:
             self._copier.wait()
             for stream in (self._copier.stdout, self._copier.stderr):
-                stream.close()
+                if stream is not None:
+                    stream.close()
         self._pool.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(self.folder, ignore_errors=True)
         if self._labels is not None:

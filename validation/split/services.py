@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.errors import AnnotationError
@@ -86,7 +86,7 @@ def freeze_split(
     seed: int,
     licences: Iterable[str] | None = None,
     name: str | None = None,
-    by: AbstractBaseUser | None = None,
+    by: User | None = None,
 ) -> SplitVersion:
     """Draw and freeze a split over the complete validated pairs. A name is a version: an
     existing split is never changed. Without `licences`, only papers whose licence allows
