@@ -9,7 +9,8 @@ item, claim and pair an event about it names). Later stages register what become
 earlier stage's row enters a state (validation: a claim that becomes final is validated), so
 that this stage never imports them and the handoff still happens in the same transaction.
 A handoff that is an event rather than a state (a pair written, a claim replaced) goes the same
-way: the earlier stage calls `hand_on(event, …)`, the later one registers `on_handoff(event, …)`.
+way: the earlier stage calls `hand_on(event, …)`, the later one registers `on_handoff(event, …)`;
+both kinds of handoff are kept in one registry, by the moment they become due.
 A later stage that only keeps a value on the row (guidelines: the version an item was done
 under) registers `on_enter_set` instead: `move()` writes that value in the UPDATE it runs
 anyway, one statement less than a handler writing it, on every change into the state.
@@ -34,29 +35,36 @@ M = TypeVar("M", bound=models.Model)
 Handler = Callable[..., None]
 Provider = Callable[[models.Model], Mapping[str, Any]]
 
-_on_enter: dict[tuple[type[models.Model], str], list[Handler]] = defaultdict(list)
+# What a later stage takes on, by the moment it becomes due: an event (`hand_on`) or a row
+# entering a state (`move()`, keyed (model, state)). One registry for both kinds of handoff.
+_handlers: dict[object, list[Handler]] = defaultdict(list)
 _on_enter_set: dict[tuple[type[models.Model], str], list[Provider]] = defaultdict(list)
 _batch = threading.local()  # `.events`: the events `batched()` holds back, in order
 
 # Handoffs that are events, not states: what the writing stage hands to blind review.
 PAIR_WRITTEN = "pair written"  # the pair: both claims go to blind second annotation
 CLAIM_REPLACED = "claim replaced"  # a new perturbation: it goes to blind second annotation
-_handoffs: dict[str, Handler] = {}
+
+
+def _register(moment: object, handler: Handler) -> None:
+    if handler not in _handlers[moment]:
+        _handlers[moment].append(handler)
 
 
 def on_handoff(event: str, handler: Handler) -> None:
     """Register the stage that takes the work on when `event` happens (once, at start-up):
     `handler(obj, actor=…)`, called in the transaction of whoever hands it on."""
-    _handoffs[event] = handler
+    _register(event, handler)
 
 
 def hand_on(event: str, obj: models.Model, *, actor: AbstractBaseUser | None) -> None:
     """Hand `obj` to the stage registered for `event`, in the caller's transaction. No stage
     registered is a wiring fault, refused loudly: the work would otherwise wait unseen."""
-    handler = _handoffs.get(event)
-    if handler is None:
+    handlers = _handlers.get(event)
+    if not handlers:
         raise RuntimeError(f"No stage takes {event!r} on: its app registers it in ready().")
-    handler(obj, actor=actor)
+    for handler in handlers:
+        handler(obj, actor=actor)
 
 
 @contextlib.contextmanager
@@ -83,8 +91,7 @@ def on_enter(model: type[models.Model], states: Iterable[str], handler: Handler)
     """Call `handler(obj, actor=…)` inside `move()`'s transaction whenever a `model` row enters
     one of `states` (registered once, at start-up, by the stage the work is handed to)."""
     for state in states:
-        if handler not in _on_enter[(model, str(state))]:
-            _on_enter[(model, str(state))].append(handler)
+        _register((model, str(state)), handler)
 
 
 def on_enter_set(model: type[models.Model], states: Iterable[str], provider: Provider) -> None:
@@ -226,7 +233,7 @@ def move(
         note=note,
         item=item,
     )
-    for handler in _on_enter.get((model, str(to)), ()):
+    for handler in _handlers.get((model, str(to)), ()):
         handler(obj, actor=actor)
     return obj
 

@@ -21,7 +21,7 @@ from django.utils.datastructures import MultiValueDictKeyError
 
 
 def _answers_not_found(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    from rq.exceptions import NoSuchJobError
+    from rq.exceptions import NoSuchJobError  # noqa: PLC0415 - only with REDIS_URL set
 
     @wraps(view)
     def guarded(request: HttpRequest, *args, **kwargs) -> HttpResponse:
@@ -39,8 +39,8 @@ def _answers_not_found(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
 
 def guard_dashboard(site: admin.AdminSite) -> None:
     """Replace django-rq's registration by one whose pages cannot answer 500."""
-    from django_rq.admin import QueueAdmin
-    from django_rq.models import Dashboard
+    from django_rq.admin import QueueAdmin  # noqa: PLC0415 - only with REDIS_URL set
+    from django_rq.models import Dashboard  # noqa: PLC0415 - only with REDIS_URL set
 
     if not site.is_registered(Dashboard):
         return

@@ -68,7 +68,7 @@ def lockout_wait(request: HttpRequest, credentials: dict | None, *, at: datetime
     """How long until a sign-in for this username from this address is counted again: for each
     of the two (username, address) whose failures within the cool-off reach the limit, the time
     the oldest failure that still makes up the limit leaves the window; the later of them."""
-    from axes.models import AccessAttempt
+    from axes.models import AccessAttempt  # noqa: PLC0415 - django-axes' models load after the settings that name them
 
     cool_off = get_cool_off(request) or timedelta(0)
     limit = settings.AXES_FAILURE_LIMIT

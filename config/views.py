@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import REASON_NO_CSRF_COOKIE
 from django.shortcuts import render
 
 from config.middleware import wants_json
@@ -13,7 +14,6 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """403 that says what happened: a page older than the last sign-in (its token was renewed),
     or Secure cookies over plain HTTP (the browser never sent the cookie back). A script gets
     JSON, so the work page can keep its draft and say so."""
-    from django.middleware.csrf import REASON_NO_CSRF_COOKIE
 
     # Without the cookie, and over plain HTTP to Secure cookies: the browser never sent it.
     insecure = reason == REASON_NO_CSRF_COOKIE and transport(request)["insecure_signin"]

@@ -8,6 +8,9 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from evaluation.prompting import ContextSetting
+from evaluation.retrieval import RETRIEVERS
+
 if TYPE_CHECKING:
     from evaluation.prompting import ContextSetting
 
@@ -102,7 +105,6 @@ class EvaluationRun(models.Model):
     @property
     def context_setting(self) -> ContextSetting:
         """What the run gives the model, as the request planning takes it."""
-        from evaluation.prompting import ContextSetting
 
         if self.context == RunContext.FULL:
             return ContextSetting()
@@ -113,7 +115,6 @@ class EvaluationRun(models.Model):
         """The setting as the pages name it: "full context", or "BM25 top 5"."""
         if self.context == RunContext.FULL:
             return RunContext.FULL.label
-        from evaluation.retrieval import RETRIEVERS
 
         known = RETRIEVERS.get(self.retriever)
         return f"{known.title if known else self.retriever} top {self.top_k}"

@@ -22,6 +22,7 @@ from evaluation.prompting import FULL_CONTEXT, ContextSetting, Template, plan_re
 from evaluation.release import EvaluationError, ReleasePart, load_part
 from evaluation.running import ResponseCache, RunResult, ask_model
 from evaluation.scoring import RESAMPLES, Cell, Outcome, breakdowns, score
+from jobs.dispatch import start_job
 from validation.models import ReleaseExport
 
 __all__ = [
@@ -187,7 +188,6 @@ def start_run(
 ) -> EvaluationRun:
     """Record a run of `model` at the named endpoint on a finished export, given the full
     context or only retrieved evidence, and start its job."""
-    from jobs.dispatch import start_job
 
     _staff(by)
     endpoints = endpoint_choices()

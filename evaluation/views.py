@@ -22,6 +22,7 @@ from evaluation.report import GROUP_TITLES, percent
 from evaluation.retrieval import RETRIEVERS
 from evaluation.scoring import CHANCE
 from evaluation.selectors import human_baseline
+from jobs.dispatch import request_cancel
 from papers.access import staff_required
 from validation.models import ReleaseExport
 
@@ -158,7 +159,6 @@ def run(request: HttpRequest, run_id: int) -> HttpResponse:
 @staff_required
 @require_POST
 def cancel(request: HttpRequest, run_id: int) -> HttpResponse:
-    from jobs.dispatch import request_cancel
 
     item = get_object_or_404(EvaluationRun.objects.select_related("job"), pk=run_id)
     if item.job is not None:

@@ -24,6 +24,9 @@ from guidelines.models import (
     FlagStatus,
     GuidelineVersion,
 )
+from jobs import dispatch
+from jobs.models import Job
+from papers import services as paper_services
 from papers.models import Element, Paper
 
 MAX_NOTE = 4000  # a version's note, a flag's, a fix's note or reason
@@ -294,7 +297,6 @@ def _rerenderable(element: Element | None) -> Element:
 
 def rerender_jobs(flag: Flag):
     """The re-render jobs started from this flag's page, newest first."""
-    from jobs.models import Job
 
     return Job.objects.filter(kind=RERENDER_KIND, params__flag_id=flag.pk).order_by(
         "-created_at", "-id"
@@ -306,8 +308,6 @@ def start_rerender(*, flag: Flag, by: AbstractBaseUser):
     """Start re-rendering the flagged table or SVG chart in the background (RQ's render queue
     with Redis, else a thread), as the paper renders are; the job records the fix when it is
     done. Refused while an earlier re-render of this flag is still queued or running."""
-    from jobs.dispatch import start_job
-    from jobs.models import Job
 
     _staff(by)
     flag = _open_flag(flag)  # one start at a time per flag
@@ -319,7 +319,7 @@ def start_rerender(*, flag: Flag, by: AbstractBaseUser):
             f"(job {running.pk}): wait for it to end.",
             reason="stale",
         )
-    return start_job(
+    return dispatch.start_job(
         kind=RERENDER_KIND,
         function="guidelines.jobs.rerender_flagged_element",
         params={"flag_id": flag.pk, "by_id": by.pk},
@@ -334,12 +334,11 @@ def rerender_flagged_element(
 ) -> FlagFix:
     """Render the flagged table or SVG chart again and record it (what the job of
     `start_rerender` runs; `progress(done, total, message)` as the paper renders take)."""
-    from papers.services import render_paper_images
 
     _staff(by)
     element = _rerenderable(flag.element)
     before = {"image": element.image.name, "renderer": element.image_renderer}
-    result = render_paper_images(
+    result = paper_services.render_paper_images(
         paper_id=element.paper_id, element_ids=[element.pk], progress=progress
     )
     element.refresh_from_db()

@@ -71,7 +71,7 @@ def start_job(
     path = function if isinstance(function, str) else f"{function.__module__}.{function.__name__}"
     job = Job.objects.create(kind=kind, function=path, params=params or {}, queue=queue)
     if queues_enabled() and mode != "inline":
-        import django_rq
+        import django_rq  # noqa: PLC0415 - only with REDIS_URL set
 
         def enqueue() -> None:
             rq_job = django_rq.get_queue(queue).enqueue(
@@ -172,9 +172,9 @@ def reconcile_jobs(*, stale_after: float | None = None) -> list[Job]:
 def _runner_gone(job: Job) -> str | None:
     if not job.rq_job_id or not queues_enabled():
         return None
-    import django_rq
-    from rq.exceptions import NoSuchJobError
-    from rq.job import Job as RqJob
+    import django_rq  # noqa: PLC0415 - only with REDIS_URL set
+    from rq.exceptions import NoSuchJobError  # noqa: PLC0415 - only with REDIS_URL set
+    from rq.job import Job as RqJob  # noqa: PLC0415 - only with REDIS_URL set
 
     try:
         rq_job = RqJob.fetch(job.rq_job_id, connection=django_rq.get_connection(job.queue))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from papers.crawl.acceptance import classify_acceptance
 from papers.services import PaperMetadata
 
 _ID = re.compile(r"(\d{4}\.\d{4,5})(?:v(\d+))?")
@@ -138,7 +139,6 @@ def _date(value: object) -> datetime | None:
 
 
 def _metadata(meta: dict, arxiv_id: str, version: int) -> PaperMetadata:
-    from papers.crawl.acceptance import classify_acceptance
 
     comment = str(meta.get("comment") or "")
     journal_ref = str(meta.get("journal_ref") or "")

@@ -417,7 +417,7 @@ class ChromiumRenderer:
         return self._call(self._render_in_worker, document, what, timeout=worst)
 
     def _launch(self) -> None:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import sync_playwright  # noqa: PLC0415 - Chromium's driver loads only when something is drawn
 
         self._playwright = sync_playwright().start()
         self._browser = self._playwright.chromium.launch(
@@ -452,7 +452,7 @@ class ChromiumRenderer:
         route.abort("blockedbyclient")
 
     def _render_in_worker(self, document: str, what: str) -> bytes:
-        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import Error as PlaywrightError  # noqa: PLC0415 - Chromium's driver loads only when something is drawn
 
         try:
             return self._screenshot(document)

@@ -18,12 +18,14 @@ from django.db import transaction
 from django.db.models import ProtectedError, Q
 from django.utils import timezone
 
+from jobs.dispatch import queues_enabled, start_job
 from papers import images as image_tools
 from papers.licences import licence_from_banner
 from papers.models import Element, ElementPanel, Paper, Section, work_citing
 from papers.parsing import PARSER_VERSION, Panel, ParsedPaper, ParseError, parse_paper
 from papers.parsing import Element as ParsedElement
 from papers.parsing.svg import Piece, SvgRefused, composed_svg, inert_svg
+from papers.render import RenderUnavailable, open_table_renderer
 from papers.storable import Unstorable, fit_parsed, fit_row, fit_values, storable_text
 
 log = logging.getLogger(__name__)
@@ -368,7 +370,6 @@ def make_paper_images(
     render killed half-way). Returns ("rendered" | "queued" | "skipped", problems)."""
     if images == "none":
         return "skipped", []
-    from jobs.dispatch import queues_enabled, start_job
 
     if images == "job" or (images == "auto" and queues_enabled()):
         Paper.objects.filter(pk=paper_id).update(images_status=Paper.ImagesStatus.PENDING)
@@ -743,7 +744,6 @@ def render_paper_images(
 ) -> dict[str, object]:
     """Screenshot every table and rasterise SVG charts (or only `element_ids`: what a re-parse
     added or changed); one browser for the whole paper."""
-    from papers.render import RenderUnavailable, open_table_renderer
 
     paper = Paper.objects.get(pk=paper_id)
     elements = paper.elements.all()

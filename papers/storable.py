@@ -17,6 +17,7 @@ from typing import Any
 from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
+from papers.models import Element, ElementPanel, Section
 from papers.parsing import ParsedPaper
 from papers.parsing.text import CONTROL
 
@@ -168,7 +169,6 @@ def fit_parsed(parsed: ParsedPaper) -> ParsedPaper:
     section number too long is cut, a panel row beyond its column is the last row, each with
     a warning; every text is cleaned. What cannot be fitted raises Unstorable.
     """
-    from papers.models import Element, ElementPanel, Section
 
     notes: list[str] = []
     section_keys = _fitted_keys(

@@ -12,12 +12,14 @@ from annotation.models import (
     Claim,
     ClaimPair,
     ClaimReview,
+    CuratedContext,
     CuratedElement,
     EvidenceAnnotation,
     WorkItem,
     WorkKind,
     WorkStatus,
 )
+from annotation.queue import work  # local: the work queue imports much
 from annotation.writing import warnings as claim_warnings
 from papers.models import Element, Paper, Section
 from validation import stats
@@ -191,7 +193,6 @@ def evidence_rule_warning(page: ValidationPage) -> claim_warnings.Warning | None
 def validation_queue(user: AbstractBaseUser, queue=None) -> dict[str, int | WorkItem | None]:
     """The expert's validation and baseline work: held items and how many they may take
     (`queue`: the expert's `annotation.queue.work.queue`, when the caller has it)."""
-    from annotation.queue import work  # local: the work queue imports much
 
     queue = queue or work.queue(user)
     return {
@@ -391,7 +392,6 @@ def stat_records(
 
 def stage_progress() -> list[tuple[str, int]]:
     """Papers crawled → curated → claims → final → validated."""
-    from annotation.models import CuratedContext
 
     papers = Paper.objects.filter(archived_at__isnull=True)
     return [

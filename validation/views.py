@@ -18,7 +18,7 @@ from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
 from annotation.inputs import MAX_TEXT, Values
-from annotation.models import Claim, ClaimPair, Subset, WorkItem, WorkKind
+from annotation.models import Claim, ClaimPair, CuratedElement, Subset, WorkItem, WorkKind
 from annotation.queue import work
 from annotation.views import refusals
 from annotation.views.common import (
@@ -51,6 +51,13 @@ from validation.models import (
     ValidationRevision,
 )
 from validation.split import services as split_services
+from validation.split.rules import (
+    SPLIT_NAME_RULE,
+    SplitError,
+    check_licence_codes,
+    check_split_name,
+    default_sizes,
+)
 
 # What a refusal sets beside what won (refusals.compare), in the drafts' shapes.
 VALIDATION_SHOWN = (
@@ -371,7 +378,6 @@ class BaselinePage(WorkItemPage):
         return refusal
 
     def page_context(self, item: WorkItem, form: Values) -> dict:
-        from annotation.models import CuratedElement
 
         pieces = (
             CuratedElement.objects.filter(
@@ -402,13 +408,6 @@ baseline_answer = BaselinePage.as_view()
 
 @staff_required
 def releases(request: HttpRequest) -> HttpResponse:
-    from validation.split.rules import (
-        SPLIT_NAME_RULE,
-        SplitError,
-        check_licence_codes,
-        check_split_name,
-        default_sizes,
-    )
 
     known_licences = sorted(KNOWN_LICENCES)
     status = 200

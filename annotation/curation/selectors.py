@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import (
     BooleanField,
     ExpressionWrapper,
+    Prefetch,
     Q,
     QuerySet,
 )
@@ -87,7 +88,6 @@ def curation_page(paper: Paper, version: int | None = None) -> CurationPage:
     """Everything the curation page shows, in a fixed number of queries whatever the paper's
     size: sections, elements (with the tables/charts each paragraph refers to), versions, and
     the decisions of the version shown (the latest unless `version` is given)."""
-    from django.db.models import Prefetch
 
     versions = list(
         CuratedContext.objects.filter(paper=paper).select_related("created_by").order_by("-number")

@@ -98,7 +98,7 @@ def statement(name: str, build: Build, user_id: int, now: dt.datetime) -> tuple[
 def _prepared_cursor_class() -> type:
     """psycopg's server-side binding cursor, every statement prepared (PostgreSQL only: the
     import needs psycopg)."""
-    from django.db.backends.postgresql.base import ServerBindingCursor
+    from django.db.backends.postgresql.base import ServerBindingCursor  # noqa: PLC0415 - PostgreSQL's backend (psycopg) only when the database is PostgreSQL
 
     class Prepared(ServerBindingCursor):
         def execute(self, query, params=None, **kwargs):

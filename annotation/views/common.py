@@ -5,24 +5,40 @@ endpoint and the one rule for the images of an item's context."""
 
 from __future__ import annotations
 
+import mimetypes
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import redirect, render
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views import defaults
 from django.views.decorators.http import require_POST
 
 from annotation import inputs as parse
+from annotation.errors import AnnotationError
+from annotation.inputs import AutosaveForm, json_object
+from annotation.models import CuratedElement
+from annotation.queue import work
+from annotation.views import refusals
 from papers import access
+from papers.models import Element
+from papers.parsing.svg import SERVED_CSP
 
 
 def forbidden(request: HttpRequest, message: str, reason: str = "forbidden") -> HttpResponse:
     """403 with why; a page's script (an autosave, htmx) gets it as JSON with a reason code."""
-    from annotation.views import refusals
 
     if refusals.is_script(request):
         return refusals.as_json(
@@ -35,9 +51,6 @@ def not_yours(request: HttpRequest, item) -> HttpResponse:
     """The answer to someone who may not open a work item: why, if they held it or are named
     for it; otherwise 404, the very answer an item that does not exist gets (one answer for every
     item the requester never held: blindness must not leak through status codes)."""
-    from django.http import Http404
-
-    from annotation.queue import work
 
     found = work.lost(item, request.user)
     if found is None:
@@ -49,9 +62,6 @@ def item_image(request: HttpRequest, item, element_id: int, *, may_see: bool) ->
     """The one image rule, at every stage: an element's image goes to those who may see a work
     item only for an element of that item's curated context (an element the curator removed is
     404, as is one of another paper)."""
-    from django.http import Http404
-
-    from annotation.models import CuratedElement
 
     if not may_see:
         return not_yours(request, item)
@@ -82,7 +92,6 @@ def next_view(stages: NextStage | Mapping[str, NextStage]) -> Callable[..., Http
     @login_required
     @require_POST
     def next_item(request: HttpRequest, page: str | None = None) -> HttpResponse:
-        from annotation.queue import work
 
         stage = stages if isinstance(stages, NextStage) else stages.get(page or "")
         if stage is None:
@@ -111,9 +120,6 @@ def after_submission(request: HttpRequest, stage: NextStage, recorded: str) -> H
     this is the next one; to the workspace when the page's other button asked for it (`then=
     home`) or when nothing more waits (then `recorded` with `stage.nothing`). A lease refused
     for another reason never hides that the submission was recorded: the workspace says both."""
-    from annotation.errors import AnnotationError
-    from annotation.queue import work
-    from annotation.views import refusals
 
     if request.POST.get(THEN) == THEN_HOME:
         messages.success(request, recorded)
@@ -136,12 +142,6 @@ def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=Non
     draft stays in the browser, which shows why (`refusals`: 400 unreadable; 409 stale or
     submitted, with what won when it is the requester's own; 403 no longer theirs; 404 never
     theirs). `form_class`: the page's DraftForm, which reads the draft as it reads the page."""
-    from django.http import JsonResponse
-    from django.utils import timezone
-
-    from annotation.inputs import AutosaveForm, json_object
-    from annotation.queue import work
-    from annotation.views import refusals
 
     try:
         body = AutosaveForm.read(json_object(request))
@@ -191,9 +191,6 @@ def refused_text(
     a page of its own shows the form again with the text as typed beside why (`fields`: name,
     caption, value), posting to the same URL (`keep`: the other fields sent, carried along).
     A page's script gets the refusal as JSON (reason "invalid")."""
-    from django.urls import reverse
-
-    from annotation.views import refusals
 
     refusal = refusals.invalid("Nothing was recorded: " + " ".join(errors.values()), errors)
     hidden = [(name, value) for name in keep for value in request.POST.getlist(name)]
@@ -226,8 +223,6 @@ def wants_json(request: HttpRequest) -> bool:
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """Django's answer to a BadRequest (config.urls' handler400): what was wrong with the
     request when the parsing layer said so (`BadInput`), as JSON to a JSON request."""
-    from django.http import JsonResponse
-    from django.views import defaults
 
     if not isinstance(exception, parse.BadInput):  # e.g. a suspicious operation: say nothing
         return defaults.bad_request(request, exception)
@@ -241,10 +236,6 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 def element_image(*, paper_id: int, element_id: int) -> HttpResponse:
     """A table/chart image of the paper (its PNG, else a vector chart's inert SVG), once the
     caller has checked the user may see it."""
-    from django.http import Http404
-    from django.shortcuts import get_object_or_404
-
-    from papers.models import Element
 
     element = get_object_or_404(
         Element.objects.only("id", "image", "vector"), pk=element_id, paper_id=paper_id
@@ -261,11 +252,6 @@ def element_image(*, paper_id: int, element_id: int) -> HttpResponse:
 def file_response(handle, name: str) -> HttpResponse:
     """A paper's file, typed by its name; an SVG with a policy under which, opened on its own,
     it runs and loads nothing (drawn by an <img> it could not anyway)."""
-    import mimetypes
-
-    from django.http import FileResponse
-
-    from papers.parsing.svg import SERVED_CSP
 
     content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
     response = FileResponse(handle, content_type=content_type)

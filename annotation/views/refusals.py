@@ -20,9 +20,10 @@ from django.utils import timezone
 
 from annotation.errors import AnnotationError
 from annotation.inputs import id_set
-from annotation.models import WorkItem
+from annotation.models import WorkAction, WorkEvent, WorkItem
 from annotation.queue import work
 from papers.access import is_script
+from papers.models import Element
 
 KEPT = "Nothing on this page was recorded: your text stays here and in this browser."
 
@@ -63,7 +64,6 @@ class Refusal:
 
 def _labels(ids: set[int]) -> dict[int, str]:
     """Each element's name as every page gives it (`Element.display_name`)."""
-    from papers.models import Element
 
     rows = Element.objects.filter(pk__in=ids).only("pk", "kind", "label", "anchor")
     return {e.pk: e.display_name for e in rows}
@@ -98,7 +98,6 @@ def compare(spec: Spec, kept: Mapping, won: Mapping | None) -> list[tuple[str, s
 
 def submitted_values(item: WorkItem) -> dict:
     """What the item's submission recorded, as its history row has it."""
-    from annotation.models import WorkAction, WorkEvent
 
     new = (
         WorkEvent.objects.filter(item_id=item.pk, action=WorkAction.SUBMITTED)

@@ -18,6 +18,7 @@ import arxiv
 import lxml.etree
 import lxml.html
 import requests
+import tenacity
 from django.conf import settings
 
 from papers.crawl.gate import Gate, gate_from_settings
@@ -114,7 +115,24 @@ class ClientStats:
 
 
 @dataclass(frozen=True)
+class _Problem:
+    """What is wrong with an answer that is asked for again (an empty or cut page, a malformed
+    feed): the reason, said when the tries run out."""
+
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+@dataclass(frozen=True)
 class RetryPolicy:
+    """The crawler's one retry policy, for every request and every answer it asks for again
+    (tenacity's `Retrying`): at most `max_tries` tries, exponential back-off with jitter
+    between them, a Retry-After honoured. Each try passes the politeness gate (`Gate.slot`,
+    in `PoliteSession._send_once`); the pause between tries is taken outside it, so a waiting
+    retry never holds up another worker's request, and a Retry-After defers the gate itself."""
+
     max_tries: int = 4
     backoff_base: float = 2.0  # seconds before the 2nd try; doubles each try
     backoff_cap: float = 120.0
@@ -124,6 +142,29 @@ class RetryPolicy:
         """Exponential back-off with jitter ("equal jitter": half fixed, half random)."""
         ceiling = min(self.backoff_cap, self.backoff_base * (2 ** (attempt - 1)))
         return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+    def retrying(
+        self,
+        *,
+        retry: tenacity.retry_base,
+        sleep: Callable[[float], None],
+        tries: int | None = None,
+        wait: Callable[[tenacity.RetryCallState], float] | None = None,
+        before_sleep: Callable[[tenacity.RetryCallState], None] | None = None,
+        exhausted: Callable[[tenacity.RetryCallState], Any] | None = None,
+    ) -> tenacity.Retrying:
+        """Tries of one request or answer: `retry` says which outcome is tried again, `wait`
+        how long to pause after a try (the back-off by default), `sleep` takes the pause,
+        `exhausted` answers when the last try failed too (by default its error is raised)."""
+        return tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(tries or self.max_tries),
+            wait=wait or (lambda state: self.backoff(state.attempt_number)),
+            retry=retry,
+            sleep=sleep,
+            before_sleep=before_sleep,
+            retry_error_callback=exhausted,
+            reraise=True,
+        )
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -190,38 +231,55 @@ class PoliteSession(requests.Session):
         if kwargs.get("timeout") is None:
             kwargs["timeout"] = self.timeout
         kind = self.classify(request.url or "")
-        last_error = ""
-        for attempt in range(1, self.policy.max_tries + 1):
-            if attempt > 1:
+        tried = 0
+
+        def attempt() -> requests.Response:
+            nonlocal tried
+            tried += 1
+            if tried > 1:
                 self.stats.add(retries=1)
-            try:
-                response = self._send_once(request, kind=kind, **kwargs)
-            except RETRY_EXCEPTIONS as exc:
-                last_error = f"{exc.__class__.__name__}: {exc}"
-                if attempt == self.policy.max_tries:
-                    raise RetriesExhausted(
-                        f"{last_error} (after {attempt} tries)", tries=attempt
-                    ) from exc
-                self._pause(self.policy.backoff(attempt))
-                continue
-            if response.status_code in RETRY_STATUSES and attempt < self.policy.max_tries:
-                retry_after = parse_retry_after(response.headers.get("Retry-After"))
-                pause = self.policy.backoff(attempt)
-                if retry_after is not None:
-                    retry_after = min(retry_after, self.policy.max_retry_after)
-                    self.gate.defer(retry_after)  # every worker waits, not only this one
-                    pause = max(pause, retry_after)
-                log.info(
-                    "HTTP %s from %s; try %s again in %.1f s",
-                    response.status_code,
-                    request.url,
-                    attempt + 1,
-                    pause,
-                )
-                self._pause(pause)
-                continue
-            response.tries = attempt  # type: ignore[attr-defined]
-            break
+            response = self._send_once(request, kind=kind, **kwargs)
+            response.tries = tried  # type: ignore[attr-defined]
+            return response
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            pause = self.policy.backoff(state.attempt_number)
+            outcome = state.outcome
+            if outcome is None or outcome.failed:
+                return pause
+            response = outcome.result()
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            if retry_after is not None:
+                retry_after = min(retry_after, self.policy.max_retry_after)
+                self.gate.defer(retry_after)  # every worker waits, not only this one
+                pause = max(pause, retry_after)
+            log.info(
+                "HTTP %s from %s; try %s again in %.1f s",
+                response.status_code,
+                request.url,
+                state.attempt_number + 1,
+                pause,
+            )
+            return pause
+
+        def exhausted(state: tenacity.RetryCallState) -> requests.Response:
+            outcome = state.outcome
+            assert outcome is not None
+            if outcome.failed:  # the last try raised too: said with how many there were
+                exc = outcome.exception()
+                raise RetriesExhausted(
+                    f"{exc.__class__.__name__}: {exc} (after {state.attempt_number} tries)",
+                    tries=state.attempt_number,
+                ) from exc
+            return outcome.result()  # the last answer (a 429 or 5xx): the caller says it
+
+        response = self.policy.retrying(
+            retry=tenacity.retry_if_exception_type(RETRY_EXCEPTIONS)
+            | tenacity.retry_if_result(lambda r: r.status_code in RETRY_STATUSES),
+            wait=wait,
+            sleep=self._pause,
+            exhausted=exhausted,
+        )(attempt)
         if allow_redirects and response.is_redirect:
             # Each hop is a request of its own and passes the gate (through self.send).
             history = [response]
@@ -401,47 +459,63 @@ class _SearchClient(arxiv.Client):
     def one_page(self, url: str) -> Any:
         """One page that is all the answer (an `id_list` query): no paging, since arXiv counts
         the ids it does not know in its total; a malformed page is asked for again."""
-        problem = ""
-        for attempt in range(1, self.page_tries + 1):
-            if attempt > 1:
-                self._session._pause(self._session.policy.backoff(attempt - 1))
+
+        def attempt() -> Any:  # the feed, or what is wrong with it (asked for again)
             feed = self._read(url, first=True)
             if feed.malformed or (feed.header.items_per_page <= 0 and not feed.results):
-                problem = f"malformed Atom page ({feed.error or 'no opensearch header'})"
-                continue
+                return _Problem(f"malformed Atom page ({feed.error or 'no opensearch header'})")
             return feed
-        raise SearchError(f"{problem} after {self.page_tries} tries", url=url)
+
+        found = self._session.policy.retrying(
+            retry=tenacity.retry_if_result(lambda r: isinstance(r, _Problem)),
+            tries=self.page_tries,
+            sleep=self._session._pause,
+            exhausted=lambda state: state.outcome.result() if state.outcome else None,
+        )(attempt)
+        if isinstance(found, _Problem):
+            raise SearchError(f"{found.reason} after {self.page_tries} tries", url=url)
+        return found
 
     def _page(self, url: str, *, first: bool, offset: int) -> Any:
-        problem = ""
         best = None
         confirming = False  # asking again about an empty first page needs no back-off
-        for attempt in range(1, self.page_tries + 1):
-            if attempt > 1 and not confirming:
-                self._session._pause(self._session.policy.backoff(attempt - 1))
+        tried = 0
+
+        def attempt() -> Any:  # the feed, or what is wrong with it (asked for again)
+            nonlocal best, confirming, tried
+            tried += 1
             try:
                 feed = self._read(url, first=first)
             except arxiv.UnexpectedEmptyPageError:
-                problem = "page unexpectedly empty"
-                continue
+                return _Problem("page unexpectedly empty")
             if feed.malformed or feed.header.items_per_page <= 0:
-                problem = f"malformed Atom page ({feed.error or 'no opensearch header'})"
-                continue
+                return _Problem(f"malformed Atom page ({feed.error or 'no opensearch header'})")
             total = feed.header.total_results if first else (self.total or 0)
             expected = min(self.page_size, max(0, total - offset))
-            if len(feed.results) >= expected and (feed.results or not first or attempt > 1):
+            if len(feed.results) >= expected and (feed.results or not first or tried > 1):
                 return feed
             # Empty first page: arXiv sometimes answers so by mistake; ask once more even when
             # it says "0 results", and keep asking while the total says there are results.
-            if not feed.results and first and total == 0 and attempt > 1:
+            if not feed.results and first and total == 0 and tried > 1:
                 return feed
             confirming = not feed.results and first and total == 0
             best = feed if best is None or len(feed.results) > len(best.results) else best
-            problem = f"page has {len(feed.results)} entries, expected {expected} of {total}"
+            return _Problem(f"page has {len(feed.results)} entries, expected {expected} of {total}")
+
+        policy = self._session.policy
+        found = policy.retrying(
+            retry=tenacity.retry_if_result(lambda r: isinstance(r, _Problem)),
+            tries=self.page_tries,
+            wait=lambda state: 0.0 if confirming else policy.backoff(state.attempt_number),
+            sleep=self._session._pause,
+            exhausted=lambda state: state.outcome.result() if state.outcome else None,
+        )(attempt)
+        if not isinstance(found, _Problem):
+            return found
         if best is not None and best.results:
-            self.problems.append(f"{problem}; kept the fullest answer ({url})")
+            self.problems.append(f"{found.reason}; kept the fullest answer ({url})")
             return best
-        raise SearchError(f"{problem} after {self.page_tries} tries", url=url)
+        raise SearchError(f"{found.reason} after {self.page_tries} tries", url=url)
 
 
 _OLD_STYLE_PAGE = re.compile(r"[a-z\-]+(?:\.[A-Z]{2})?/\d{7}v\d+")
@@ -641,29 +715,38 @@ class ArxivClient:
         """
         url = self.html_page_url(arxiv_id, version)
         tries = self.session.policy.max_tries
-        problem = ""
-        for attempt in range(1, tries + 1):
+
+        def attempt() -> HtmlPage | _Problem:  # the page, or what is wrong with it
             response = self._get(
                 url, accept=("text/html", "application/xhtml+xml"), max_bytes=self.max_html_bytes
             )
             body = response.content
             if not body.strip():
-                problem = "empty page (HTTP 200 with no content)"
-            elif _ARTICLE.search(body) is None:
+                return _Problem("empty page (HTTP 200 with no content)")
+            if _ARTICLE.search(body) is None:
                 if is_conversion_failure(body):
                     raise ConversionFailed("arXiv's HTML conversion failed (error page)", url=url)
-                problem = "not LaTeXML output (no article.ltx_document in the page)"
+                return _Problem("not LaTeXML output (no article.ltx_document in the page)")
             # A body cut short without a Content-Length to tell: the document never closes
             # (what follows </html> does not count, as the parser judges it).
-            elif not (cut := truncation(body)):
-                return HtmlPage(url=response.url or url, html=body, fetched_at=datetime.now(UTC))
-            else:
-                problem = f"truncated page ({cut})"
-            if attempt < tries:
-                log.info("%s: %s; try %s again", url, problem, attempt + 1)
-                self.session.stats.add(retries=1)
-                self.session._pause(self.session.policy.backoff(attempt))
-        raise TransientError(f"{problem} after {tries} tries", url=url)
+            if cut := truncation(body):
+                return _Problem(f"truncated page ({cut})")
+            return HtmlPage(url=response.url or url, html=body, fetched_at=datetime.now(UTC))
+
+        def again(state: tenacity.RetryCallState) -> None:
+            found = state.outcome.result() if state.outcome else None
+            log.info("%s: %s; try %s again", url, found, state.attempt_number + 1)
+            self.session.stats.add(retries=1)
+
+        found = self.session.policy.retrying(
+            retry=tenacity.retry_if_result(lambda r: isinstance(r, _Problem)),
+            sleep=self.session._pause,
+            before_sleep=again,
+            exhausted=lambda state: state.outcome.result() if state.outcome else None,
+        )(attempt)
+        if isinstance(found, _Problem):
+            raise TransientError(f"{found.reason} after {tries} tries", url=url)
+        return found
 
     def fetch_asset(self, url: str) -> bytes:
         """An image of the page (chart panel)."""

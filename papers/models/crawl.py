@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.apps import apps
 from django.conf import settings
 from django.db import models
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
@@ -227,7 +228,6 @@ class CrawlRun(models.Model):
         """The charts whose graphic is a fetched vector file, in the papers this run imported:
         kept (made inert), not drawn yet or without Chromium (SVG only), and the vector files
         refused (malformed, or over a budget)."""
-        from django.apps import apps
 
         element = apps.get_model("papers", "Element")
         panel = apps.get_model("papers", "ElementPanel")

@@ -11,6 +11,7 @@ the paper's parse report; what is over budget is refused with the reason.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -255,7 +256,6 @@ def composed_svg(pieces: list[Piece], *, max_pixels: int = MAX_CANVAS_PIXELS) ->
     chart has no PNG. The whole is made inert and measured once more, so that a panel that
     never went through `inert_svg` (a page's inline TikZ) is cleaned too. SvgRefused says why
     none can be made."""
-    import base64
 
     if not pieces:
         raise SvgRefused("the chart has no panel to draw")

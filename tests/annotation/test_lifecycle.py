@@ -150,7 +150,7 @@ def test_a_handoff_no_stage_takes_is_refused_loudly_and_the_writing_stage_hands_
 
     with pytest.raises(RuntimeError, match="No stage takes 'a rogue event' on"):
         lifecycle.hand_on("a rogue event", WorkItem(), actor=None)
-    assert set(lifecycle._handoffs) >= {lifecycle.PAIR_WRITTEN, lifecycle.CLAIM_REPLACED}
+    assert set(lifecycle._handlers) >= {lifecycle.PAIR_WRITTEN, lifecycle.CLAIM_REPLACED}
 
 
 @pytest.mark.usefixtures("_simulate")

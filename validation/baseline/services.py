@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
@@ -117,7 +118,6 @@ def sample_baseline(
 
 
 def baseline_candidates() -> list[AbstractBaseUser]:
-    from django.contrib.auth import get_user_model
 
     return list(
         get_user_model().objects.filter(is_active=True, expert__active=True).order_by("username")

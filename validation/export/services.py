@@ -11,10 +11,14 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from annotation import access
+from jobs import dispatch
+from validation.export import release_out
+from validation.export.build import build_release
 from validation.models import (
     ReleaseExport,
     SplitVersion,
 )
+from validation.release import Staging
 
 
 def export_release(
@@ -26,8 +30,6 @@ def export_release(
     progress: Callable[[int, int, str], None] | None = None,
 ) -> dict:
     """Write the release of a frozen split to `out` (atomically) and return its manifest."""
-    from validation.export.build import build_release
-    from validation.release import Staging
 
     # The folder is staged first, so that each image is copied while the records are built.
     with Staging(Path(out), overwrite=overwrite) as staging:
@@ -46,16 +48,14 @@ def release_salt() -> str:
 
 def start_export(*, split: SplitVersion, by: User, hide_test_labels: bool = False) -> ReleaseExport:
     """Record an export and start its background job (RQ on the default queue, else a thread)."""
-    from jobs.dispatch import start_job
 
     access.require_staff(by)
-    from validation.export import release_out
 
     out = release_out(settings.RELEASE_DIR, split.name, timezone.now(), hidden=hide_test_labels)
     export = ReleaseExport.objects.create(
         split=split, out=str(out), hide_test_labels=hide_test_labels, created_by=by
     )
-    job = start_job(
+    job = dispatch.start_job(
         kind="export_release",
         function="validation.jobs.export_release_job",
         params={"export_id": export.pk},

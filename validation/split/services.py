@@ -26,7 +26,13 @@ from validation.models import (
     SplitMember,
     SplitVersion,
 )
-from validation.split.rules import SplitError, SplitPair, make_split
+from validation.split.rules import (
+    SplitError,
+    SplitPair,
+    check_licence_codes,
+    check_split_name,
+    make_split,
+)
 
 
 def split_pool() -> list[SplitPair]:
@@ -92,7 +98,6 @@ def freeze_split(
     existing split is never changed. Without `licences`, only papers whose licence allows
     redistribution with adaptations take part (`papers.licences.REDISTRIBUTABLE`); the pairs
     left out are counted by licence on the split."""
-    from validation.split.rules import check_licence_codes, check_split_name
 
     name = (name or next_split_name()).strip()
     try:  # every caller (command, page, shell) gets the same guards

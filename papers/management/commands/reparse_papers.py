@@ -7,6 +7,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from papers.crawl.client import ArxivClient
+from papers.crawl.runner import GatedAssets
 from papers.models import Paper
 from papers.services import AssetSource, FolderAssets, PaperImportError, reparse_paper
 
@@ -97,8 +99,5 @@ class Command(BaseCommand):
         if options["assets"]:
             return FolderAssets(options["assets"])
         if options["fetch_images"]:
-            from papers.crawl.client import ArxivClient
-            from papers.crawl.runner import GatedAssets
-
             return GatedAssets(ArxivClient.from_settings())
         return None
