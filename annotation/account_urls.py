@@ -26,7 +26,7 @@ urlpatterns = [
             post_reset_login=True,
             # Two backends (the sign-in throttle, then the password check): name the one that
             # signs the person in.
-            post_reset_login_backend="config.sessions.ModelBackend",
+            post_reset_login_backend="django.contrib.auth.backends.ModelBackend",
             success_url=reverse_lazy("password_reset_complete"),
         ),
         name="password_reset_confirm",

@@ -52,7 +52,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "config.sessions.AuthenticationMiddleware",  # the user read with the session
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "config.middleware.SignedOutAnswers",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -106,10 +106,10 @@ else:
     # every stage) for seconds, to save milliseconds: these are short requests, not analytics.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
 # PostgreSQL plans the statements a connection sends often once, not per request: Django's
-# statements are bound on the server, and psycopg prepares one the fifth time a connection sends
-# it (planning the blind submission's locking read took longer than running it); the hot path's
-# stored statements (annotation/queue/statements.py) are prepared from the first. Off behind a
-# pooler in transaction mode, which does not keep prepared statements.
+# statements are bound on the server, and psycopg prepares one once a connection has sent it five
+# times (planning the blind submission's locking read took longer than running it), the hot path's
+# stored statements (annotation/queue/statements.py) too. Off behind a pooler in transaction
+# mode, which does not keep prepared statements.
 DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
 if DATABASE_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # psycopg prepares nothing while this is None (Django's default).
@@ -152,8 +152,9 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
-# Sessions in `config_session`, read in one statement with their user (config/sessions.py).
-SESSION_ENGINE = "config.sessions"
+# Django's database sessions; each sign-in is linked to its person (config/sessions.py), so that
+# all of one person's sessions end in one indexed statement (`end_sessions`).
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
 CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 
@@ -229,7 +230,7 @@ CONTENT_SECURITY_POLICY = {
 # `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS` / `axes_reset`.
 AUTHENTICATION_BACKENDS = [
     "config.signin.SignInThrottle",  # refuses a locked-out sign-in before any password check
-    "config.sessions.ModelBackend",  # Django's, answering with the user read with the session
+    "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("SIGNIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGNIN_COOLOFF_MINUTES", default=15))

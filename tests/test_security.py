@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from django.contrib.sessions.models import Session
 from django.core.management import call_command
 from django.db.models import F
 from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
-from config.models import Session
 from tests.factories import AdminFactory, UserFactory
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,10 +5,12 @@ experts only in the expert's id and the clock. So each statement is compiled twi
 made-up experts at two made-up instants; the parameters where the two compilations differ are
 the expert's and the clock's slots, and later requests fill those slots in the stored SQL.
 
-On PostgreSQL a stored statement is also prepared on its connection (`execute`): planning the
-workspace's counts took 5.6–9 ms for 0.8–2.5 ms of execution; a prepared statement is planned
-once per connection (kept for `DATABASE_CONN_MAX_AGE`). `DATABASE_PREPARED_STATEMENTS=0` turns
-this off (e.g. behind a pooler in transaction mode, which does not keep prepared statements).
+On PostgreSQL a stored statement is prepared on its connection as every statement is that a
+connection sends often (`DATABASE_PREPARED_STATEMENTS`: psycopg prepares a statement once it
+has been sent five times), so it is planned once per connection, not per request. (A cursor that
+prepared these from the first send, built on Django's private cursor API, was measured against
+none in the load benchmark, production shape: 1.08× the cycles per second, within the noise and
+under the 10 % that would keep it; docs/benchmarks.md.)
 
 A statement whose two compilations differ anywhere else (its SQL, or a parameter that is
 neither the expert's id nor the instant, e.g. a product of the id) is not stored: it is
@@ -19,12 +21,10 @@ store, since a setting (e.g. MIN_PUBLICATIONS) may be a constant of a stored sta
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import connection
 from django.db.models import Model
@@ -94,34 +94,10 @@ def statement(name: str, build: Build, user_id: int, now: dt.datetime) -> tuple[
     return template.sql, params
 
 
-@functools.cache
-def _prepared_cursor_class() -> type:
-    """psycopg's server-side binding cursor, every statement prepared (PostgreSQL only: the
-    import needs psycopg)."""
-    from django.db.backends.postgresql.base import ServerBindingCursor  # noqa: PLC0415 - PostgreSQL's backend (psycopg) only when the database is PostgreSQL
-
-    class Prepared(ServerBindingCursor):
-        def execute(self, query, params=None, **kwargs):
-            return super().execute(query, params, prepare=True)
-
-    return Prepared
-
-
 def execute(sql: str, params: list) -> tuple[list[str], list[tuple]]:
-    """Run a statement from `statement`: (column names, rows). On PostgreSQL it is sent as a
-    prepared statement, through Django's cursor wrapper (errors translated, queries logged)."""
-    if connection.vendor == "postgresql" and settings.DATABASE_PREPARED_STATEMENTS:
-        connection.ensure_connection()
-        cursor = connection._prepare_cursor(_prepared_cursor_class()(connection.connection))
-    else:
-        cursor = connection.cursor()
-    with cursor:
+    """Run a statement from `statement`: (column names, rows), through Django's cursor."""
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        logged = connection.queries_log[-1] if connection.queries_logged else None
-        if logged is not None and logged["sql"] is None:
-            # Django reads the text of a client-side bound query back from the cursor, which a
-            # prepared one has not: log what ran, as Django's own cursors do.
-            logged["sql"] = connection.ops.compose_sql(sql, params)
         return [column[0] for column in cursor.description], cursor.fetchall()
 
 

@@ -15,6 +15,7 @@ import re
 
 import pytest
 from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.test import Client
 
 from annotation.assignment import services as assignment_services
@@ -23,7 +24,6 @@ from annotation.models import ClaimPair, CuratedContext, CuratedElement, Curated
 from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import services as writing
-from config.models import Session
 from papers.models import Element, Section
 from tests.annotation.claim_factories import curated_paper, pair_fields
 from tests.annotation.review_factories import crew, written_pair
