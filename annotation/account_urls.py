@@ -7,9 +7,12 @@ a link (People → reset password) and gives it to the person.
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
+from annotation.views.sessions import my_sessions
+
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(next_page="login"), name="logout"),
+    path("sessions/", my_sessions, name="account_sessions"),
     path(
         "password_change/",
         auth_views.PasswordChangeView.as_view(),

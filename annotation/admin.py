@@ -3,7 +3,10 @@ and the archiving history (read-only)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.db import transaction
 from django.http import HttpRequest
 
 from annotation.models import (
@@ -17,6 +20,7 @@ from annotation.models import (
     Subfield,
     Training,
 )
+from annotation.sessions import end_sessions
 
 
 @admin.register(Subfield)
@@ -146,3 +150,29 @@ class ArchiveEventAdmin(ReadOnlyAdmin):
     search_fields = ("paper__arxiv_id", "account__username", "actor__username", "note")
     list_select_related = ("paper", "account", "actor")
     date_hierarchy = "at"
+
+
+# --- People: Django's user admin, with the action that signs a person out everywhere ----------
+
+User = get_user_model()
+
+
+@admin.action(description="Sign the selected people out everywhere")
+def sign_out_everywhere(modeladmin, request, queryset) -> None:
+    with transaction.atomic():
+        people = list(queryset)
+        ended = sum(end_sessions(person) for person in people)
+    modeladmin.message_user(
+        request,
+        f"{len(people)} {'person' if len(people) == 1 else 'people'} signed out everywhere: "
+        f"{ended} session{'' if ended == 1 else 's'} ended.",
+        messages.SUCCESS,
+    )
+
+
+class PeopleAdmin(UserAdmin):
+    actions = [sign_out_everywhere]
+
+
+admin.site.unregister(User)
+admin.site.register(User, PeopleAdmin)

@@ -26,6 +26,7 @@ from annotation.models import (
     WorkItem,
     WorkStatus,
 )
+from annotation.sessions import end_sessions
 from papers.models import Paper
 
 MAX_NOTE = ArchiveEvent._meta.get_field("note").max_length  # 500
@@ -121,9 +122,10 @@ def archive_account(
     *, user: AbstractBaseUser, by: AbstractBaseUser | None, note: str = ""
 ) -> ExpertProfile:
     """Archive an account's expert profile: hidden from People and Assignment, inactive (no new
-    assignments). Refused for the admin doing it and for someone with work still open on
-    papers that are not archived (unassign or reassign it first). Signing in is not changed:
-    disable the account in the Django admin for that."""
+    assignments), and signed out everywhere (its sessions end in this transaction). Refused for
+    the admin doing it and for someone with work still open on papers that are not archived
+    (unassign or reassign it first). Signing in again is not prevented: disable the account in
+    the Django admin for that (which ends its sessions too)."""
     check_note(note)
     if by is not None and user.pk == by.pk:
         raise ArchiveError("You cannot archive your own account.")
@@ -141,6 +143,7 @@ def archive_account(
     profile.active = False
     profile.save(update_fields=["archived_at", "active", "updated_at"])
     ArchiveEvent.objects.create(action=ArchiveAction.ARCHIVED, account=user, actor=by, note=note)
+    end_sessions(user)
     return profile
 
 

@@ -1,5 +1,4 @@
-"""The project's own app: deployment checks, the backup and restore commands, and the link
-from a sign-in's session to its person (config/sessions.py)."""
+"""The project's own app: deployment checks, and the backup and restore commands."""
 
 from django.apps import AppConfig
 
@@ -9,10 +8,4 @@ class SiteConfig(AppConfig):
     verbose_name = "SciVer Studio site"
 
     def ready(self) -> None:
-        from django.contrib.auth.signals import user_logged_in, user_logged_out
-
         from config import checks  # noqa: F401  (registers the deployment checks)
-        from config.sessions import link_session, unlink_session
-
-        user_logged_in.connect(link_session, dispatch_uid="config.sessions.link")
-        user_logged_out.connect(unlink_session, dispatch_uid="config.sessions.unlink")

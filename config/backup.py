@@ -34,7 +34,13 @@ PG_TIMEOUT_SECONDS = 6 * 3600
 
 
 class BackupError(Exception):
-    """A backup or restore that cannot go on; the message says why and what to do."""
+    """A backup or restore that cannot go on; the message says why and what to do. A restore
+    refuses with it before it writes anything."""
+
+
+class RestoredWithProblems(BackupError):
+    """A restore that wrote the database and the folders, whose result then differs from what
+    the backup says (the message says where)."""
 
 
 @dataclass(frozen=True)
@@ -226,8 +232,24 @@ def _summary(folder: Path, manifest: dict) -> Summary:
     )
 
 
+def _own_file(entry: object, what: str) -> str:
+    """The name of a file of the backup folder itself, as the manifest gives it: a bare name
+    (no folder, no `..`), so that nothing is read from outside the backup."""
+    name = entry.get("file") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
+        raise BackupError(
+            f"The manifest names {name!r} as the {what}: a backup's files are bare names in its "
+            "own folder."
+        )
+    if "\\" in name or name.startswith("."):
+        raise BackupError(f"The manifest names {name!r} as the {what}: not a file name it writes.")
+    return name
+
+
 def read_manifest(source: Path) -> dict:
-    """The backup's manifest, once every file it names has the hash it records."""
+    """The backup's manifest, once it is one this version wrote (a database, and only the
+    folders it knows, each a file of the backup folder itself) and every file it names has the
+    hash it records."""
     source = Path(source)
     try:
         manifest = json.loads((source / MANIFEST).read_text())
@@ -235,9 +257,24 @@ def read_manifest(source: Path) -> dict:
         raise BackupError(f"{source} holds no {MANIFEST}: is it a backup folder?") from exc
     except ValueError as exc:
         raise BackupError(f"{source / MANIFEST} is not readable JSON: {exc}") from exc
-    if manifest.get("format") != FORMAT:
-        raise BackupError(f"{source} is a backup of format {manifest.get('format')}, not {FORMAT}.")
-    entries = [manifest["database"], *manifest["folders"].values()]
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        found = manifest.get("format") if isinstance(manifest, dict) else None
+        raise BackupError(f"{source} is a backup of format {found}, not {FORMAT}.")
+    folders = manifest.get("folders")
+    if not isinstance(manifest.get("database"), dict) or not isinstance(folders, dict):
+        raise BackupError(f"{source / MANIFEST} lacks its database or its folders.")
+    unknown = sorted(set(folders) - set(FOLDERS))
+    if unknown:
+        raise BackupError(
+            f"The manifest names folders this version does not restore: {', '.join(unknown)} "
+            f"(it restores {', '.join(f'{n} into {s}' for n, s in FOLDERS.items())})."
+        )
+    _own_file(manifest["database"], "database file")
+    for name, entry in folders.items():
+        _own_file(entry, f"archive of {name}")
+        if not isinstance(entry.get("files"), int):
+            raise BackupError(f"The manifest does not say how many files {name} holds.")
+    entries = [manifest["database"], *folders.values()]
     for entry in entries:
         path = source / entry["file"]
         if not path.is_file():
@@ -256,11 +293,43 @@ def _restoring(using: str) -> Iterator[None]:
         connections[using].close()
 
 
+def _check_archive(archive_path: Path, target: Path, expected_files: int, name: str) -> None:
+    """Every member of a folder's archive, read before anything is written: each must pass
+    tarfile's `data` filter into `target` (no absolute path, no `..`, no link out of the
+    folder, no device), and the regular files must be as many as the manifest says."""
+    files = 0
+    try:
+        with tarfile.open(archive_path) as archive:
+            for member in archive:
+                try:
+                    tarfile.data_filter(member, str(target))
+                except tarfile.FilterError as exc:
+                    raise BackupError(
+                        f"The {name} archive holds {member.name!r}, which would be written "
+                        f"outside {target} or is not a plain file or folder ({exc})."
+                    ) from None
+                files += member.isfile()
+    except tarfile.TarError as exc:
+        raise BackupError(f"The {name} archive cannot be read: {exc}") from None
+    if files != expected_files:
+        raise BackupError(
+            f"The {name} archive holds {files} files; its manifest says {expected_files}."
+        )
+
+
 def restore(source: Path, *, using: str = "default") -> Summary:
     """Restore a backup into a fresh database and empty MEDIA_ROOT and RELEASE_DIR; refuse,
-    changing nothing, when the hashes, the database vendor or the emptiness do not hold."""
+    changing nothing, when the manifest names anything but this version's own files and
+    folders, an archive holds a member that would land outside its folder, the hashes, the
+    database vendor or the emptiness do not hold. Where each part goes is fixed here (media
+    into MEDIA_ROOT, releases into RELEASE_DIR, the database from the backup's own file), never
+    taken from the manifest."""
     source = Path(source)
     manifest = read_manifest(source)
+    targets = {name: Path(getattr(settings, FOLDERS[name])) for name in manifest["folders"]}
+    for name, folder in targets.items():
+        entry = manifest["folders"][name]
+        _check_archive(source / entry["file"], folder, entry["files"], name)
     vendor = _vendor(using)
     database = manifest["database"]
     if database["vendor"] != vendor:
@@ -276,10 +345,6 @@ def restore(source: Path, *, using: str = "default") -> Summary:
             "tables: restore needs a fresh, empty database (create one and point DATABASE_URL "
             "at it; do not run migrate first)."
         )
-    targets = {
-        name: Path(getattr(settings, entry["setting"]))
-        for name, entry in manifest["folders"].items()
-    }
     for name, folder in targets.items():
         if not _folder_empty(folder):
             raise BackupError(f"{folder} ({FOLDERS[name]}) is not empty: restore needs it empty.")
@@ -317,11 +382,13 @@ def restore(source: Path, *, using: str = "default") -> Summary:
             for t in {*restored, *database["tables"]}
             if restored.get(t) != database["tables"].get(t)
         )
-        raise BackupError(f"The restored database differs from the backup in: {', '.join(differ)}.")
+        raise RestoredWithProblems(
+            f"The restored database differs from the backup in: {', '.join(differ)}."
+        )
     for name, folder in targets.items():
         files = sum(1 for p in folder.rglob("*") if p.is_file())
         if files != manifest["folders"][name]["files"]:
-            raise BackupError(
+            raise RestoredWithProblems(
                 f"{folder} holds {files} files after the restore, the backup "
                 f"{manifest['folders'][name]['files']}."
             )

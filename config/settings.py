@@ -152,7 +152,7 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
-# Django's database sessions; each sign-in is linked to its person (config/sessions.py), so that
+# Django's database sessions; each sign-in is linked to its person (annotation/sessions.py), so that
 # all of one person's sessions end in one indexed statement (`end_sessions`).
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
@@ -224,9 +224,9 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # --- Sign-in throttling (django-axes) --------------------------------------------------------
-# After SIGNIN_FAILURE_LIMIT failed sign-ins for one username, or from one address, within
-# SIGNIN_COOLOFF_MINUTES, further sign-ins for it are refused until that long after the last
-# failure. Admins unlock at once: Admin -> Axes -> Access attempts, or
+# After SIGNIN_FAILURE_LIMIT failed sign-ins for one username from one address (or
+# SIGNIN_ADDRESS_LIMIT from one address, whatever the usernames) within SIGNIN_COOLOFF_MINUTES,
+# further sign-ins for it are refused until that long after the failures that made the limit. Admins unlock at once on Manage -> Sign-ins (who is paused, since when), or
 # `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS` / `axes_reset`.
 AUTHENTICATION_BACKENDS = [
     "config.signin.SignInThrottle",  # refuses a locked-out sign-in before any password check
@@ -234,7 +234,12 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_FAILURE_LIMIT = env.int("SIGNIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGNIN_COOLOFF_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
+# Counted by the pair (username, address), so that one person's typos pause only that person on
+# that address; and by the address alone, against a far higher limit (a guesser trying many
+# usernames), which never pauses an admin's account (config/signin.py, PairThenAddress).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+SIGNIN_ADDRESS_LIMIT = env.int("SIGNIN_ADDRESS_LIMIT", default=50)
+AXES_HANDLER = "config.signin.PairThenAddress"
 # The wait the page shows holds: refused attempts during a lockout do not prolong it.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # A success does not wipe failures: signing in to one's own account must not reset the count of

@@ -1,8 +1,10 @@
 """Sign-in throttling (django-axes) and what the sign-in page says about it and about transport.
 
-Axes counts failed sign-ins per username and per client address (settings: AXES_*); this module
-gives it the client's address behind our proxies, the page a locked-out person sees (with the
-real wait), and the sign-in page's warning when Secure cookies meet a plain-HTTP request.
+Axes counts failed sign-ins; this module decides what pauses a sign-in (`PairThenAddress`: one
+username's failures from one address, or very many from one address, which never pause an
+admin), gives axes the client's address behind our proxies, the page a locked-out person sees
+(with the real wait), who is paused for the admins' page, and the sign-in page's warning when
+Secure cookies meet a plain-HTTP request.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ import math
 from datetime import datetime, timedelta
 
 from axes.backends import AxesStandaloneBackend
+from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username, get_cool_off
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
+from django.db.models import Max, Min, Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from django.shortcuts import render
@@ -32,6 +37,31 @@ class SignInThrottle(AxesStandaloneBackend):
         if request is None and getattr(settings, "TESTING", False):
             return None
         return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+def _failures(attempts) -> int:
+    return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+
+
+class PairThenAddress(AxesDatabaseHandler):
+    """Axes' database handler, locking by two counts (AXES_LOCKOUT_PARAMETERS: the pair, then
+    the address): one username's failures from one address reaching AXES_FAILURE_LIMIT pause that
+    username there only (a colleague behind the same lab NAT or proxy signs in as before);
+    failures from one address whatever the usernames reaching SIGNIN_ADDRESS_LIMIT (far above
+    one lab's typos: a guesser) pause the address, except for an admin's account, which only
+    their own failures pause."""
+
+    def is_locked(self, request, credentials: dict | None = None) -> bool:
+        if not settings.AXES_LOCK_OUT_AT_FAILURE:
+            return False
+        pair, address = self.get_user_attempts(request, credentials)
+        if _failures(pair) >= settings.AXES_FAILURE_LIMIT:
+            return True
+        if _failures(address) < settings.SIGNIN_ADDRESS_LIMIT:
+            return False
+        username = get_client_username(request, credentials)
+        staff = get_user_model().objects.filter(username=username, is_staff=True).exists()
+        return not staff
 
 
 USERNAME_LENGTH = 150  # Django's username field; axes stores up to 255
@@ -66,22 +96,24 @@ def client_ip(request: HttpRequest) -> str | None:
 
 def lockout_wait(request: HttpRequest, credentials: dict | None, *, at: datetime) -> timedelta:
     """How long until a sign-in for this username from this address is counted again: for each
-    of the two (username, address) whose failures within the cool-off reach the limit, the time
-    the oldest failure that still makes up the limit leaves the window; the later of them."""
+    count that pauses it (the pair's, the address's) whose failures within the cool-off reach its
+    limit, the time the oldest failure that still makes up the limit leaves the window; the later
+    of them."""
     from axes.models import AccessAttempt  # noqa: PLC0415 - django-axes' models load after the settings that name them
 
     cool_off = get_cool_off(request) or timedelta(0)
-    limit = settings.AXES_FAILURE_LIMIT
-    subjects = {
-        "username": get_client_username(request, credentials),
-        "ip_address": getattr(request, "axes_ip_address", None),
-    }
+    username = get_client_username(request, credentials)
+    address = getattr(request, "axes_ip_address", None)
+    subjects = [
+        ({"username": username, "ip_address": address}, settings.AXES_FAILURE_LIMIT),
+        ({"ip_address": address}, settings.SIGNIN_ADDRESS_LIMIT),
+    ]
     unlocked_at = at
-    for field, value in subjects.items():
-        if value is None:
+    for match, limit in subjects:
+        if None in match.values():
             continue
         rows = (
-            AccessAttempt.objects.filter(**{field: value}, attempt_time__gte=at - cool_off)
+            AccessAttempt.objects.filter(**match, attempt_time__gte=at - cool_off)
             .order_by("-attempt_time")
             .values_list("attempt_time", "failures_since_start")
         )
@@ -106,9 +138,11 @@ def lockout_response(
     wait = lockout_wait(request, credentials, at=timezone.now())
     minutes = _minutes(wait)
     message = (
-        f"Too many failed sign-ins for this account or from this address "
-        f"({settings.AXES_FAILURE_LIMIT} in a row). Signing in is paused: try again in "
-        f"{minutes} minute{'s' if minutes != 1 else ''}, or ask an admin to unlock it now."
+        f"Too many failed sign-ins for this account from this address "
+        f"({settings.AXES_FAILURE_LIMIT} in a row), or from this address "
+        f"({settings.SIGNIN_ADDRESS_LIMIT}). Signing in is paused: try again in "
+        f"{minutes} minute{'s' if minutes != 1 else ''}, or ask an admin to unlock it now "
+        "(Manage → Sign-ins)."
     )
     headers = {"Retry-After": str(max(1, math.ceil(wait.total_seconds())))}
     if "application/json" in request.headers.get("Accept", "") or request.headers.get(
@@ -145,3 +179,43 @@ def transport(request: HttpRequest) -> dict:
             secure_cookies and not request.is_secure() and not _on_loopback(request)
         )
     }
+
+
+# --- Who is paused, for the admins' page ---------------------------------------------------------
+
+
+def paused(at: datetime) -> dict[str, list[dict]]:
+    """The sign-ins paused now: pairs (username, address) and addresses whose failures within
+    the cool-off reach their limit, with how many, since when and until when (roughly: the
+    cool-off after the last failure)."""
+    from axes.models import AccessAttempt  # noqa: PLC0415 - django-axes' models load after the settings that name them
+
+    cool_off = settings.AXES_COOLOFF_TIME
+    recent = AccessAttempt.objects.filter(attempt_time__gte=at - cool_off)
+
+    def over(fields: list[str], limit: int) -> list[dict]:
+        rows = (
+            recent.values(*fields)
+            .annotate(failures=Sum("failures_since_start"), since=Min("attempt_time"))
+            .annotate(last=Max("attempt_time"))
+            .filter(failures__gte=limit)
+            .order_by("-last")
+        )
+        return [dict(row, until=row["last"] + cool_off) for row in rows]
+
+    return {
+        "pairs": over(["username", "ip_address"], settings.AXES_FAILURE_LIMIT),
+        "addresses": over(["ip_address"], settings.SIGNIN_ADDRESS_LIMIT),
+    }
+
+
+def unlock(*, username: str | None, address: str) -> int:
+    """Forget the failures of a pair (`username` from `address`) or of an address (`username`
+    None): signing in is no longer paused for it. Returns how many records went."""
+    from axes.models import AccessAttempt  # noqa: PLC0415 - django-axes' models load after the settings that name them
+
+    found = AccessAttempt.objects.filter(ip_address=address)
+    if username is not None:
+        found = found.filter(username=username)
+    deleted, _ = found.delete()
+    return deleted

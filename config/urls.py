@@ -11,6 +11,7 @@ from annotation.access import can_view_media
 from annotation.views.common import forbidden
 from config.admin_input import guard_admin_input
 from config.admin_site import admin_urls
+from config.views import sign_ins
 from papers.parsing.svg import SERVED_CSP
 
 
@@ -25,6 +26,7 @@ guard_admin_input(admin.site)  # the admin's own crashes on bad values: 400/404 
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("manage/sign-ins/", sign_ins, name="sign_ins"),
     path("admin/", admin_urls(admin.site)),
     path("accounts/", include("annotation.account_urls")),
     path("crawl/", include("papers.urls_crawl")),

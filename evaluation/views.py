@@ -4,8 +4,6 @@ service, render)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
 from django.contrib import messages
@@ -14,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import inputs as parse
+from annotation.downloads import csv_text
 from evaluation import plots, services
 from evaluation.models import PARTS, EvaluationRun
 from evaluation.prompting import ContextSetting
@@ -173,11 +172,8 @@ def _outcomes(run: EvaluationRun) -> list[dict]:
 @staff_required
 def outcomes_csv(request: HttpRequest, run_id: int) -> HttpResponse:
     item = get_object_or_404(EvaluationRun, pk=run_id)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=OUTCOME_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(_outcomes(item))
-    return _download(buffer.getvalue(), f"run-{item.pk}-outcomes.csv", "text/csv")
+    text = csv_text(OUTCOME_COLUMNS, _outcomes(item))
+    return _download(text, f"run-{item.pk}-outcomes.csv", "text/csv")
 
 
 @staff_required
@@ -280,11 +276,8 @@ def _comparison(chosen: list[EvaluationRun]) -> list[dict]:
 
 @staff_required
 def compare_csv(request: HttpRequest) -> HttpResponse:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(_comparison(_compared(request)))
-    return _download(buffer.getvalue(), "evaluation-comparison.csv", "text/csv")
+    text = csv_text(CSV_COLUMNS, _comparison(_compared(request)))
+    return _download(text, "evaluation-comparison.csv", "text/csv")
 
 
 @staff_required

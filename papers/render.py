@@ -50,6 +50,11 @@ MAX_PILLOW_PIXELS = 80_000_000
 # thousand; a few KB of rowspan=1000 colspan=1000 cells cover millions, and laying them out
 # costs seconds and gigabytes (in Pillow's planner or in Chromium) before any size check.
 MAX_GRID_SLOTS = 100_000
+# Text the Pillow drawing lays out for one table (its cells and caption) and the lines it may wrap
+# into: a real table holds a few thousand characters; wrapping hundreds of megabytes of cell text
+# word by word would hold a worker for minutes before any pixel check.
+MAX_TABLE_TEXT = 200_000
+MAX_TABLE_LINES = 20_000
 
 
 class RenderError(Exception):
@@ -411,9 +416,10 @@ class ChromiumRenderer:
                 raise RenderError(f"Chromium gave no answer within {timeout:.0f} s") from exc
 
     def _render(self, document: str, *, what: str) -> bytes:
-        # Three waits, and on failure a relaunch and three more: Playwright's own timeouts fire
-        # first, this one only guards against a wedged driver.
-        worst = 6 * self.timeout + self.launch_timeout + 5
+        # One budget for the page, its box and its screenshot (`timeout`), and on a crash a
+        # relaunch and one more: Playwright's own timeouts fire first, this one only guards
+        # against a wedged driver.
+        worst = 2 * self.timeout + self.launch_timeout + 5
         return self._call(self._render_in_worker, document, what, timeout=worst)
 
     def _launch(self) -> None:
@@ -453,9 +459,20 @@ class ChromiumRenderer:
 
     def _render_in_worker(self, document: str, what: str) -> bytes:
         from playwright.sync_api import Error as PlaywrightError  # noqa: PLC0415 - Chromium's driver loads only when something is drawn
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: PLC0415 - Chromium's driver loads only when something is drawn
 
         try:
-            return self._screenshot(document)
+            return self._screenshot(document, time.monotonic() + self.timeout)
+        except (PlaywrightTimeout, RenderError) as exc:
+            # Over its budget (a page that reloads itself, or too much to draw): not tried again,
+            # and the page it left behind is replaced before the next render.
+            self._new_page()
+            if isinstance(exc, RenderError):
+                raise
+            raise RenderError(
+                f"Chromium did not finish drawing {what} within {self.timeout:.0f} s (a page "
+                "that reloads itself, or too much to draw)"
+            ) from None
         except PlaywrightError as exc:
             # A crashed page (or browser) should cost one table, not the rest of the run.
             logger.warning("Chromium failed on %s (%s); retrying on a fresh page", what, exc)
@@ -465,14 +482,23 @@ class ChromiumRenderer:
                     self._launch()
                 else:
                     self._new_page()
-                return self._screenshot(document)
+                return self._screenshot(document, time.monotonic() + self.timeout)
             except PlaywrightError as again:
                 raise RenderError(f"Chromium could not render {what}: {again}") from again
 
-    def _screenshot(self, document: str) -> bytes:
+    def _screenshot(self, document: str, deadline: float) -> bytes:
+        """The PNG of `document`'s box, every step within what is left of one budget (ending at
+        `deadline`): a page that navigates or reloads itself cannot extend it."""
+
+        def left() -> float:
+            ms = (deadline - time.monotonic()) * 1000
+            if ms < 1:
+                raise RenderError(f"the render ran over its {self.timeout:.0f} s budget")
+            return ms
+
         page = self._page
-        page.set_content(document, wait_until="load", timeout=self.timeout * 1000)
-        box = page.locator("#sciver-box").bounding_box(timeout=self.timeout * 1000)
+        page.set_content(document, wait_until="load", timeout=left())
+        box = page.locator("#sciver-box").bounding_box(timeout=left())
         if not box or box["width"] < 1 or box["height"] < 1:
             raise RenderError("the rendered content has no visible box")
         m = self.margin
@@ -494,7 +520,7 @@ class ChromiumRenderer:
             scale=scale,
             animations="disabled",
             caret="hide",
-            timeout=self.timeout * 1000,
+            timeout=left(),
         )
 
     def _shutdown(self) -> None:
@@ -645,9 +671,15 @@ def _plan_grid(grid: Grid, regular: Any, bold: Any) -> _GridPlan:
     n_rows, n_cols = len(matrix), len(matrix[0]) if matrix else 0
     line_h = _line_height(regular)
     lines = []
+    wrapped = 0
     for p in placed:
         font = bold if p.cell.header else regular
         lines.append(_wrap(font, readable_math(p.cell.text).strip(), MAX_CELL_WIDTH))
+        wrapped += len(lines[-1])
+        if wrapped > MAX_TABLE_LINES:
+            raise RenderError(
+                f"its cells wrap into more than {MAX_TABLE_LINES:,} lines; not rendered"
+            )
 
     def need_w(i: int) -> float:
         font = bold if placed[i].cell.header else regular
@@ -713,9 +745,21 @@ def _draw_grid(
             y += line_h
 
 
+def check_text_budget(grids: Sequence[Grid], label: str, caption: str) -> None:
+    """Refuse, before any text is measured or wrapped, a table whose cells and caption hold
+    more than MAX_TABLE_TEXT characters."""
+    total = len(caption) + sum(len(cell.text) for grid in grids for row in grid for cell in row)
+    if total > MAX_TABLE_TEXT:
+        raise RenderError(
+            f"{label or 'table'}: its cells and caption hold {total:,} characters of text (at "
+            f"most {MAX_TABLE_TEXT:,} are drawn); not rendered"
+        )
+
+
 def render_table_pillow(*, grids: Sequence[Grid], label: str, caption: str) -> bytes:
     """PNG of the table's cell grids (stacked) with the caption below, drawn with Pillow only."""
     check_grid_budget(grids, label)
+    check_text_budget(grids, label, caption)
     regular, bold = _font(PILLOW_FONT_SIZE, False), _font(PILLOW_FONT_SIZE, True)
     cap_regular = _font(PILLOW_CAPTION_SIZE, False)
     plans = [_plan_grid(grid, regular, bold) for grid in grids if grid]

@@ -510,6 +510,12 @@ ROUTES = [
     Route("annotation:expert", lambda w: {"user_id": w.kw["erin"]}),
     Route("annotation:people_time_csv"),
     Route(
+        "sign_ins",
+        methods=BOTH,
+        form=lambda w: {"username": "writer", "address": "192.0.2.1"},
+    ),
+    Route("account_sessions", users=("writer",), methods=BOTH, says_400=False),
+    Route(
         "annotation:archive",
         methods=POST,
         form=lambda w: {

@@ -37,6 +37,7 @@ from annotation.models.review import (
     PairReview,
     ReviewState,
 )
+from annotation.models.sessions import SessionLink
 from annotation.models.work import (
     Machine,
     WorkAction,
@@ -47,6 +48,7 @@ from annotation.models.work import (
 )
 
 __all__ = [
+    "SessionLink",
     "ArchiveAction",
     "ArchiveEvent",
     "Adjudication",

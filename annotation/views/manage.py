@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -16,6 +14,7 @@ from annotation import archiving, lists, timing
 from annotation import inputs as parse
 from annotation.assignment import selectors as assignment_selectors
 from annotation.assignment import services as assignment_services
+from annotation.downloads import csv_download
 from annotation.errors import AnnotationError
 from annotation.experts import selectors as expert_selectors
 from annotation.experts import services as expert_services
@@ -208,13 +207,7 @@ def people(request: HttpRequest) -> HttpResponse:
 @staff_required
 def people_time_csv(request: HttpRequest) -> HttpResponse:
     """Active time per work item (one row per submitted item), for planning and pay."""
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="time-per-item.csv"'
-    writer = csv.writer(response)
-    writer.writerow(timing.CSV_FIELDS)
-    for row in timing.item_rows():
-        writer.writerow(row)
-    return response
+    return csv_download("time-per-item.csv", timing.CSV_FIELDS, timing.item_rows())
 
 
 @staff_required

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
+from annotation.downloads import csv_download
 from annotation.review import plots, stats
 from papers.access import staff_required
 
@@ -102,9 +101,4 @@ def agreement(request: HttpRequest) -> HttpResponse:
 @staff_required
 def agreement_csv(request: HttpRequest) -> HttpResponse:
     fields, rows = stats.csv_rows(stats.agreement_summary())
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="agreement.csv"'
-    writer = csv.DictWriter(response, fieldnames=fields)
-    writer.writeheader()
-    writer.writerows(rows)
-    return response
+    return csv_download("agreement.csv", fields, rows)

@@ -462,3 +462,47 @@ def test_pillow_refuses_a_table_without_cells() -> None:
 )
 def test_readable_math(text: str, expected: str) -> None:
     assert readable_math(text) == expected
+
+
+@pytest.mark.browser
+def test_a_page_that_reloads_itself_cannot_extend_the_render_budget(
+    chromium_path: str, counting_server: tuple[str, list[str]]
+) -> None:
+    """A drawn figure holding a meta refresh (in a foreignObject: HTML inside the SVG) is drawn
+    or refused within one budget for the whole render (issue 45: it cost 20 s, two tries of
+    10), makes no request, and the renderer draws the next figure as before."""
+    base, hits = counting_server
+    budget = 2.0
+    plain = "<svg xmlns='http://www.w3.org/2000/svg' width='40' height='20'><rect width='40' height='20'/></svg>"
+    with ChromiumRenderer(executable_path=chromium_path, timeout=budget) as renderer:
+        for target in ("", f";url={base}/away"):
+            refresh = (
+                "<svg xmlns='http://www.w3.org/2000/svg' width='40' height='20'>"
+                "<foreignObject width='40' height='20'>"
+                f"<meta http-equiv='refresh' content='0{target}'></foreignObject>"
+                "<rect width='40' height='20'/></svg>"
+            )
+            started = time.monotonic()
+            try:
+                renderer.rasterize_svg(svg=refresh)
+            except RenderError as exc:
+                assert "within 2 s" in str(exc) or "budget" in str(exc), exc
+            assert time.monotonic() - started < 2 * budget + 1  # one budget, not a retry's two
+            assert renderer.rasterize_svg(svg=plain).startswith(PNG_SIGNATURE)
+    assert hits == []
+
+
+def test_pillow_refuses_a_table_whose_text_would_take_minutes_to_lay_out() -> None:
+    """Issue 45: a table of about 220 MB of cell text hung the Pillow renderer. Its text and
+    its wrapped lines have caps of their own, checked before anything is drawn."""
+    from papers.render import MAX_TABLE_LINES, MAX_TABLE_TEXT
+
+    started = time.monotonic()
+    huge = [[[Cell("word " * (MAX_TABLE_TEXT // 5 + 1))]]]
+    with pytest.raises(RenderError, match=r"Table 7: its cells and caption hold [\d,]+ characters"):
+        render_table_pillow(grids=huge, label="Table 7", caption="")
+    many = [[[Cell("\n".join(["x"] * 600))] for _ in range(40)]]  # few characters, many lines
+    assert sum(len(c.text) for row in many[0] for c in row) <= MAX_TABLE_TEXT
+    with pytest.raises(RenderError, match=f"more than {MAX_TABLE_LINES:,} lines"):
+        render_table_pillow(grids=many, label="Table 8", caption="")
+    assert time.monotonic() - started < 30  # refused, not laid out (a hang took minutes)

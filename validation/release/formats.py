@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from annotation import downloads
 from validation.release.records import ReleaseClaim, ReleasePaper
 
 __all__ = [
@@ -167,34 +166,34 @@ CSV_COLUMNS = (
 def csv_text(
     claims: Iterable[ReleaseClaim], papers: Mapping[str, ReleasePaper], *, hide_label: bool = False
 ) -> str:
-    """One row per claim; lists are joined with `; ` (sections, `table 2`, evidence anchors)."""
-    buffer = io.StringIO()
+    """One row per claim; lists are joined with `; ` (sections, `table 2`, evidence anchors).
+    Written by the application's one CSV writer (`annotation.downloads`): a text that would start
+    a spreadsheet formula gets a leading apostrophe; the JSON files hold every text as written."""
     hidden = set(HIDDEN_JSONL_FIELDS) if hide_label else set()
     columns = [c for c in CSV_COLUMNS if c not in hidden]
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for claim in claims:
-        row = {
-            "request_id": claim.request_id,
-            "pair_id": "" if claim.pair_id is None else claim.pair_id,
-            "paperid": claim.paperid,
-            "claim_type": claim.claim_type,
-            "subfield": claim.subfield,
-            "claim": claim.claim,
-            "label": "true" if claim.label else "false",
-            "origin_statement": claim.origin_statement,
-            "perturbed_statement": claim.perturbed_statement,
-            "perturbed_explanation": claim.perturbed_explanation,
-            "section": "; ".join(claim.section),
-            "elements": "; ".join(f"{e.type} {e.item}" for e in claim.elements),
-            "evidence": "; ".join(e.anchor for e in claim.evidence),
-            "provenance": claim.provenance,
-            "revisions": claim.revisions,
-            "licence": papers[claim.paperid].licence,
-            "synthetic": "true" if synthetic(claim, papers[claim.paperid]) else "false",
-        }
-        writer.writerow({c: row[c] for c in columns})
-    return buffer.getvalue()
+    return downloads.csv_text(columns, (_csv_row(claim, papers) for claim in claims))
+
+
+def _csv_row(claim: ReleaseClaim, papers: Mapping[str, ReleasePaper]) -> dict[str, Any]:
+    return {
+        "request_id": claim.request_id,
+        "pair_id": "" if claim.pair_id is None else claim.pair_id,
+        "paperid": claim.paperid,
+        "claim_type": claim.claim_type,
+        "subfield": claim.subfield,
+        "claim": claim.claim,
+        "label": "true" if claim.label else "false",
+        "origin_statement": claim.origin_statement,
+        "perturbed_statement": claim.perturbed_statement,
+        "perturbed_explanation": claim.perturbed_explanation,
+        "section": "; ".join(claim.section),
+        "elements": "; ".join(f"{e.type} {e.item}" for e in claim.elements),
+        "evidence": "; ".join(e.anchor for e in claim.evidence),
+        "provenance": claim.provenance,
+        "revisions": claim.revisions,
+        "licence": papers[claim.paperid].licence,
+        "synthetic": "true" if synthetic(claim, papers[claim.paperid]) else "false",
+    }
 
 
 def json_bytes(value: Any) -> bytes:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.backup import BackupError, read_manifest, restore
+from config.backup import BackupError, RestoredWithProblems, read_manifest, restore
 
 
 class Command(BaseCommand):
@@ -33,7 +33,12 @@ class Command(BaseCommand):
                 )
                 return
             summary = restore(source, using=database)
+        except RestoredWithProblems as exc:
+            raise CommandError(
+                f"{exc} The restore wrote the database and folders: check them."
+            ) from exc
         except BackupError as exc:
-            raise CommandError(str(exc)) from exc
+            said = "" if verify_only else " Nothing was restored; nothing was changed."
+            raise CommandError(f"{exc}{said}") from exc
         self.stdout.write(f"restored: {'; '.join(summary.lines())}")
         self.stdout.write("If this code is newer than the backup, run `manage.py migrate` now.")
