@@ -95,6 +95,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
         }
     )
+    if TESTING:
+        # The test database is in memory with a shared cache, where a reader meets a writer's
+        # table lock at once ("database table is locked": no busy timeout waits it out), e.g. a
+        # page polled while a job's thread writes; uncommitted reads let it read meanwhile.
+        DATABASES["default"]["OPTIONS"]["init_command"] += "; PRAGMA read_uncommitted=1"
 else:
     # One connection per worker thread, kept between requests and checked before reuse (tests
     # open connections in threads of their own and close them: none is kept there).

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import uuid
 from pathlib import Path
 
@@ -207,14 +208,17 @@ def test_restore_refuses_a_database_in_use(tmp_path):
     """The test database has tables: restoring into it would mix two worlds."""
     out = tmp_path / "backup"
     out.mkdir()
-    empty = {"file": "media.tar", "sha256": hashlib.sha256(b"").hexdigest(), "bytes": 0}
-    (out / "media.tar").write_bytes(b"")
+    with tarfile.open(out / "media.tar", "w"):
+        pass  # an archive of an empty folder
+    tar = (out / "media.tar").read_bytes()
+    empty = {"file": "media.tar", "sha256": hashlib.sha256(tar).hexdigest(), "bytes": len(tar)}
     (out / "database.sqlite3").write_bytes(b"")
+    nothing = {"sha256": hashlib.sha256(b"").hexdigest(), "bytes": 0}
     manifest = {
         "format": 1,
         "created_at": "2025-01-01T00:00:00+00:00",
         "database": {
-            **empty,
+            **nothing,
             "file": "database.sqlite3",
             "vendor": connection.vendor,
             "tables": {},
