@@ -245,3 +245,70 @@ def test_a_reparse_fetches_the_vector_graphic_an_earlier_parse_lost(
     assert chart.image_renderer == Element.Renderer.SOURCE_IMAGE and chart.image
     assert chart.panels.get().svg.startswith("<svg")
     assert Paper.objects.get(pk=paper.pk).chart_count == 3
+
+
+@pytest.mark.browser
+def test_a_crawled_vector_chart_is_released_as_its_png(
+    arxiv_settings, standin, settings, chromium_path, tmp_path
+):
+    """The whole way: crawled, drawn by Chromium, curated, sampled for a claim task, written,
+    annotated, validated, split and exported: the release's image of Figure 4 is its PNG."""
+    from annotation.assignment import services as assignment_services
+    from annotation.curation import services as curation_services
+    from annotation.queue import work
+    from annotation.writing import services as writing
+    from annotation.writing.sampling import sample_elements
+    from papers.models import Section
+    from tests.annotation.claim_factories import submit
+    from tests.validation.factories import Team, second_annotate, validate_all
+    from validation.export import services as export_services
+    from validation.release.records import image_name
+    from validation.split import services as split_services
+
+    settings.USE_CHROMIUM, settings.CHROMIUM_PATH = True, chromium_path
+    settings.MEDIA_ROOT, settings.RELEASE_DIR = tmp_path / "media", tmp_path / "releases"
+    standin.add_paper(served())
+    crawl("now")
+    paper = Paper.objects.get(arxiv_id="2410.00260")
+    chart = figure_4()
+    assert chart.image.name.endswith(".png") and chart.vector.name.endswith(".svg")
+
+    team = Team()
+    curation_services.save_curated_context(
+        paper=paper,
+        user=team.admin,
+        kept_section_ids=set(
+            Section.objects.filter(paper=paper, kind__in=["body", "abstract"]).values_list(
+                "pk", flat=True
+            )
+        ),
+        kept_element_ids=set(paper.elements.values_list("pk", flat=True)),
+        not_chart_ids=(),
+        latest_seen=None,
+    )
+    assignment_services.assign_papers(papers=[paper], experts=[team.writer], assigned_by=team.admin)
+    candidates = sorted(
+        paper.elements.filter(kind__in=["table", "chart"]).values_list("pk", flat=True)
+    )
+    seed = next(s for s in range(200) if chart.pk in sample_elements(candidates, k=3, seed=s))
+    writing.create_claim_tasks(paper=paper, by=team.writer, count=1, seed=seed)
+    pair = submit(work.next_item(user=team.writer, kind="write"), team.writer)
+    from annotation.review import services as review
+
+    for annotator in (team.second, team.third):
+        try:
+            taken = review.take_next(user=annotator, kind="evidence")
+        except work.NothingToDo:
+            annotator = team.second
+            taken = review.take_next(user=annotator, kind="evidence")
+        evidence = list(taken.claim.evidence.values_list("pk", flat=True))
+        second_annotate(taken, annotator, label=taken.claim.label, evidence=evidence)
+    assert validate_all(team) == 2
+    frozen = split_services.freeze_split(validation=2, test=0, seed=1, name="vector")
+    out = tmp_path / "SciVer"
+    export_services.export_release(split=frozen, out=str(out))
+
+    released = out / image_name(paper.arxiv_id, "chart", chart.number)
+    assert released.is_file(), sorted(p.name for p in (out / "images").rglob("*"))[:20]
+    assert released.read_bytes() == Path(chart.image.path).read_bytes()  # the PNG, not the SVG
+    assert pair.claims.count() == 2
