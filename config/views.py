@@ -3,6 +3,8 @@ paused sign-ins."""
 
 from __future__ import annotations
 
+import ipaddress
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -53,6 +55,12 @@ def sign_ins(request: HttpRequest) -> HttpResponse:
             username = inputs.parse_text(username, field="username", max_length=255)
         if not address:
             raise inputs.BadInput("address: which address to unlock.", field="address")
+        try:
+            address = str(ipaddress.ip_address(address))
+        except ValueError:
+            raise inputs.BadInput(
+                f"address: {address[:64]!r} is not an IP address.", field="address"
+            ) from None
         gone = signin.unlock(username=username, address=address)
         who = f"{username} from {address}" if username is not None else f"the address {address}"
         messages.success(
