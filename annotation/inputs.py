@@ -137,25 +137,20 @@ def storable(text: str) -> bool:
     return not _BAD_CHARACTERS.search(text)
 
 
-def parse_text(
-    value: object, *, field: str, max_length: int, truncate: bool = False, default: str = ""
-) -> str:
+def parse_text(value: object, *, field: str, max_length: int, default: str = "") -> str:
     """A string without NUL characters or lone surrogates, at most `max_length` characters.
-    Longer is refused with the limit and the length sent; the refusal keeps the whole text
-    (`BadInput.kept`) for the page to show again. `truncate` cuts instead: no view asks for it
-    (a cut is text lost without a word)."""
+    Longer is refused with the limit and the length sent (never cut); the refusal keeps the
+    whole text (`BadInput.kept`) for the page to show again."""
     if value is None:
         return default
     if not isinstance(value, str):
         raise BadInput(f"{field}: expected text, got {_shown(value)}.", field=field)
     if len(value) > max_length:
-        if not truncate:
-            raise BadInput(
-                too_long(field, value, max_length),
-                field=field,
-                kept=value if storable(value) else None,
-            )
-        value = value[:max_length]
+        raise BadInput(
+            too_long(field, value, max_length),
+            field=field,
+            kept=value if storable(value) else None,
+        )
     if not storable(value):
         raise BadInput(
             f"{field}: contains a character text cannot hold (NUL, or half of a surrogate pair).",

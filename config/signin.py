@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from axes.backends import AxesStandaloneBackend
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username, get_cool_off
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
@@ -99,8 +100,6 @@ def lockout_wait(request: HttpRequest, credentials: dict | None, *, at: datetime
     count that pauses it (the pair's, the address's) whose failures within the cool-off reach its
     limit, the time the oldest failure that still makes up the limit leaves the window; the later
     of them."""
-    from axes.models import AccessAttempt  # noqa: PLC0415 - django-axes' models load after the settings that name them
-
     cool_off = get_cool_off(request) or timedelta(0)
     username = get_client_username(request, credentials)
     address = getattr(request, "axes_ip_address", None)
@@ -188,8 +187,6 @@ def paused(at: datetime) -> dict[str, list[dict]]:
     """The sign-ins paused now: pairs (username, address) and addresses whose failures within
     the cool-off reach their limit, with how many, since when and until when (roughly: the
     cool-off after the last failure)."""
-    from axes.models import AccessAttempt  # noqa: PLC0415 - django-axes' models load after the settings that name them
-
     cool_off = settings.AXES_COOLOFF_TIME
     recent = AccessAttempt.objects.filter(attempt_time__gte=at - cool_off)
 
@@ -212,8 +209,6 @@ def paused(at: datetime) -> dict[str, list[dict]]:
 def unlock(*, username: str | None, address: str) -> int:
     """Forget the failures of a pair (`username` from `address`) or of an address (`username`
     None): signing in is no longer paused for it. Returns how many records went."""
-    from axes.models import AccessAttempt  # noqa: PLC0415 - django-axes' models load after the settings that name them
-
     found = AccessAttempt.objects.filter(ip_address=address)
     if username is not None:
         found = found.filter(username=username)

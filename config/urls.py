@@ -8,11 +8,10 @@ from django.urls import include, path, re_path
 from django.views.static import serve
 
 from annotation.access import can_view_media
-from annotation.views.common import forbidden
+from annotation.views.common import forbidden, svg_policy
 from config.admin_input import guard_admin_input
 from config.admin_site import admin_urls
 from config.views import sign_ins
-from papers.parsing.svg import SERVED_CSP
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -52,10 +51,7 @@ def media(request: HttpRequest, path: str) -> HttpResponse:
         response = serve(request, path, document_root=settings.MEDIA_ROOT)
     except OSError as exc:  # e.g. a name longer than the file system takes: no such file
         raise Http404("No such file.") from exc
-    if response.get("Content-Type", "").startswith("image/svg+xml"):
-        # A vector chart's inert SVG: opened on its own, it runs and loads nothing.
-        response["Content-Security-Policy"] = SERVED_CSP
-    return response
+    return svg_policy(response)
 
 
 urlpatterns.append(re_path(r"^media/(?P<path>.*)$", media))

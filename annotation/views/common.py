@@ -21,14 +21,12 @@ from django.http import (
 )
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import defaults
 from django.views.decorators.http import require_POST
 
 from annotation import inputs as parse
 from annotation.errors import AnnotationError
-from annotation.inputs import AutosaveForm, json_object
 from annotation.models import CuratedElement
 from annotation.queue import work
 from annotation.views import refusals
@@ -137,45 +135,6 @@ def after_submission(request: HttpRequest, stage: NextStage, recorded: str) -> H
     return refusals.done(request, redirect(stage.page, item_key=item.key))
 
 
-def autosave_draft(request: HttpRequest, item, form_class, spec=(), recorded=None) -> HttpResponse:
-    """The autosave endpoint every work page shares: JSON draft in, JSON answer out. A refused
-    draft stays in the browser, which shows why (`refusals`: 400 unreadable; 409 stale or
-    submitted, with what won when it is the requester's own; 403 no longer theirs; 404 never
-    theirs). `form_class`: the page's DraftForm, which reads the draft as it reads the page."""
-
-    try:
-        body = AutosaveForm.read(json_object(request))
-        typed = {k: v for k, v in body.draft.items() if k not in ("version", "token")}
-        draft = form_class.read(typed)
-    except parse.BadInput as exc:
-        # A text too long is not cut: the draft is refused whole, with the limit and its length,
-        # and stays in the browser (the panel says it) until it is shortened.
-        said = "The draft was not saved" if exc.kept is not None else "The draft could not be read"
-        return refusals.as_json(
-            request, refusals.invalid(f"{said}: {exc.message}", {exc.field: exc.message})
-        )
-    try:
-        saved = work.save_draft(
-            item=item, user=request.user, version=body.version, draft=draft.as_draft()
-        )
-    except (work.StaleWork, work.NotHolder) as exc:
-        refusal = refusals.for_work(
-            request,
-            item,
-            exc,
-            kept=draft.as_draft(),
-            spec=spec,
-            **({"recorded": recorded} if recorded else {}),
-        )
-        return refusals.as_json(request, refusal)
-    return JsonResponse(
-        {
-            "saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S"),
-            "lease_expires_at": saved.lease_expires_at.isoformat(),
-        }
-    )
-
-
 def refused_text(
     request: HttpRequest,
     errors: dict[str, str],
@@ -250,12 +209,16 @@ def element_image(*, paper_id: int, element_id: int) -> HttpResponse:
 
 
 def file_response(handle, name: str) -> HttpResponse:
-    """A paper's file, typed by its name; an SVG with a policy under which, opened on its own,
-    it runs and loads nothing (drawn by an <img> it could not anyway)."""
-
+    """A paper's file, typed by its name (an SVG under `svg_policy`)."""
     content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-    response = FileResponse(handle, content_type=content_type)
-    if content_type == "image/svg+xml":
+    return svg_policy(FileResponse(handle, content_type=content_type))
+
+
+def svg_policy(response: HttpResponse) -> HttpResponse:
+    """An SVG answer (a vector chart's inert file, from /media/ or an item's image route) with a
+    policy under which, opened on its own, it runs and loads nothing (drawn by an <img> it could
+    not anyway); any other answer as it is."""
+    if response.get("Content-Type", "").startswith("image/svg+xml"):
         response["Content-Security-Policy"] = SERVED_CSP
     return response
 

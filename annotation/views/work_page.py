@@ -19,19 +19,20 @@ from typing import Any, ClassVar, cast
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.http import require_POST
 
 from annotation import access
 from annotation.errors import AnnotationError
-from annotation.inputs import TOKEN_LOST, DraftForm, Values
+from annotation.inputs import TOKEN_LOST, AutosaveForm, BadInput, DraftForm, Values, json_object
 from annotation.models import WorkItem
 from annotation.queue import work
 from annotation.views import refusals
-from annotation.views.common import autosave_draft, not_yours
+from annotation.views.common import not_yours
 
 
 @method_decorator(login_required, name="dispatch")
@@ -197,9 +198,41 @@ class WorkItemPage(View):
 
     @classmethod
     def autosave(cls, request: HttpRequest, item: WorkItem) -> HttpResponse:
-        """The page's autosave (JSON in, JSON out): its form reads the draft as it reads the
-        page. Refused drafts stay in the browser, which says why."""
-        return autosave_draft(request, item, cls.form_class, cls.shown, cls.recorded)
+        """The page's autosave: JSON draft in, JSON answer out, the draft read by the page's
+        own form. A refused draft stays in the browser, which shows why (`refusals`: 400
+        unreadable; 409 stale or submitted, with what won when it is the requester's own; 403
+        no longer theirs; 404 never theirs)."""
+        try:
+            body = AutosaveForm.read(json_object(request))
+            typed = {k: v for k, v in body.draft.items() if k not in ("version", "token")}
+            draft = cls.form_class.read(typed)
+        except BadInput as exc:
+            # A text too long is not cut: the draft is refused whole, with the limit and its
+            # length, and stays in the browser (the panel says it) until it is shortened.
+            said = (
+                "The draft was not saved" if exc.kept is not None else "The draft could not be read"
+            )
+            return refusals.as_json(
+                request, refusals.invalid(f"{said}: {exc.message}", {exc.field: exc.message})
+            )
+        try:
+            user = cast(AbstractBaseUser, request.user)  # signed in (the route's login_required)
+            saved = work.save_draft(
+                item=item, user=user, version=body.version, draft=draft.as_draft()
+            )
+        except (work.StaleWork, work.NotHolder) as exc:
+            shown = {"recorded": cls.recorded} if cls.recorded else {}
+            refusal = refusals.for_work(
+                request, item, exc, kept=draft.as_draft(), spec=cls.shown, **shown
+            )
+            return refusals.as_json(request, refusal)
+        assert saved.draft_saved_at is not None and saved.lease_expires_at is not None  # just set
+        return JsonResponse(
+            {
+                "saved_at": timezone.localtime(saved.draft_saved_at).strftime("%H:%M:%S"),
+                "lease_expires_at": saved.lease_expires_at.isoformat(),
+            }
+        )
 
     @classmethod
     def autosave_view(cls) -> Callable[..., HttpResponse]:

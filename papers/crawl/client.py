@@ -125,6 +125,12 @@ class _Problem:
         return self.reason
 
 
+def _last_answer(state: tenacity.RetryCallState) -> Any:
+    """When the tries run out on answers asked for again: the last one (a `_Problem`, said by
+    the caller with how many tries there were)."""
+    return state.outcome.result() if state.outcome else None
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """The crawler's one retry policy, for every request and every answer it asks for again
@@ -470,7 +476,7 @@ class _SearchClient(arxiv.Client):
             retry=tenacity.retry_if_result(lambda r: isinstance(r, _Problem)),
             tries=self.page_tries,
             sleep=self._session._pause,
-            exhausted=lambda state: state.outcome.result() if state.outcome else None,
+            exhausted=_last_answer,
         )(attempt)
         if isinstance(found, _Problem):
             raise SearchError(f"{found.reason} after {self.page_tries} tries", url=url)
@@ -508,7 +514,7 @@ class _SearchClient(arxiv.Client):
             tries=self.page_tries,
             wait=lambda state: 0.0 if confirming else policy.backoff(state.attempt_number),
             sleep=self._session._pause,
-            exhausted=lambda state: state.outcome.result() if state.outcome else None,
+            exhausted=_last_answer,
         )(attempt)
         if not isinstance(found, _Problem):
             return found
@@ -742,7 +748,7 @@ class ArxivClient:
             retry=tenacity.retry_if_result(lambda r: isinstance(r, _Problem)),
             sleep=self.session._pause,
             before_sleep=again,
-            exhausted=lambda state: state.outcome.result() if state.outcome else None,
+            exhausted=_last_answer,
         )(attempt)
         if isinstance(found, _Problem):
             raise TransientError(f"{found.reason} after {tries} tries", url=url)
