@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,8 +117,23 @@ def build_release(
         readme=readme,
         hide_test_labels=hide_test_labels,
         seed=split.seed,
+        split=split_facts(split, parts),
         progress=progress,
     )
+
+
+def split_facts(split: SplitVersion, parts: Mapping[str, Sequence[ReleaseClaim]]) -> dict:
+    """The manifest's "split": its seed, papers per part, and whether a paper has claims in
+    both parts (allowed only for a split made with --allow-shared-papers)."""
+    papers = {name: {c.paperid for c in claims} for name, claims in sorted(parts.items())}
+    shared = set.intersection(*papers.values()) if len(papers) > 1 else set()
+    return {
+        "seed": split.seed,
+        "papers": {name: len(ids) for name, ids in papers.items()},
+        "paper_disjoint": not shared,
+        "shared_papers": len(shared),
+        "shared_papers_allowed": split.shared_papers_allowed,
+    }
 
 
 # --- 1. pairs ---------------------------------------------------------------------------------

@@ -29,6 +29,14 @@ class SplitVersion(models.Model):
         default=dict, blank=True, help_text="Complete pairs the licence filter left out, by licence"
     )
     counts = models.JSONField(default=dict, blank=True)
+    papers = models.JSONField(
+        default=dict, blank=True, help_text="Papers per part, e.g. {'validation': 327, 'test': 786}"
+    )
+    shared_papers_allowed = models.BooleanField(
+        default=False,
+        help_text="Made with --allow-shared-papers: a paper may have pairs in both parts (only "
+        "where no paper-disjoint draw exists)",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -90,6 +90,9 @@ class Release:
     readme: str = ""
     hide_test_labels: bool = False
     seed: int = 0
+    # The split's facts for the manifest's "split": paper_disjoint, shared_papers_allowed,
+    # papers per part (check_release reads them).
+    split: Mapping[str, Any] = field(default_factory=dict)
     progress: Callable[[int, int, str], None] | None = field(
         default=None, compare=False, repr=False
     )
@@ -511,6 +514,7 @@ class Staging:
             # real: the count is here, per split in `counts`, and atop the README.
             "synthetic_papers": sum(p.synthetic for p in papers.values()),
             "licences": dict(sorted(licences.items())),
+            "split": dict(release.split),
             "files": dict(sorted(entries.items())),
         }
         if hidden:
