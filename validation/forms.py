@@ -8,6 +8,7 @@ from annotation.inputs import (
     ChoiceField,
     ChoicesField,
     DraftForm,
+    FlagField,
     Form,
     IdsField,
     TextField,
@@ -52,3 +53,4 @@ class SplitForm(Form):
     seed = WholeNumberField(max=2**31 - 1)
     licenses = TextField(2000)
     name = TextField(200)
+    allow_shared_papers = FlagField()

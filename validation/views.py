@@ -52,6 +52,7 @@ from validation.models import (
 )
 from validation.split import services as split_services
 from validation.split.rules import (
+    DEFAULT_SEED,
     SPLIT_NAME_RULE,
     SplitError,
     check_licence_codes,
@@ -422,6 +423,7 @@ def releases(request: HttpRequest) -> HttpResponse:
                 licences=check_licence_codes(data["licenses"].split(","), known_licences),
                 name=check_split_name(name) if name else None,
                 by=request.user,
+                allow_shared_papers=data["allow_shared_papers"],
             )
         except (AnnotationError, SplitError, parse.BadInput) as exc:
             messages.error(request, str(exc))
@@ -430,10 +432,21 @@ def releases(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Split {split.name} frozen.")
             return redirect("validation:releases")
     ok, _ = selectors.complete_pair_ids()
-    breakdown = split_services.licence_breakdown()
+    pool = split_services.split_pool()
+    breakdown = split_services.licence_breakdown(pool)
     default_pairs = sum(share.pairs for share in breakdown if share.by_default)
-    validation, test = default_sizes(default_pairs)  # what a split without --licenses can take
-    form = {"validation": validation, "test": test, "seed": 13, "licenses": "", "name": ""}
+    # What a split without --licenses can take: on a small pool (the demo), the sizes a
+    # paper-disjoint draw with the default seed makes.
+    validation, test = split_services.offered_sizes(pool, seed=DEFAULT_SEED)
+    offered_reachable = (validation, test) != default_sizes(default_pairs)
+    form = {
+        "validation": validation,
+        "test": test,
+        "seed": DEFAULT_SEED,
+        "licenses": "",
+        "name": "",
+        "allow_shared_papers": "",
+    }
     if request.method == "POST":  # refused: the form keeps what was typed
         form |= {k: request.POST.get(k, "") for k in form}
     context = {
@@ -447,6 +460,11 @@ def releases(request: HttpRequest) -> HttpResponse:
         "default_claims": 2 * default_pairs,
         "redistributable": ", ".join(REDISTRIBUTABLE),
         "form": form,
+        "offered_reachable": offered_reachable,
+        "form_offer": (
+            f"offered: {validation} + {test}, the largest 1:2 sizes a paper-disjoint draw with "
+            f"seed {DEFAULT_SEED} makes from this pool"
+        ),
         "next_name": split_services.next_split_name(),
         "licence_codes": known_licences,
         "name_rule": SPLIT_NAME_RULE,

@@ -27,11 +27,15 @@ from validation.models import (
     SplitVersion,
 )
 from validation.split.rules import (
+    CLAIMS_PER_PAIR,
+    PARTS,
     SplitError,
     SplitPair,
     check_licence_codes,
     check_split_name,
+    default_sizes,
     make_split,
+    reachable_sizes,
 )
 
 
@@ -40,10 +44,10 @@ def split_pool() -> list[SplitPair]:
     pairs = (
         ClaimPair.objects.filter(pk__in=ok)
         .select_related("paper")
-        .only("id", "subset", "paper__license_url", "paper__license_name")
+        .only("id", "subset", "paper_id", "paper__license_url", "paper__license_name")
     )
     return [
-        SplitPair(pair_id=p.pk, subset=p.subset, claims=2, licence=paper_licence(p.paper))
+        SplitPair(pair_id=p.pk, subset=p.subset, paper=p.paper_id, licence=paper_licence(p.paper))
         for p in pairs
     ]
 
@@ -77,6 +81,19 @@ def default_pool_pairs() -> int:
     return sum(share.pairs for share in licence_breakdown() if share.by_default)
 
 
+def offered_sizes(pool: Sequence[SplitPair], seed: int) -> tuple[int, int]:
+    """The sizes the releases page offers: SciVer's 1,000 + 2,000 claims when the default
+    licence filter's pool holds them, else the whole pool in the same 1:2 proportion; and on a
+    pool below twice that (the demo), the largest sizes in that proportion that a
+    paper-disjoint draw with `seed` makes, rather than sizes the page would refuse."""
+    default = [p for p in pool if p.licence in REDISTRIBUTABLE]
+    validation, test = default_sizes(len(default))
+    if validation + test == 0 or len(default) * CLAIMS_PER_PAIR >= 2 * (validation + test):
+        return validation, test
+    reachable = reachable_sizes(default, validation=validation, test=test, seed=seed)
+    return reachable or (0, 0)
+
+
 def next_split_name() -> str:
     n = SplitVersion.objects.count() + 1
     while SplitVersion.objects.filter(name=f"v{n}").exists():
@@ -93,11 +110,14 @@ def freeze_split(
     licences: Iterable[str] | None = None,
     name: str | None = None,
     by: User | None = None,
+    allow_shared_papers: bool = False,
 ) -> SplitVersion:
     """Draw and freeze a split over the complete validated pairs. A name is a version: an
     existing split is never changed. Without `licences`, only papers whose licence allows
     redistribution with adaptations take part (`papers.licences.REDISTRIBUTABLE`); the pairs
-    left out are counted by licence on the split."""
+    left out are counted by licence on the split. The parts share no paper; with
+    `allow_shared_papers` they may, only where no paper-disjoint draw exists (the split
+    records it)."""
 
     name = (name or next_split_name()).strip()
     try:  # every caller (command, page, shell) gets the same guards
@@ -114,7 +134,14 @@ def freeze_split(
         licence_list = sorted(REDISTRIBUTABLE)
     left_out = Counter(p.licence or "unknown" for p in pool if p.licence not in licence_list)
     try:
-        split = make_split(pool, validation=validation, test=test, seed=seed, licences=licence_list)
+        split = make_split(
+            pool,
+            validation=validation,
+            test=test,
+            seed=seed,
+            licences=licence_list,
+            allow_shared_papers=allow_shared_papers,
+        )
     except SplitError as exc:
         validated = selectors.validated_claims().count()
         _, back = selectors.complete_pair_ids()
@@ -133,7 +160,9 @@ def freeze_split(
         licences_by_default=by_default,
         left_out=dict(sorted(left_out.items())),
         created_by=by,
-        counts={part: split.claims_by_subset(part) for part in ("validation", "test")},
+        counts={part: split.claims_by_subset(part) for part in PARTS},
+        papers={part: len(split.papers(part)) for part in PARTS},
+        shared_papers_allowed=split.shared_papers,
     )
     SplitMember.objects.bulk_create(
         SplitMember(split=version, pair_id=p.pair_id, part=part, subset=p.subset)

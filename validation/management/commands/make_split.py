@@ -8,6 +8,9 @@ from annotation.errors import AnnotationError
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE, allows_redistribution
 from validation.split import services as split_services
 from validation.split.rules import (
+    DEFAULT_SEED,
+    PARTS,
+    SCIVER_PAPERS,
     SPLIT_NAME_RULE,
     SplitError,
     check_licence_codes,
@@ -16,12 +19,15 @@ from validation.split.rules import (
 
 
 class Command(BaseCommand):
-    help = "Freeze a random split (stratified by subset, pairs kept together) under a new name."
+    help = (
+        "Freeze a random split under a new name: paper-disjoint parts, whole-pair quotas spread "
+        "evenly over the subsets, pairs kept together."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--validation", type=int, required=True, help="claims (a pair is 2)")
         parser.add_argument("--test", type=int, required=True, help="claims (a pair is 2)")
-        parser.add_argument("--seed", type=int, default=13)
+        parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
         parser.add_argument(
             "--licenses",
             "--licences",
@@ -32,6 +38,12 @@ class Command(BaseCommand):
             + "; codes: "
             + ", ".join(sorted(KNOWN_LICENCES))
             + ")",
+        )
+        parser.add_argument(
+            "--allow-shared-papers",
+            action="store_true",
+            help="let the parts share papers, only where no paper-disjoint draw exists (said in "
+            "the manifest and the dataset card)",
         )
         parser.add_argument(
             "--name", default="", help=f"the split's version name (default v<n>): {SPLIT_NAME_RULE}"
@@ -47,6 +59,7 @@ class Command(BaseCommand):
                 seed=options["seed"],
                 licences=licences,
                 name=name,
+                allow_shared_papers=options["allow_shared_papers"],
             )
         except (SplitError, AnnotationError) as exc:
             raise CommandError(str(exc)) from exc
@@ -68,4 +81,19 @@ class Command(BaseCommand):
             self.stdout.write(f"  left out by the licence filter: pairs {shown}")
         for part, counts in split.counts.items():
             shown = ", ".join(f"{subset} {n}" for subset, n in counts.items())
-            self.stdout.write(f"  {part}: {sum(counts.values())} claims ({shown})")
+            papers = split.papers.get(part, 0)
+            sciver = dict(zip(PARTS, SCIVER_PAPERS, strict=True))[part]
+            self.stdout.write(
+                f"  {part}: {sum(counts.values())} claims ({shown}) from {papers} papers "
+                f"(SciVer: {sciver})"
+            )
+        if split.shared_papers_allowed:
+            self.stdout.write(
+                "  warning: no paper-disjoint draw exists for these sizes and seed: the parts "
+                "share papers (--allow-shared-papers; said in the manifest and the card)"
+            )
+        elif options["allow_shared_papers"]:
+            self.stdout.write(
+                "  the parts share no paper: a paper-disjoint draw existed, so "
+                "--allow-shared-papers was not needed"
+            )
