@@ -59,7 +59,15 @@ class MemberInline(admin.TabularInline):
 
 @admin.register(SplitVersion)
 class SplitVersionAdmin(ReadOnlyAdmin):
-    list_display = ["name", "seed", "validation_size", "test_size", "created_at"]
+    list_display = [
+        "name",
+        "seed",
+        "validation_size",
+        "test_size",
+        "papers",
+        "shared_papers_allowed",
+        "created_at",
+    ]
     inlines = [MemberInline]
     actions = ["export_in_background"]
 
