@@ -112,7 +112,10 @@ def main() -> None:
     results: dict[str, list[float]] = {step: [] for step in steps}
     ratios: list[float] = []
     problems: list[int] = []
+    files = size = 0
     quiet = io.StringIO()
+    from validation.models import SplitVersion
+
     for n in range(args.repeat):
         name = f"bench-{int(time.time())}-{n}"
         split = ["--validation", str(args.validation), "--test", str(args.test)]
@@ -127,6 +130,12 @@ def main() -> None:
                 name,
                 stdout=quiet,
             )
+        )
+        made = SplitVersion.objects.get(name=name)
+        print(
+            f"split {name}: papers validation {made.papers.get('validation', 0)} + test "
+            f"{made.papers.get('test', 0)} (SciVer 327 + 786); shared papers allowed: "
+            f"{made.shared_papers_allowed}; claims by subset {made.counts}"
         )
         results["dataset_stats (pool)"].append(
             timed(call_command, "dataset_stats", "--json", stdout=quiet)
@@ -160,6 +169,9 @@ def main() -> None:
             problems.append(len(report.problems))
             for problem in report.problems[:20]:
                 print(f"  check_release: {problem}")
+            if n == 0:  # the duplicate count and the other warnings, once
+                for warning in report.warnings:
+                    print(f"  check_release warning: {warning[:400]}")
             files, size = tree_bytes(out)
     print(f"\nrelease: {files} files, {size / 1e6:.1f} MB ({args.validation} + {args.test} claims)")
     print(f"{'step (' + str(args.repeat) + ' rounds)':<26}{'median s':>10}{'min s':>8}{'max s':>8}")

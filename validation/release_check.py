@@ -4,37 +4,47 @@ labels when they are hidden, the manifest's format version; that every record, r
 SciVer's own code reads it (`validation.release.reading`), gives a model its claim's evidence
 (some text, every evidence paragraph, exactly its tables/charts), that every paper-file
 section is one a record can reach, and that no refuted claim differs from its entailed one
-only in a reference number or number formatting. It warns about synthetic (demo) content, a
-folder whose name breaks the records' ./SciVer/… paths, and claims that hold HTML or LaTeX
-markup (released as typed)."""
+only in a reference number or number formatting; that no paper has records in both parts
+(unless the split allowed it: then a warning), that no claim of validation is an exact or near
+duplicate of a test claim (`validation.release.duplicates`; a warning between two synthetic demo
+records), and that no text of a record, a JSON Lines row or a paper file holds raw HTML (tags,
+entities). It warns about synthetic (demo) content, a folder whose name breaks the records'
+./SciVer/… paths, claims that hold LaTeX (released as typed), and counts the LaTeX in the
+records' contexts and the captions (SciVer's data keeps it too)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from html.entities import html5 as HTML5_ENTITIES
 from pathlib import Path
 from typing import Any
 
-from annotation.writing.warnings import markup_in, perturbation_problem
+from annotation.writing.warnings import LATEX_MARKUP, markup_in, perturbation_problem
 from papers.licences import allows_redistribution, licence_code, licence_name
 from validation.release import reading
+from validation.release.duplicates import THRESHOLD, near_duplicates
 from validation.release.formats import (
     HIDDEN_FIELDS,
     HIDDEN_JSONL_FIELDS,
     SCIVER_FOLDER,
     SCIVER_ROOT,
+    SPLIT_FILES,
     sciver_path,
 )
+from validation.release.hub import hub_problems
 from validation.release.records import image_name
-from validation.release.writer import FORMAT_VERSION, LABELS_FORMAT, SPLIT_FILES
+from validation.release.writer import FORMAT_VERSION, LABELS_FORMAT
 
 __all__ = [
     "Finding",
     "ReleaseReport",
     "check_release",
+    "html_in",
     "inspect_release",
     "perturbation_problem",
     "record_findings",
@@ -166,11 +176,14 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
-def _paper_problems(path: Path) -> list[str]:
+def _paper_problems(path: Path) -> tuple[list[str], dict | None]:
+    """The paper file's problems, and the file itself when it could be read."""
     try:
         paper = json.loads(path.read_text("utf-8"), object_pairs_hook=_unique_keys)
     except (OSError, ValueError) as exc:
-        return [f"papers/{path.name}: unreadable ({exc})"]
+        return [f"papers/{path.name}: unreadable ({exc})"], None
+    if not isinstance(paper, dict):
+        return [f"papers/{path.name}: not an object"], None
     problems = []
     if not isinstance(paper.get("sections"), list) or any(
         set(s) != {"section_id", "section_name", "text"} for s in paper.get("sections", [])
@@ -180,7 +193,8 @@ def _paper_problems(path: Path) -> list[str]:
         problems.append(f"papers/{path.name}: image_paths entries must hold caption")
     if any(set(v) != {"capture"} for v in paper.get("tables", {}).values()):
         problems.append(f"papers/{path.name}: tables entries must hold capture")
-    for section in paper.get("sections") if isinstance(paper.get("sections"), list) else []:
+    listed = paper.get("sections")
+    for section in listed if isinstance(listed, list) else []:
         if isinstance(section, dict) and not reading.is_reachable(section.get("section_id", "")):
             problems.append(
                 f"papers/{path.name}: section_id {section.get('section_id')!r} "
@@ -188,7 +202,7 @@ def _paper_problems(path: Path) -> list[str]:
                 "SciVer's reading never gives a model its text (an anchor, not a section "
                 f"number or a lower-case slug); {REEXPORT.split(';')[0]}"
             )
-    return problems
+    return problems, paper
 
 
 def check_release(root: Path) -> list[str]:
@@ -208,7 +222,8 @@ def inspect_release(root: Path) -> ReleaseReport:
         return ReleaseReport([f"manifest.json: unreadable ({exc})"])
     problems: list[str] = []
     report = ReleaseReport(problems)
-    problems += _format_problems(manifest)
+    outdated = _format_problems(manifest)
+    problems += outdated
     listed = manifest.get("files", {})
     for name, entry in sorted(listed.items()):
         path = root / name
@@ -232,6 +247,7 @@ def inspect_release(root: Path) -> ReleaseReport:
     hide = bool(manifest.get("hide_test_labels"))
     ours: list[tuple[str, str, dict]] = []  # (where, split, row) of our JSON Lines
     sciver: list[tuple[str, dict]] = []  # (where, record) of the SciVer files
+    parts: dict[str, list[tuple[str, dict]]] = defaultdict(list)  # split → its SciVer records
     ids: dict[int, str] = {}
     pairs: dict[object, list[tuple[str, dict]]] = defaultdict(list)
     for split, (sciver_file, jsonl_file, _) in SPLIT_FILES.items():
@@ -247,6 +263,7 @@ def inspect_release(root: Path) -> ReleaseReport:
             problems += _record_problems(where, record, hidden, root)
             if isinstance(record, dict):
                 sciver.append((where, record))
+                parts[split].append((where, record))
             rid = record.get("request_id") if isinstance(record, dict) else None
             if isinstance(rid, int):
                 if rid in ids:
@@ -274,15 +291,30 @@ def inspect_release(root: Path) -> ReleaseReport:
         origins = {r.get("origin_statement") for _, r in rows if "origin_statement" in r}
         if len(origins) > 1:
             problems.append(f"pair {pair_id}: the two claims disagree on origin_statement")
+    paper_files: dict[Path, dict] = {}
     for path in sorted((root / "papers").glob("*.json")):
-        problems += _paper_problems(path)
-    problems += _fidelity_problems(root, sciver, ours)
+        found, paper = _paper_problems(path)
+        problems += found
+        if paper is not None:
+            paper_files[path] = paper
+    fidelity, latex_contexts = _fidelity_problems(root, sciver, ours, paper_files)
+    problems += fidelity
     problems += _labels_problems(root, manifest, sciver)
     problems += _identity_problems(ours)
+    shared_problems, shared_warnings = _shared_papers(parts, manifest)
+    problems += shared_problems
+    duplicate_problems, duplicate_warnings = _duplicates_across_parts(parts, ours)
+    problems += duplicate_problems
+    problems += _html_problems(sciver, ours, paper_files)
+    if not outdated:  # an older release has no Hub files: its re-export is the advice
+        problems += hub_problems(root)
     report.warnings += _synthetic(ours, manifest, problems)
     report.warnings += _folder_name(root)
     report.warnings += _licence_warnings(ours)
+    report.warnings += shared_warnings
+    report.warnings += duplicate_warnings
     report.warnings += _markup_warnings(sciver)
+    report.warnings += _latex_warnings(latex_contexts, len(sciver), paper_files.values())
     return report
 
 
@@ -300,7 +332,9 @@ def _format_problems(manifest: dict) -> list[str]:
     return [
         f"manifest.json: {said}: the release predates format {FORMAT_VERSION} (records that "
         "name exactly their claim's tables/charts and sections SciVer's reading reaches, "
-        "hidden test labels kept outside the folder); export the split again "
+        "hidden test labels kept outside the folder, public test files without the pairing, "
+        "the split's papers per part, croissant.json and the card's Hub metadata); export the "
+        "split again "
         "(python manage.py export_release --split NAME --out DIR --overwrite)"
     ]
 
@@ -386,9 +420,13 @@ def record_findings(
 
 
 def _fidelity_problems(
-    root: Path, sciver: list[tuple[str, dict]], ours: list[tuple[str, str, dict]]
-) -> list[str]:
-    """`record_findings` for every record whose paper file can be read."""
+    root: Path,
+    sciver: list[tuple[str, dict]],
+    ours: list[tuple[str, str, dict]],
+    paper_files: Mapping[Path, dict] | None = None,
+) -> tuple[list[str], int]:
+    """`record_findings` for every record whose paper file can be read (`paper_files`: those
+    read already, by path), and how many records' contexts hold LaTeX."""
     rows = {
         row["request_id"]: row
         for _, _, row in ours
@@ -396,24 +434,30 @@ def _fidelity_problems(
     }
     papers: dict[str, dict | None] = {}
     problems = []
+    latex = 0
     for where, record in sciver:
         path = record.get("paper_path")
         if not isinstance(path, str):
             continue
         if path not in papers:
-            try:
-                paper = json.loads(_local(root, path).read_text("utf-8"))
-            except (OSError, ValueError):
-                paper = None  # said by the path and paper checks
+            local = _local(root, path)
+            paper = (paper_files or {}).get(local)
+            if paper is None:
+                try:
+                    paper = json.loads(local.read_text("utf-8"))
+                except (OSError, ValueError):
+                    paper = None  # said by the path and paper checks
             papers[path] = paper if isinstance(paper, dict) else None
         paper = papers[path]
         if paper is None:
             continue
         rid = record.get("request_id")
         named = f"{where} (request {rid}, paper {record.get('paperid')})"
-        for finding in record_findings(record, rows.get(rid), paper):
+        seen = reading.model_input(record, paper)
+        latex += bool(LATEX_MARKUP.search(seen.context))
+        for finding in record_findings(record, rows.get(rid), paper, seen=seen):
             problems.append(f"{named}: {finding.what}; {finding.fix}")
-    return problems
+    return problems, latex
 
 
 def _labels_problems(root: Path, manifest: dict, sciver: list[tuple[str, dict]]) -> list[str]:
@@ -549,27 +593,326 @@ def _licence_warnings(rows: list[tuple[str, str, dict]]) -> list[str]:
     ]
 
 
-# --- Markup in claims ------------------------------------------------------------------------
+# --- Papers in both parts ----------------------------------------------------------------
 
-MARKUP_KINDS = {"html": "HTML markup", "latex": "LaTeX"}
+
+def _named(items: Sequence[str], shown: int = 5) -> str:
+    return ", ".join(items[:shown]) + (
+        f" and {len(items) - shown} more" if len(items) > shown else ""
+    )
+
+
+def _shared_papers(
+    parts: Mapping[str, list[tuple[str, dict]]], manifest: dict
+) -> tuple[list[str], list[str]]:
+    """(problems, warnings): a paper with records in both parts is a problem (SciVer's parts
+    share no paper: a model tested on it has read its context and claims in validation), a
+    warning when the manifest's "split" says the split allowed shared papers; the manifest's
+    split facts must agree with the records. A manifest without "split" (an older release):
+    the records alone are checked."""
+    papers = {
+        split: {r["paperid"] for _, r in records if isinstance(r.get("paperid"), str)}
+        for split, records in parts.items()
+    }
+    shared = sorted(papers.get("validation", set()) & papers.get("test", set()))
+    said_split = manifest.get("split")
+    facts: dict = said_split if isinstance(said_split, dict) else {}
+    problems = []
+    said = facts.get("shared_papers")
+    if isinstance(said, int) and not isinstance(said, bool) and said != len(shared):
+        problems.append(
+            f"manifest.json: split.shared_papers is {said}, the records share {len(shared)} "
+            "paper(s) between the parts"
+        )
+    disjoint = facts.get("paper_disjoint")
+    if isinstance(disjoint, bool) and disjoint != (not shared):
+        problems.append(
+            f"manifest.json: split.paper_disjoint is {str(disjoint).lower()}, but the records "
+            f"{'share' if shared else 'share no'} paper(s) between the parts"
+        )
+    said_papers = facts.get("papers")
+    counts: dict = said_papers if isinstance(said_papers, dict) else {}
+    for split, ids in sorted(papers.items()):
+        n = counts.get(split)
+        if isinstance(n, int) and not isinstance(n, bool) and n != len(ids):
+            problems.append(f"manifest.json: split.papers says {split} {n}, the records {len(ids)}")
+    if not shared:
+        return problems, []
+    what = (
+        f"{len(shared)} paper(s) have records in both {SPLIT_FILES['validation'][0]} and "
+        f"{SPLIT_FILES['test'][0]} ({_named(shared)})"
+    )
+    if facts.get("shared_papers_allowed") is True:
+        return problems, [
+            f"papers in both parts: {what}; the split allowed shared papers "
+            "(manifest.json split.shared_papers_allowed), whereas SciVer's parts share none"
+        ]
+    return problems + [
+        f"papers in both parts: {what}: a model tested on them has read their context and "
+        "claims in validation, and SciVer's two parts share no paper; make a new split whose "
+        "parts share no paper and export it (where no paper-disjoint draw exists, a split made "
+        "with --allow-shared-papers makes this a warning)"
+    ], []
+
+
+# --- Claims repeated across parts -------------------------------------------------------------
+
+# The record fields whose texts are compared across parts (a hidden test record has `claim`).
+CLAIM_FIELDS = ("claim", "origin_statement", "perturbed_statement")
+
+
+def _snippet(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _claim_texts(
+    records: list[tuple[str, dict]],
+) -> tuple[list[str], list[tuple[str, dict, str]]]:
+    """Each record's distinct claim texts, and for each its (where, record, field names)."""
+    texts, owners = [], []
+    for where, record in records:
+        fields: dict[str, list[str]] = defaultdict(list)
+        for name in CLAIM_FIELDS:
+            value = record.get(name)
+            if isinstance(value, str) and value.strip():
+                fields[value].append(name)
+        for text, names in fields.items():
+            texts.append(text)
+            owners.append((where, record, "/".join(names)))
+    return texts, owners
+
+
+def _duplicates_across_parts(
+    parts: Mapping[str, list[tuple[str, dict]]], ours: list[tuple[str, str, dict]]
+) -> tuple[list[str], list[str]]:
+    """(problems, warnings): a claim of validation (its claim, origin or perturbed statement) that
+    is an exact or near duplicate of one of test is a problem naming both records, unless both
+    records are synthetic demo data (whose copied fixture papers repeat claims by construction):
+    then one warning counts them. The two claims of a pair are near duplicates by construction,
+    but always in one part."""
+    left, left_owners = _claim_texts(parts.get("validation", []))
+    right, right_owners = _claim_texts(parts.get("test", []))
+    if not left or not right:
+        return [], []
+    synthetic = {
+        row.get("request_id"): row.get("synthetic") is True
+        for _, _, row in ours
+        if isinstance(row.get("request_id"), int)
+    }
+    best: dict[tuple[str, str], tuple[float, bool, int, int]] = {}
+    for match in near_duplicates(left, right):
+        key = (left_owners[match.i][0], right_owners[match.j][0])
+        score = (match.similarity, match.exact, match.i, match.j)
+        if key not in best or score[:2] > best[key][:2]:
+            best[key] = score
+    problems, demo = [], 0
+    for similarity, exact, i, j in best.values():
+        (v_where, v_record, v_fields), (t_where, t_record, t_fields) = (
+            left_owners[i],
+            right_owners[j],
+        )
+        v_id, t_id = v_record.get("request_id"), t_record.get("request_id")
+        if synthetic.get(v_id) and synthetic.get(t_id):
+            demo += 1
+            continue
+        how = (
+            "the same text but for case, spacing and punctuation"
+            if exact
+            else f"near duplicates (similarity {similarity:.2f} ≥ {THRESHOLD})"
+        )
+        problems.append(
+            f"claims repeated across parts: {v_where} (request {v_id}, paper "
+            f"{v_record.get('paperid')}, {v_fields} “{_snippet(left[i])}”) and {t_where} (request "
+            f"{t_id}, paper {t_record.get('paperid')}, {t_fields} “{_snippet(right[j])}”) are "
+            f"{how}: a model tested on the one has seen the other in validation; re-open one "
+            "claim's validation (Validation, /manage/validation/) so that the validator rewrites "
+            "it, or make a new split that puts both in one part, then export again"
+        )
+    warnings = []
+    if demo:
+        warnings.append(
+            f"claims repeated across parts: {demo} validation/test record pair(s) share a claim "
+            f"text exactly or nearly (similarity ≥ {THRESHOLD}), all of them synthetic demo "
+            "data: the demo's copied fixtures repeat texts; a release of real claims has none"
+        )
+    return problems, warnings
+
+
+# --- Raw HTML in any text ---------------------------------------------------------------------
+
+# HTML and MathML elements whose tags are recognised. `s` is left out: `<s>` and `</s>` are
+# the sentence boundary tokens NLP papers write about.
+HTML_ELEMENTS = frozenset(
+    """a abbr address article aside audio b bdi bdo blockquote body br button canvas caption
+    center cite code col colgroup data dd del details dfn dialog div dl dt em embed fieldset
+    figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header hr html i iframe img input
+    ins kbd label legend li link main mark meta meter nav noscript object ol optgroup option
+    output p param picture pre progress rp rt ruby samp script section select small source span
+    strike strong style sub summary sup svg table tbody td template textarea tfoot th thead time
+    title tr tt u ul var video wbr math mi mn mo ms mtext mrow msub msup msubsup mfrac msqrt
+    mroot mstyle mspace mtable mtr mtd mover munder munderover semantics annotation
+    annotation-xml""".split()
+)
+_ELEMENT = "|".join(sorted(HTML_ELEMENTS, key=lambda e: (-len(e), e)))
+_VALUE = r"""(?:"[^"]*"|'[^']*'|[^\s"'<>=`]+)"""
+HTML_TAG = re.compile(
+    rf"</(?:{_ELEMENT})\s*>"  # a closing tag: </div>, </span >
+    # a whole tag of an element: <br>, <br/>, <td>, <span class="x">, <img src=x alt=y />
+    rf"|<(?:{_ELEMENT})(?:\s+[A-Za-z_:][\w:.-]*\s*=\s*{_VALUE}"
+    rf"|\s+[A-Za-z_:][\w:.-]*(?=[^<>]{0, 200}=))*\s*/?>"
+    # an element's opening tag cut short: <img …, <table …, <math, <a href
+    rf"|<(?:{_ELEMENT})\s+[A-Za-z_:][\w:.-]*\s*=\s*{_VALUE}"
+    r"|<(?:img|table|math|span|div|script|iframe|svg|style|tbody|thead|figure|figcaption)"
+    r"(?![\w-])|<a\s+(?:href|name|id|class|title|target|rel)\b",
+    re.IGNORECASE,
+)
+# An entity: named (only the names HTML defines: "AT&T;" is no entity), decimal or hexadecimal.
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|([A-Za-z][A-Za-z0-9]{1,31}));")
+
+
+def html_in(text: str) -> list[str]:
+    """The HTML tags and entities in `text`, as written: tags of HTML (and MathML) elements,
+    `</…>` closing tags, and entities (`&amp;`, `&nbsp;`, `&#123;`, `&#x1F;`). Comparisons and
+    arrows (`x < 5 and y > 3`, `a<b`, `<0.5%`, `->`, `<=`) are not HTML, nor is `a<b and c>d`
+    (no attribute with a value)."""
+    found = [m.group(0) for m in HTML_TAG.finditer(text)] if "<" in text else []
+    found += [
+        m.group(0)
+        for m in (_ENTITY.finditer(text) if "&" in text else ())
+        if m.group(1) is None or f"{m.group(1)};" in HTML5_ENTITIES
+    ]
+    return found
+
+
+CLAIM_TEXT_FIX = (
+    "re-open the claim's validation (Validation, /manage/validation/) so that the validator "
+    "writes it as plain text, then export again"
+)
+PAPER_TEXT_FIX = (
+    "the paper's stored text kept markup of its arXiv HTML: correct the text (or the parser, "
+    "papers/parsing) and export again"
+)
+_CLAIM_WRITTEN = {*CLAIM_FIELDS, "perturbed_explanation", "explanation"}
+
+
+def _strings(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
+    """(field path, text) of every string in a JSON value: `evidence[2].text`."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, f"{path}[{index}]")
+
+
+def _html_finding(place: str, field_path: str, text: str, spans: list[str], fix: str) -> str:
+    first = spans[0]
+    at = text.find(first)
+    start, end = max(0, at - 25), min(len(text), at + len(first) + 25)
+    shown = (
+        ("…" if start else "")
+        + " ".join(text[start:end].split())
+        + ("…" if end < len(text) else "")
+    )
+    more = f" and {len(spans) - 1} more" if len(spans) > 1 else ""
+    return (
+        f"{place}: raw HTML in {field_path} ({first!r}{more}): “{shown}”; it is released as "
+        f"typed and never rendered, so a reader and a model see the markup; {fix}"
+    )
+
+
+def _html_problems(
+    sciver: list[tuple[str, dict]],
+    ours: list[tuple[str, str, dict]],
+    paper_files: Mapping[Path, dict],
+) -> list[str]:
+    """A problem for every string field holding HTML tags or entities: the SciVer records, our
+    JSON Lines rows and the paper files (section names and text, captions)."""
+    problems = []
+    records = [(w, r, True) for w, r in sciver] + [(w, r, False) for w, _, r in ours]
+    for where, record, is_sciver in records:
+        place = f"{where} (request {record.get('request_id')}, paper {record.get('paperid')})"
+        for field_path, text in _strings(record):
+            spans = html_in(text)
+            if not spans:
+                continue
+            top = re.split(r"[.\[]", field_path, maxsplit=1)[0]
+            if top in _CLAIM_WRITTEN:
+                fix = CLAIM_TEXT_FIX
+            elif top == "evidence" and not is_sciver:
+                fix = PAPER_TEXT_FIX
+            else:
+                fix = REEXPORT.split(";")[0]
+            problems.append(_html_finding(place, field_path, text, spans, fix))
+    for path, paper in sorted(paper_files.items()):
+        listed = paper.get("sections")
+        sections: list = listed if isinstance(listed, list) else []
+        for field_path, text in _strings(paper):
+            spans = html_in(text)
+            if not spans:
+                continue
+            named = field_path
+            index = re.match(r"sections\[(\d+)\]", field_path)
+            if index and isinstance(sections[int(index.group(1))], dict):
+                named += f" (section {sections[int(index.group(1))].get('section_id')!r})"
+            place = f"papers/{path.name} (paper {path.stem})"
+            problems.append(_html_finding(place, named, text, spans, PAPER_TEXT_FIX))
+    return problems
+
+
+# --- LaTeX -----------------------------------------------------------------------------------
+
+
+def _latex_warnings(contexts: int, records: int, papers: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One warning counting LaTeX (`$…$` math, commands such as `\\alpha` or `\\textbf{`, escapes
+    such as `\\%`, braced sub- and superscripts) in what a model reads: the records whose
+    context (`reading.model_input`, the paper-file sections SciVer's reading reaches) holds
+    some, and the captions of the paper files (tables' `capture`, charts' `caption`). Not a
+    problem: SciVer's own release keeps the LaTeX of its papers too."""
+    captions = with_latex = 0
+    for paper in papers:
+        for key, name in (("image_paths", "caption"), ("tables", "capture")):
+            entries = paper.get(key)
+            for entry in entries.values() if isinstance(entries, dict) else []:
+                text = entry.get(name) if isinstance(entry, dict) else None
+                if isinstance(text, str):
+                    captions += 1
+                    with_latex += bool(LATEX_MARKUP.search(text))
+    if not contexts and not with_latex:
+        return []
+    return [
+        f"LaTeX in {contexts:,} of {records:,} records' contexts (the sections SciVer's reading "
+        f"gives a model) and {with_latex:,} of {captions:,} captions (tables' capture, charts' "
+        "caption): released as typed, as SciVer's own data keeps LaTeX too; a model reads "
+        "`$\\alpha$` rather than α"
+    ]
+
+
+# --- Markup in claims ------------------------------------------------------------------------
 
 
 def _markup_warnings(records: list[tuple[str, dict]]) -> list[str]:
-    """One warning per kind of markup (HTML, LaTeX) found in the records' claims, naming them: a
-    claim is released exactly as typed, so a reader or a model sees `<script>` or `$70\\%$`."""
-    found: dict[str, list[str]] = defaultdict(list)
+    """A warning naming the records whose claims hold LaTeX: a claim is released exactly as
+    typed, so a reader or a model sees `$70\\%$`. (HTML in a claim is a problem, said by
+    `_html_problems`.)"""
+    places = []
     for where, record in records:
         claim = record.get("claim")
         if not isinstance(claim, str):
             continue
-        for kind, spans in markup_in(claim).items():
+        spans = markup_in(claim).get("latex")
+        if spans:
             shown = spans[0] if len(spans[0]) <= 40 else spans[0][:39] + "…"
-            found[kind].append(f"{where} “{shown}”")
+            places.append(f"{where} “{shown}”")
+    if not places:
+        return []
     return [
-        f"markup in claims: {len(places)} claim(s) hold {MARKUP_KINDS[kind]}, released as typed "
-        f"and never rendered: {', '.join(places[:10])}"
+        f"markup in claims: {len(places)} claim(s) hold LaTeX, released as typed and never "
+        f"rendered: {', '.join(places[:10])}"
         + (f" and {len(places) - 10} more" if len(places) > 10 else "")
         + "; re-open their validation (Validation, /manage/validation/) so that the validator "
         "writes them as plain text, then export again"
-        for kind, places in sorted(found.items())
     ]

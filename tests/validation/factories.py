@@ -103,7 +103,47 @@ def validate_all(team: Team, user=None) -> int:
         done += 1
 
 
+# Each pair states a claim of its own (the first keeps the factory's ENTAILED and REFUTED):
+# check_release refuses claims repeated across a release's parts, exactly or nearly, and a pool
+# whose pairs all said one thing would be one claim many times over. The lists' lengths are
+# coprime, so two of the first 56 pairs share at most one of the four names.
+_SYSTEMS = ("RouteAdapt", "GateDepth", "ListKD", "SlipReG", "CacheCast", "SeedSmith", "TriageLM")
+_METRICS = ("chrF++", "AbsRel", "nDCG@10", "success rate", "hit ratio", "coverage", "F1", "MRR")
+_DATASETS = ("FLORES", "KITTI", "TREC-COVID", "YCB", "CDN", "ProFTPD", "Defects4J", "AOL", "Shop")
+_BASELINES = (
+    "LoRA",
+    "Monodepth2",
+    "BM25",
+    "IQL",
+    "LRB",
+    "AFLNet",
+    "reruns",
+    "T5",
+    "DT",
+    "ViT",
+    "CLIP",
+)
+
+
+def distinct_claims(i: int) -> dict:
+    """Submission fields with an entailed claim and its refuted rewrite of their own for pair
+    `i` (none for pair 0: the factory's own claims)."""
+    if i == 0:
+        return {}
+    system, metric = _SYSTEMS[i % len(_SYSTEMS)], _METRICS[i % len(_METRICS)]
+    dataset, baseline = _DATASETS[i % len(_DATASETS)], _BASELINES[i % len(_BASELINES)]
+    value, wrong = f"{40 + i * 1.7:.1f}", f"{30 + i * 1.3:.1f}"
+    entailed = f"{system} scores {value} {metric} on {dataset}, which is higher than {baseline}."
+    refuted = entailed.replace(value, wrong)
+    return {
+        "entailed": entailed,
+        "refuted": refuted,
+        "suggestion": refuted,
+        "explanation": f"Table 1 gives {system} a {metric} of {value}, not {wrong}.",
+    }
+
+
 def validated_pairs(team: Team, n: int) -> list:
-    pairs = [final_pair(team, seed=i)[0] for i in range(n)]
+    pairs = [final_pair(team, seed=i, **distinct_claims(i))[0] for i in range(n)]
     validate_all(team)
     return pairs

@@ -129,11 +129,24 @@ def _release(**overrides) -> Release:
 
 
 def _rewrite(out: Path, relative: str, data: bytes) -> None:
-    """Change a file and its manifest entry, so that only the change itself is wrong."""
+    """Change a file and its manifest entry (and its checksum in croissant.json), so that only
+    the change itself is wrong."""
     (out / relative).parent.mkdir(parents=True, exist_ok=True)
     (out / relative).write_bytes(data)
     manifest = json.loads((out / "manifest.json").read_text())
     manifest["files"][relative] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    croissant = out / "croissant.json"
+    if croissant.is_file() and relative != "croissant.json":
+        metadata = json.loads(croissant.read_text())
+        for entry in metadata.get("distribution", []):
+            if entry.get("contentUrl") == relative and "sha256" in entry:
+                entry["sha256"] = hashlib.sha256(data).hexdigest()
+        text = json.dumps(metadata, indent=2).encode()
+        croissant.write_bytes(text)
+        manifest["files"]["croissant.json"] = {
+            "sha256": hashlib.sha256(text).hexdigest(),
+            "bytes": len(text),
+        }
     (out / "manifest.json").write_text(json.dumps(manifest))
 
 

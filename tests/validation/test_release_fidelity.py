@@ -295,12 +295,13 @@ def test_a_refuted_claim_differing_only_in_a_reference_number_is_refused(tmp_pat
 
 
 @pytest.mark.parametrize(
-    ("version", "said"), [(None, "no format_version"), (1, "format_version 1")]
+    ("version", "said"),
+    [(None, "no format_version"), (1, "format_version 1"), (2, "format_version 2")],
 )
 def test_a_release_that_predates_the_format_version_is_refused_with_advice(tmp_path, version, said):
     out = written(tmp_path)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["format_version"] == FORMAT_VERSION == 2
+    assert manifest["format_version"] == FORMAT_VERSION == 3
     if version is None:
         del manifest["format_version"]
     else:
@@ -308,10 +309,11 @@ def test_a_release_that_predates_the_format_version_is_refused_with_advice(tmp_p
     (out / "manifest.json").write_text(json.dumps(manifest))
     problems = check_release(out)
     assert problems == [
-        f"manifest.json: {said}: the release predates format 2 (records that name exactly "
+        f"manifest.json: {said}: the release predates format 3 (records that name exactly "
         "their claim's tables/charts and sections SciVer's reading reaches, hidden test labels "
-        "kept outside the folder); export the split again (python manage.py export_release "
-        "--split NAME --out DIR --overwrite)"
+        "kept outside the folder, public test files without the pairing, the split's papers "
+        "per part, croissant.json and the card's Hub metadata); export the split again "
+        "(python manage.py export_release --split NAME --out DIR --overwrite)"
     ]
 
 
@@ -340,9 +342,9 @@ def test_hidden_labels_go_to_a_file_outside_the_folder_that_can_still_be_scored(
     first = labels["records"][0]
     assert set(first) == {
         "request_id",
-        "pair_id",
         "paperid",
         "claim_type",
+        "subfield",
         "label",
         "origin_statement",
         "perturbed_statement",
@@ -350,6 +352,11 @@ def test_hidden_labels_go_to_a_file_outside_the_folder_that_can_still_be_scored(
         "evidence",
         "provenance",
         "annotators",
+        # What ties a claim to its pair, which the public files leave out.
+        "pair_id",
+        "sampled",
+        "guideline_versions",
+        "revisions",
     }
     assert '"yes"' in labels["scoring"]
     # Scoring the public test set with it, as SciVer's acc_evaluation does.

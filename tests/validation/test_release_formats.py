@@ -253,7 +253,11 @@ def test_hidden_test_labels_are_gone_and_pairs_not_adjacent(tmp_path):
         for line in (tmp_path / "SciVer" / "data" / "test.jsonl").read_text().splitlines()
     ]
     assert all("evidence" not in r and "provenance" not in r and "label" not in r for r in rich)
-    pairs = [r["pair_id"] for r in rich]
+    # Nor which claims form a pair: that stays with the organisers' labels file.
+    assert all("pair_id" not in r and "sampled" not in r for r in rich)
+    labels = json.loads((tmp_path / "SciVer.labels.json").read_text())
+    pair_of = {r["request_id"]: r["pair_id"] for r in labels["records"]}
+    pairs = [pair_of[r["request_id"]] for r in rich]
     assert all(a != b for a, b in zip(pairs, pairs[1:], strict=False))
     assert load_sciver(tmp_path, "testset.json")[0]["label"] is None
     # The validation set keeps its labels.
@@ -284,7 +288,8 @@ def test_a_failed_overwrite_keeps_the_old_release(tmp_path):
     with pytest.raises(ReleaseError, match="already exists"):
         write_release(_release(), out)
     write_release(_release(readme="# v2\n"), out, overwrite=True)
-    assert (out / "README.md").read_text() == "# v2\n"
+    # The card, between the Hub's front matter and the section on loading it.
+    assert "\n---\n\n# v2\n\n## Loading\n" in (out / "README.md").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["SciVer"]
 
 

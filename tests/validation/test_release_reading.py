@@ -44,8 +44,10 @@ def direct(section: list, **fields) -> dict:
 def test_a_subsection_reaches_every_section_of_its_top_level_section():
     seen = model_input(direct(["3.2"]), PAPER)
     assert seen.section_ids == ("3", "3.1", "3.2")
+    # Each section as SciVer's loop appends it: name, ":\n", text, "\n".
     assert seen.context == (
-        "Method:\nWe train a model.Data:\nData comes from arXiv.Training:\nWe train for 3 epochs."
+        "Method:\nWe train a model.\nData:\nData comes from arXiv.\n"
+        "Training:\nWe train for 3 epochs.\n"
     )
     # "3" does not reach "30": the match is on the whole part before the first ".".
     assert "Thirty" not in seen.context
@@ -66,7 +68,7 @@ def test_an_anchor_style_section_id_is_never_matched():
 
 
 def test_slugs_of_unnumbered_sections_are_reached_by_name():
-    assert model_input(direct(["limitations"]), PAPER).context == "Limitations:\nOnly English."
+    assert model_input(direct(["limitations"]), PAPER).context == "Limitations:\nOnly English.\n"
     assert model_input(direct(["abstract"]), PAPER).section_ids == ("abstract",)
 
 

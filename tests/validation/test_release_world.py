@@ -141,3 +141,39 @@ def test_a_release_whose_parts_share_papers_is_refused_unless_the_split_allowed_
     SplitVersion.objects.filter(pk=old.pk).update(shared_papers_allowed=True)
     run("export_release", "--split", "old", "--out", str(out), "--overwrite")
     assert "papers in both parts" in run("check_release", str(out))
+
+
+@pytest.mark.filterwarnings("ignore:ConjunctiveGraph is deprecated:DeprecationWarning")
+def test_the_default_demo_release_is_read_by_datasets_and_mlcroissant(demo, hf, tmp_path):
+    import mlcroissant
+
+    pool = split_services.split_pool()
+    validation, test = split_services.offered_sizes(pool, seed=13)
+    run("make_split", "--validation", str(validation), "--test", str(test), "--name", "hub")
+    out = tmp_path / "SciVer"
+    run("export_release", "--split", "hub", "--out", str(out), "--parquet")
+    checked = run("check_release", str(out))
+    assert "release OK" in checked
+    # The demo copies fixture papers, so claims repeat across parts: a warning, not a problem.
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["split"]["paper_disjoint"] is True
+    assert manifest["split"]["papers"] == SplitVersion.objects.get(name="hub").papers
+    loaded = hf.load_dataset(str(out), cache_dir=str(tmp_path / "cache"))
+    assert sorted(loaded) == ["test", "validation"]
+    for part, file, size in (
+        ("validation", "valset.json", validation),
+        ("test", "testset.json", test),
+    ):
+        records = json.loads((out / file).read_text())
+        assert loaded[part].num_rows == len(records) == size
+        assert loaded[part]["request_id"] == [r["request_id"] for r in records]
+        assert loaded[part]["claim"] == [r["claim"] for r in records]
+        assert loaded[part]["label"] == [r["label"] for r in records]
+    first = loaded["validation"][0]
+    assert first["images"] and first["images"][0].size[0] > 0  # decoded as an image
+    croissant = mlcroissant.Dataset(jsonld=str(out / "croissant.json"))
+    rows = list(croissant.records("test"))
+    assert len(rows) == test
+    assert sorted(int(r["test/request_id"]) for r in rows) == sorted(
+        r["request_id"] for r in json.loads((out / "testset.json").read_text())
+    )

@@ -82,7 +82,8 @@ class TestOnTheLicencePool:
         assert split.left_out == {"arxiv": 1, "cc-by-nc-sa": 1, "unknown": 1}
         # Asking for more than the redistributable pool holds says what the filter left out.
         with pytest.raises(
-            Exception, match=r"6 more claims were left out by the licence filter \[cc-by, cc-by-sa, cc0\]"
+            Exception,
+            match=r"6 more claims were left out by the licence filter \[cc-by, cc-by-sa, cc0\]",
         ):
             split_services.freeze_split(validation=4, test=4, seed=1, name="d2")
 

@@ -86,8 +86,11 @@ def test_a_release_with_synthetic_papers_says_so_everywhere_but_the_sciver_files
         assert set(json.loads(path.read_text())) == {"sections", "image_paths", "tables"}
 
     readme = (out / "README.md").read_text().splitlines()
-    assert readme[2].startswith("> **Warning: synthetic data.** 1 of 4 papers and 2 of 8 claims")
-    assert "do not publish or evaluate on them" in readme[2]
+    # At the top of the card, right after the Hub's front matter and the title.
+    card = readme[readme.index("---", 1) + 2 :]
+    assert card[0].startswith("# ")
+    assert card[2].startswith("> **Warning: synthetic data.** 1 of 4 papers and 2 of 8 claims")
+    assert "do not publish or evaluate on them" in card[2]
     # Its row in the card's paper table (under its licence, CC BY) says synthetic.
     assert f"| {fake.arxiv_id} | {fake.arxiv_id}v1 | {fake.license_url} | yes |" in readme
     manifest = json.loads((out / "manifest.json").read_text())

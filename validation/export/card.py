@@ -1,5 +1,7 @@
 """The release's README, its dataset card: licence, each paper's licence, how it was built,
-statistics, which papers are synthetic, how paperids are made."""
+its parts beside SciVer's, hidden test labels and how they are scored, statistics, which papers
+are synthetic, how paperids are made. The writer puts the Hub's YAML front matter before it and
+a section on loading the release after it (`validation.release.hub`)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from collections.abc import Mapping
 from papers.licences import allows_redistribution, licence_code, licence_name
 from validation import stats
 from validation.models import SplitVersion
-from validation.release.formats import synthetic
+from validation.release.formats import HIDDEN_FIELDS, PAIRING_FIELDS, synthetic
+from validation.release.hub import LICENCE_HEADING
 from validation.release.records import ReleaseClaim, ReleasePaper
+from validation.split.rules import PARTS, SCIVER_PAPERS, SCIVER_SIZES
 
 
 def dataset_card(
@@ -58,6 +62,11 @@ def dataset_card(
         f"Split seed {split.seed}; licence filter: {_licence_filter(split)}; "
         f"test labels {'hidden' if hide_test_labels else 'included'}.",
         "",
+    ]
+    lines += _parts_lines(split, parts)
+    if hide_test_labels:
+        lines += _hidden_lines()
+    lines += [
         "## Synthetic content",
         "",
     ]
@@ -127,6 +136,79 @@ def dataset_card(
     return "\n".join(lines)
 
 
+def _parts_lines(split: SplitVersion, parts: Mapping[str, list[ReleaseClaim]]) -> list[str]:
+    """Claims and papers per part, beside SciVer's; whether the parts share papers, and why."""
+    sciver = dict(zip(PARTS, zip(SCIVER_SIZES, SCIVER_PAPERS, strict=True), strict=True))
+    papers = {name: {c.paperid for c in claims} for name, claims in parts.items()}
+    lines = [
+        "## Parts",
+        "",
+        "| part | claims | papers | SciVer's release |",
+        "|---|---:|---:|---|",
+    ]
+    for name, claims in parts.items():
+        claims_there, papers_there = sciver.get(name, (0, 0))
+        lines.append(
+            f"| {name} | {len(claims):,} | {len(papers[name]):,} | "
+            f"{claims_there:,} claims, {papers_there:,} papers |"
+        )
+    shared = set.intersection(*papers.values()) if len(papers) > 1 else set()
+    lines.append("")
+    if not shared:
+        return lines + ["The parts share no paper, as in SciVer's release.", ""]
+    why = (
+        f"split {split.name} was made with `--allow-shared-papers` because the pool held no "
+        "paper-disjoint draw of these sizes with this seed"
+        if split.shared_papers_allowed
+        else f"split {split.name} was made before splits kept the parts paper-disjoint"
+    )
+    lines += [
+        f"**The parts share {len(shared)} paper(s)** (each part holds claims written on them): "
+        f"{why}. SciVer's parts share no paper (327 + 786 = 1,113); a model tuned on the "
+        "validation part has seen these papers' contexts.",
+        "",
+    ]
+    return lines
+
+
+def _hidden_lines() -> list[str]:
+    """What a release with hidden test labels leaves out, what it cannot hide, and how a
+    submission is scored."""
+    hidden = ", ".join(f"`{name}`" for name in HIDDEN_FIELDS)
+    pairing = ", ".join(f"`{name}`" for name in PAIRING_FIELDS)
+    return [
+        "## Hidden test labels",
+        "",
+        f"The test records carry no answer: testset.json leaves out {hidden}; data/test.jsonl "
+        "and data/test.csv also leave out the evidence, the provenance, who annotated, and "
+        f"what ties a claim to the other claim of its pair ({pairing}; a claim's subfield "
+        "where its paper's pairs were written in different subfields). The records are "
+        "shuffled so that no two claims of a pair are neighbours, and `request_id`s do not "
+        "reveal pairs.",
+        "",
+        "As in SciVer's format, **both claims of every test pair are present**: the entailed "
+        "claim and its refuted rewrite, which differ in a few words, so the pairs can be "
+        "recovered from the claims' text, and one claim of each pair is entailed. Verify each "
+        "claim on its own, as the benchmark intends.",
+        "",
+        "**Scoring a submission.** The organisers keep the answers in `SciVer.labels.json`, "
+        "outside this folder. A submission is a file of responses: SciVer's `main.py` output "
+        '(the records, each with a `response`) or JSON Lines of `{"request_id", "response"}`. '
+        "With SciVer Studio: `python manage.py evaluate_release DIR/SciVer --part test "
+        "--responses RESPONSES --labels DIR/SciVer.labels.json --out scores.jsonl` "
+        "(`--labels` defaults to the labels file beside the folder), which scores as SciVer's "
+        "`acc_evaluation.py` does: a response is correct when the claim is entailed and its "
+        'lower-cased text contains "yes", or the claim is refuted and it does not; an empty '
+        "response is wrong either way. It reports accuracy overall and per claim type.",
+        "",
+        "**What needs the labels.** SciVer's `acc_evaluation.py` reads each record's `label`, "
+        "so it cannot score testset.json; strict loaders of the format refuse a record without "
+        "`label` and the statements; `datasets.load_dataset` gives them as `None`. Develop on "
+        "the validation part, which keeps its labels.",
+        "",
+    ]
+
+
 def _licence_filter(split: SplitVersion) -> str:
     if not split.licences:
         return "none (any licence; this split was made before the default filter)"
@@ -142,7 +224,7 @@ def _licence_lines(split: SplitVersion, papers: list[ReleasePaper]) -> list[str]
     by_code: dict[str, list[ReleasePaper]] = defaultdict(list)
     for paper in papers:
         by_code[licence_code(paper.licence)].append(paper)
-    lines = ["## Papers and their licences", ""]
+    lines = [f"## {LICENCE_HEADING}", ""]
     if split.left_out:
         lines += [
             "Left out by the licence filter (complete pairs): "

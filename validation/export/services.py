@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,8 @@ from validation.models import (
     ReleaseExport,
     SplitVersion,
 )
-from validation.release import Staging
+from validation.release import ReleaseError, Staging
+from validation.release.hub import missing_pyarrow
 
 
 def export_release(
@@ -27,15 +29,21 @@ def export_release(
     out: str,
     hide_test_labels: bool = False,
     overwrite: bool = False,
+    parquet: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> dict:
-    """Write the release of a frozen split to `out` (atomically) and return its manifest."""
-
+    """Write the release of a frozen split to `out` (atomically) and return its manifest.
+    With `parquet`, also the Parquet files with the images embedded, which the dataset card
+    then has `datasets` read (pyarrow: refused up front without it)."""
+    if parquet and (missing := missing_pyarrow()):
+        raise ReleaseError(missing)
     # The folder is staged first, so that each image is copied while the records are built.
     with Staging(Path(out), overwrite=overwrite) as staging:
         release = build_release(
             split, hide_test_labels=hide_test_labels, progress=progress, staging=staging
         )
+        if parquet:
+            release = dataclasses.replace(release, parquet=True)
         manifest = staging.commit(release)
     if progress:
         progress(1, 1, f"wrote {len(manifest['files'])} files")

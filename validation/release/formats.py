@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from annotation import downloads
@@ -12,14 +13,19 @@ from validation.release.records import ReleaseClaim, ReleasePaper
 __all__ = [
     "CSV_COLUMNS",
     "HIDDEN_FIELDS",
+    "HIDDEN_JSONL_FIELDS",
+    "PAIRING_FIELDS",
+    "SCIVER_FIELDS",
     "SCIVER_FOLDER",
     "SCIVER_ROOT",
+    "SPLIT_FILES",
     "csv_text",
     "hidden_label_record",
     "json_bytes",
     "jsonl_bytes",
     "jsonl_record",
     "pretty_json_bytes",
+    "public_test_claims",
     "sciver_paper",
     "sciver_path",
     "sciver_record",
@@ -30,9 +36,42 @@ __all__ = [
 # `paper_path` and the image paths resolve only from the parent of a folder with that name.
 SCIVER_FOLDER = "SciVer"
 SCIVER_ROOT = f"./{SCIVER_FOLDER}"
+# split name → (SciVer file, our JSON Lines, our CSV)
+SPLIT_FILES = {
+    "validation": ("valset.json", "data/validation.jsonl", "data/validation.csv"),
+    "test": ("testset.json", "data/test.jsonl", "data/test.csv"),
+}
 # What --hide-test-labels removes from a record: everything that gives the answer away.
 HIDDEN_FIELDS = ("label", "origin_statement", "perturbed_statement", "perturbed_explanation")
-HIDDEN_JSONL_FIELDS = (*HIDDEN_FIELDS, "evidence", "provenance", "annotators")
+# ... and from our fuller records, what ties a test claim to its pair's other claim: a claim
+# whose partner is known has its label given away by the partner's text (one of the two is
+# entailed). `pair_id` says it outright; `sampled` (the pair's three sampled tables/charts) is
+# the same for both claims and rarely for two pairs of one paper; `guideline_versions` starts
+# with the pair's writing stage; `revisions` counts a validator's subset or label change on
+# both claims of the pair. The paper-level fields (paperid, arxiv_id, venue, licence,
+# synthetic) and SciVer's own fields (claim_type, section, the tables/charts) stay, as in
+# SciVer's public test set; a subfield stays when it is the paper's (`public_test_claims`).
+PAIRING_FIELDS = ("pair_id", "sampled", "guideline_versions", "revisions")
+HIDDEN_JSONL_FIELDS = (*HIDDEN_FIELDS, "evidence", "provenance", "annotators", *PAIRING_FIELDS)
+# SciVer's record fields in its order, each with its type (`str`, `int`, `bool`, `list[str]`):
+# the common ones, then one element's (direct, analytical) or two elements' (parallel,
+# sequential). The dataset card's features, the Croissant fields and the Parquet columns.
+SCIVER_FIELDS = (
+    ("request_id", "int"),
+    ("paperid", "str"),
+    ("paper_path", "str"),
+    ("claim_type", "str"),
+    ("claim", "str"),
+    ("label", "bool"),
+    ("origin_statement", "str"),
+    ("perturbed_statement", "str"),
+    ("perturbed_explanation", "str"),
+    ("section", "list[str]"),
+    ("type", "str"),
+    ("item", "str"),
+    ("image_path", "str"),
+    *((f"item{n}{suffix}", "str") for n in (1, 2) for suffix in ("_type", "", "_path")),
+)
 
 
 def sciver_path(relative: str) -> str:
@@ -132,14 +171,30 @@ def jsonl_record(
 
 
 # What the organisers keep of each hidden test record (the labels file outside the release
-# folder): the label and everything removed from the public records, keyed by request_id.
-HIDDEN_LABEL_FIELDS = ("request_id", "pair_id", "paperid", "claim_type", *HIDDEN_JSONL_FIELDS)
+# folder): the label and everything removed from the public records (the pairing too), keyed
+# by request_id, with the claim's own subfield.
+HIDDEN_LABEL_FIELDS = ("request_id", "paperid", "claim_type", "subfield", *HIDDEN_JSONL_FIELDS)
 
 
 def hidden_label_record(claim: ReleaseClaim, paper: ReleasePaper) -> dict[str, Any]:
     """One test record's answer and what was hidden with it (for scoring and audit)."""
     record = jsonl_record(claim, paper)
     return {name: record[name] for name in HIDDEN_LABEL_FIELDS}
+
+
+def public_test_claims(claims: Iterable[ReleaseClaim]) -> list[ReleaseClaim]:
+    """Hidden test claims as the public files give them: a claim's `subfield` is the one its
+    pair was written in, so where the claims of one paper disagree on it (the paper's subfield
+    changed between two pairs) it would tell those pairs apart; these claims give none ("",
+    read as unknown). The labels file keeps every claim's own."""
+    claims = list(claims)
+    subfields: dict[str, set[str]] = {}
+    for claim in claims:
+        subfields.setdefault(claim.paperid, set()).add(claim.subfield)
+    return [
+        claim if len(subfields[claim.paperid]) == 1 else replace(claim, subfield="")
+        for claim in claims
+    ]
 
 
 CSV_COLUMNS = (

@@ -4,9 +4,12 @@ Written from the facts of SciVer's public input preparation, not from our export
 mapping, so that a release is checked the way its consumer reads it: the context is every
 paper-file section whose `section_id` has the same part before its first "." as one of the
 record's `section` entries (so "3.2" reaches every section of 3; an anchor-style id such as
-"S4.SS1.SSS0.Px1" is never matched; an empty list gives no text), each as `section_name + ":\\n"
-+ text`; the images are the record's `image_path` (direct, analytical) or `item1_path` and
-`item2_path` (parallel, sequential), each with its caption from the paper file.
+"S4.SS1.SSS0.Px1" is never matched; an empty list gives no text), each, in the paper file's
+order, as `section_name + ":\\n" + text + "\\n"`, character for character as SciVer's loop
+appends it (so every section's text ends with a newline, even an empty one, and the last word
+of a section never runs into the next section's name); the images are the record's
+`image_path` (direct, analytical) or `item1_path` and `item2_path` (parallel, sequential), each
+with its caption from the paper file.
 """
 
 from __future__ import annotations
@@ -99,7 +102,8 @@ def model_input(record: Mapping[str, Any], paper: Mapping[str, Any]) -> ModelInp
         for s in (paper.get("sections") or [])
         if isinstance(s, Mapping) and top_level(s.get("section_id", "")) in wanted
     ]
-    context = "".join(f"{s.get('section_name', '')}:\n{s.get('text', '')}" for s in chosen)
+    # SciVer's loop: context += section_name + ":\n" + text + "\n", for every section reached.
+    context = "".join(f"{s.get('section_name', '')}:\n{s.get('text', '')}\n" for s in chosen)
     images = tuple(
         ModelImage(t, item, path, _caption(paper, t, item))
         for t, item, path in record_elements(record)

@@ -1,4 +1,6 @@
-"""Writes a release folder atomically: every file into a temporary folder, then one rename."""
+"""Writes a release folder atomically: every file into a temporary folder, then one rename.
+The Hub's and Croissant's files (`hub`) are written with the rest and checked against the
+SciVer files before the rename."""
 
 from __future__ import annotations
 
@@ -15,26 +17,41 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from validation.release.copier import copy
 from validation.release.formats import (
+    SPLIT_FILES,
     csv_text,
     hidden_label_record,
     json_bytes,
     jsonl_bytes,
     jsonl_record,
     pretty_json_bytes,
+    public_test_claims,
     sciver_paper,
     sciver_record,
     synthetic,
+)
+from validation.release.hub import (
+    CROISSANT_FILE,
+    PARQUET_FILES,
+    croissant,
+    croissant_bytes,
+    front_matter,
+    hub_problems,
+    loading_section,
+    missing_pyarrow,
+    write_parquet,
 )
 from validation.release.records import ReleaseClaim, ReleasePaper
 
 __all__ = [
     "FORMAT_VERSION",
     "LABELS_FORMAT",
+    "Generated",
     "MANIFEST_FORMAT",
     "SPLIT_FILES",
     "Release",
@@ -49,8 +66,10 @@ __all__ = [
 MANIFEST_FORMAT = "sciver-studio-release/2"
 # 2: records name exactly the claim's table/chart evidence and never an empty `section`;
 # paper-file section ids are ones a record can name; hidden test labels go to a labels file
-# outside the release folder. check_release says when a release predates it.
-FORMAT_VERSION = 2
+# outside the release folder. 3: public hidden-label test files carry nothing of the pairing;
+# the manifest's `split` (papers per part, paper-disjoint); croissant.json and the card's Hub
+# front matter. check_release says when a release predates it.
+FORMAT_VERSION = 3
 LABELS_FORMAT = "sciver-studio-hidden-labels/1"
 LABELS_SUFFIX = ".labels.json"
 SCORING = (
@@ -63,11 +82,6 @@ logger = logging.getLogger(__name__)
 COPIER = Path(__file__).with_name("copier.py")  # the process that copies images (copy_files)
 PROGRESS_STEPS = 100  # at most this many progress reports while the files are written
 WRITING = "writing files"
-# split name → (SciVer file, our JSON Lines, our CSV)
-SPLIT_FILES = {
-    "validation": ("valset.json", "data/validation.jsonl", "data/validation.csv"),
-    "test": ("testset.json", "data/test.jsonl", "data/test.csv"),
-}
 
 
 class ReleaseError(ValueError):
@@ -79,8 +93,11 @@ class Release:
     """Everything a release folder holds, already decided: records, papers, image sources.
 
     `images` maps a release-relative path (`images/…png`) to its bytes or a file to copy.
-    `seed` orders hidden test records (so a re-export is byte-identical). `progress`, if
-    given, hears (files written, files, "writing files") as the files are written.
+    `readme` is the dataset card's text: the Hub's YAML front matter goes before it and a
+    section on loading the release after it (`hub`), unless it starts with front matter of its
+    own. `seed` orders hidden test records (so a re-export is byte-identical). `parquet` adds
+    the Parquet files with the images embedded (pyarrow). `progress`, if given, hears (files
+    written, files, "writing files") as the files are written.
     """
 
     name: str
@@ -93,6 +110,7 @@ class Release:
     # The split's facts for the manifest's "split": paper_disjoint, shared_papers_allowed,
     # papers per part (check_release reads them).
     split: Mapping[str, Any] = field(default_factory=dict)
+    parquet: bool = False
     progress: Callable[[int, int, str], None] | None = field(
         default=None, compare=False, repr=False
     )
@@ -172,6 +190,8 @@ def _check(release: Release) -> dict[str, ReleasePaper]:
     unknown = set(release.splits) - set(SPLIT_FILES)
     if unknown:
         raise ReleaseError(f"unknown split(s): {', '.join(sorted(unknown))}; use validation, test")
+    if release.parquet and (missing := missing_pyarrow()):
+        raise ReleaseError(missing)
     papers: dict[str, ReleasePaper] = {}
     folded: dict[str, str] = {}
     for paper in release.papers:
@@ -266,20 +286,26 @@ def _labels(release: Release, papers: Mapping[str, ReleasePaper], testset: bytes
     }
 
 
-def _encoded(release: Release, papers: Mapping[str, ReleasePaper]) -> Iterable[tuple[str, bytes]]:
-    """Every file of the release but the images, encoded, one at a time (so that each can be
-    written while the next is encoded)."""
+def _encoded(
+    release: Release, papers: Mapping[str, ReleasePaper], records: dict[str, list[dict]]
+) -> Iterable[tuple[str, bytes]]:
+    """Every file of the release but the images and the Parquet files, encoded, one at a time
+    (so that each can be written while the next is encoded); `records` gets each part's SciVer
+    records in file order (for the Parquet files)."""
+    sciver_files: dict[str, tuple[bytes, int]] = {}
     for name in ("validation", "test"):
         if name not in release.splits:
             continue
         sciver_file, jsonl_file, csv_file = SPLIT_FILES[name]
         hide = name == "test" and release.hide_test_labels
         claims = (
-            _hidden_order(release.splits[name], release.seed)
+            public_test_claims(_hidden_order(release.splits[name], release.seed))
             if hide
             else sorted(release.splits[name], key=lambda c: c.request_id)
         )
-        yield sciver_file, json_bytes([sciver_record(c, hide_label=hide) for c in claims])
+        records[name] = [sciver_record(c, hide_label=hide) for c in claims]
+        sciver_files[name] = (json_bytes(records[name]), len(claims))
+        yield sciver_file, sciver_files[name][0]
         yield (
             jsonl_file,
             jsonl_bytes(jsonl_record(c, papers[c.paperid], hide_label=hide) for c in claims),
@@ -287,12 +313,62 @@ def _encoded(release: Release, papers: Mapping[str, ReleasePaper]) -> Iterable[t
         yield csv_file, csv_text(claims, papers, hide_label=hide).encode("utf-8")
     for paperid, paper in sorted(papers.items()):
         yield f"papers/{paperid}.json", json_bytes(sciver_paper(paper))
+    licences = [paper.licence for _, paper in sorted(papers.items())]
+    counts = {name: count for name, (_, count) in sciver_files.items()}
     if release.readme:
-        yield "README.md", release.readme.encode("utf-8")
+        readme = release.readme
+        if not readme.startswith("---\n"):
+            readme = (
+                front_matter(
+                    name=release.name, counts=counts, licences=licences, parquet=release.parquet
+                )
+                + readme.rstrip("\n")
+                + "\n\n"
+                + loading_section(
+                    counts=counts, parquet=release.parquet, hidden=release.hide_test_labels
+                )
+            )
+        yield "README.md", readme.encode("utf-8")
+    fake = any(p.synthetic for p in papers.values()) or any(
+        c.synthetic for claims in release.splits.values() for c in claims
+    )
+    description = (
+        f"Expert-annotated multimodal scientific claim verification in SciVer's format (split "
+        f"{release.name}), built with SciVer Studio following the SciVer protocol (ACL 2025)."
+        + (" Synthetic demo data: not for publishing nor evaluation." if fake else "")
+    )
+    yield (
+        CROISSANT_FILE,
+        croissant_bytes(
+            croissant(
+                name=f"SciVer-style dataset, split {release.name}",
+                description=description,
+                parts=sciver_files,
+                licences=licences,
+                hidden=release.hide_test_labels,
+            )
+        ),
+    )
 
 
-def _write(root: Path, relative: str, source: bytes | Path) -> tuple[str, int]:
+@dataclass(frozen=True)
+class Generated:
+    """A file that `write` writes itself, given its path (a Parquet file, written row group
+    by row group)."""
+
+    write: Callable[[Path], None]
+
+
+def _write(root: Path, relative: str, source: bytes | Path | Generated) -> tuple[str, int]:
     target = root / relative
+    if isinstance(source, Generated):
+        source.write(target)
+        digest, size = hashlib.sha256(), 0
+        with open(target, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+                size += len(chunk)
+        return digest.hexdigest(), size
     if not isinstance(source, bytes):
         return copy(target, source)
     target.write_bytes(source)
@@ -334,7 +410,7 @@ class Staging:
         self.replacing = self.out.exists()
         self.folder = _new_folder(self.out, "partial")
         self._folders: set[str] = {"."}
-        self._sources: dict[str, bytes | Path] = {}  # every staged file → what it holds
+        self._sources: dict[str, bytes | Path | Generated] = {}  # staged file → what it holds
         self._futures: dict[str, Future] = {}  # files written by a thread
         self._copier: subprocess.Popen | None = None
         self._copied: set[str] = set()  # files the copier process writes
@@ -355,8 +431,9 @@ class Staging:
             (self.folder / folder).mkdir(parents=True, exist_ok=True)
             self._folders.add(folder)
 
-    def add(self, relative: str, source: bytes | Path) -> None:
-        """Start writing `source` (bytes, or a file to copy) to `relative` in a thread;
+    def add(self, relative: str, source: bytes | Path | Generated) -> None:
+        """Start writing `source` (bytes, a file to copy, or a `Generated` file) to `relative`
+        in a thread;
         staging the same path again with the same source does nothing."""
         if self._sources.get(relative) == source:
             return
@@ -462,10 +539,16 @@ class Staging:
         # Images first: the largest files, copied while the records are encoded below.
         for path, source in sorted(release.images.items()):
             self.add(path, source)
-        encoded = {}
-        for relative, content in _encoded(release, papers):
+        encoded: dict[str, bytes | Generated] = {}
+        records: dict[str, list[dict]] = {}
+        for relative, content in _encoded(release, papers, records):
             self.add(relative, content)
             encoded[relative] = content
+        if release.parquet:
+            for name, part in records.items():
+                parquet = Generated(partial(write_parquet, records=part, images=release.images))
+                self.add(PARQUET_FILES[name], parquet)
+                encoded[PARQUET_FILES[name]] = parquet
         progress = release.progress
         unused = [r for r in self._sources if r not in release.images and r not in encoded]
         total = len(self._sources) - len(unused)
@@ -526,9 +609,20 @@ class Staging:
             }
             self._labels = out.parent / f".{labels_path(out).name}.{secrets.token_hex(6)}.partial"
             testset = encoded[SPLIT_FILES["test"][0]]
+            assert isinstance(testset, bytes)  # encoded above
             self._labels.write_bytes(pretty_json_bytes(_labels(release, papers, testset)))
             self._labels.chmod(0o600)  # the organisers' answers: not for other local users
         (self.folder / "manifest.json").write_bytes(pretty_json_bytes(manifest))
+        # The last word before the folder takes its place: the Hub's and Croissant's files
+        # hold exactly the SciVer files' records, and hidden test files hold no pairing.
+        problems = hub_problems(self.folder)
+        if problems:
+            raise ReleaseError(
+                "the release's Hub files disagree with its SciVer files: "
+                + "; ".join(problems[:20])
+                + (f"; … and {len(problems) - 20} more" if len(problems) > 20 else "")
+                + ". Nothing was written."
+            )
         self._swap()
         self._done = True
         old_labels = labels_path(out)

@@ -15,7 +15,9 @@ class Command(BaseCommand):
     help = (
         "Verify a release: record schema, paths, checksums, sizes, unique paperids and image "
         "names, pairs, hidden labels, format version; every record read as SciVer's code reads "
-        "it gives the model its claim's evidence; warns about synthetic (demo) content."
+        "it gives the model its claim's evidence; no paper in both parts (unless the split "
+        "allowed it), no claim repeated across parts exactly or nearly, no raw HTML in any text; "
+        "warns about synthetic (demo) content and counts the LaTeX a model reads."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

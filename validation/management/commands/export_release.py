@@ -10,11 +10,15 @@ from validation.export import services as export_services
 from validation.models import SplitVersion
 from validation.release import ReleaseError, check_out
 from validation.release.formats import SCIVER_FOLDER
+from validation.release.hub import HUB_INSTALL, missing_pyarrow
 from validation.release.writer import labels_path
 
 
 class Command(BaseCommand):
-    help = "Export a frozen split: valset/testset.json, papers/, images/, data/, README, manifest."
+    help = (
+        "Export a frozen split: valset/testset.json, papers/, images/, data/, the dataset card "
+        "(README.md, for the Hugging Face Hub), croissant.json, manifest.json."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--split", required=True)
@@ -24,14 +28,23 @@ class Command(BaseCommand):
         parser.add_argument(
             "--hide-test-labels",
             action="store_true",
-            help="test records without labels; the labels go to DIR/SciVer.labels.json, "
-            "beside the release folder",
+            help="test records without labels nor what ties a claim to its pair; the labels go "
+            "to DIR/SciVer.labels.json, beside the release folder",
         )
         parser.add_argument(
             "--overwrite", action="store_true", help="replace a previous release in --out"
         )
+        parser.add_argument(
+            "--parquet",
+            action="store_true",
+            help="also data/parquet/{validation,test}.parquet with the tables and charts "
+            f"embedded as images, which the dataset card has `datasets` read (needs pyarrow: "
+            f"{HUB_INSTALL})",
+        )
 
     def handle(self, *args, **options) -> None:
+        if options["parquet"] and (missing := missing_pyarrow()):
+            raise CommandError(missing)  # before anything is read or written
         split = SplitVersion.objects.filter(name=options["split"]).first()
         if split is None:
             names = ", ".join(SplitVersion.objects.values_list("name", flat=True)) or "none yet"
@@ -52,6 +65,7 @@ class Command(BaseCommand):
                 out=options["out"],
                 hide_test_labels=options["hide_test_labels"],
                 overwrite=options["overwrite"],
+                parquet=options["parquet"],
                 progress=progress,
             )
         except ReleaseError as exc:
@@ -63,6 +77,11 @@ class Command(BaseCommand):
             f"{manifest['papers']} papers, "
             + ", ".join(f"{part} {c['claims']} claims" for part, c in counts.items())
         )
+        if options["parquet"]:
+            self.stdout.write(
+                "Parquet files with the images embedded: data/parquet/validation.parquet and "
+                "data/parquet/test.parquet (the dataset card's configuration reads them)"
+            )
         hidden = manifest.get("hidden_labels")
         if hidden:
             self.stdout.write(
