@@ -43,6 +43,7 @@ bench: venv
 	SCIVER_TESTING=1 $(BIN)/python bench/parse.py
 	SCIVER_TESTING=1 $(BIN)/python bench/render.py
 	SCIVER_TESTING=1 $(BIN)/python bench/crawl.py
+	SCIVER_TESTING=1 $(BIN)/python bench/duplicates.py
 	@echo "bench/pages.py and bench/release.py need PostgreSQL: run them by hand (docs/benchmarks.md)"
 
 clean-venv:
