@@ -332,6 +332,9 @@ EVIDENCE_JACCARD_THRESHOLD = env.float("EVIDENCE_JACCARD_THRESHOLD", default=1.0
 RELEASE_SALT = env("RELEASE_SALT", default="")
 RELEASE_DIR = Path(env("RELEASE_DIR", default=str(VAR_DIR / "releases")))
 BASELINE_PER_SUBSET = env.int("BASELINE_PER_SUBSET", default=10)
+# The annotation-artifact audit (validation/audit/): check_release and audit_release warn when
+# a claim-only baseline's 95 % lower bound beats chance by more than this many points.
+ARTIFACT_MARGIN = env.float("ARTIFACT_MARGIN", default=10.0)
 
 
 # Evaluating models on a release (evaluation/): the only endpoints the pages may send a release

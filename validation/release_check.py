@@ -26,6 +26,7 @@ from typing import Any
 
 from annotation.writing.warnings import LATEX_MARKUP, markup_in, perturbation_problem
 from papers.licences import allows_redistribution, licence_code, licence_name
+from validation.audit import ARTIFACT_MARGIN, artifact_warnings
 from validation.release import reading
 from validation.release.duplicates import THRESHOLD, near_duplicates
 from validation.release.formats import (
@@ -210,8 +211,10 @@ def check_release(root: Path) -> list[str]:
     return inspect_release(root).problems
 
 
-def inspect_release(root: Path) -> ReleaseReport:
-    """The problems of the release folder `root`, and warnings that do not make it unsound."""
+def inspect_release(root: Path, *, artifact_margin: float = ARTIFACT_MARGIN) -> ReleaseReport:
+    """The problems of the release folder `root`, and warnings that do not make it unsound
+    (among them annotation artifacts: a claim-only baseline beating chance by more than
+    `artifact_margin` points, `validation.audit`)."""
     root = Path(root)
     manifest_path = root / "manifest.json"
     if not manifest_path.is_file():
@@ -315,6 +318,10 @@ def inspect_release(root: Path) -> ReleaseReport:
     report.warnings += duplicate_warnings
     report.warnings += _markup_warnings(sciver)
     report.warnings += _latex_warnings(latex_contexts, len(sciver), paper_files.values())
+    report.warnings += artifact_warnings(
+        ({**r, "part": split} for split, rows in parts.items() for _, r in rows),
+        margin=artifact_margin,
+    )
     return report
 
 

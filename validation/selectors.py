@@ -190,6 +190,20 @@ def evidence_rule_warning(page: ValidationPage) -> claim_warnings.Warning | None
     )
 
 
+def evidence_names(
+    page: ValidationPage, evidence_ids: Iterable[int] | None = None
+) -> list[tuple[str, str, str]]:
+    """The tables/charts of the claim's evidence (its final evidence, or `evidence_ids`: what
+    the validator ticked) as (kind, label, number), in reading order, for the warning on a
+    claim naming one that is not among them (no query: the page's context holds them)."""
+    chosen = page.evidence_ids if evidence_ids is None else set(evidence_ids)
+    return [
+        (p.element.kind, p.element.label, p.element.number)
+        for p in page.context
+        if p.element.pk in chosen and p.element.kind != Element.Kind.PARAGRAPH
+    ]
+
+
 def validation_queue(user: AbstractBaseUser, queue=None) -> dict[str, int | WorkItem | None]:
     """The expert's validation and baseline work: held items and how many they may take
     (`queue`: the expert's `annotation.queue.work.queue`, when the caller has it)."""

@@ -34,6 +34,8 @@ from papers.access import staff_required
 from papers.licences import KNOWN_LICENCES, REDISTRIBUTABLE
 from papers.models import Paper
 from validation import selectors, services, stats
+from validation.audit import pool as audit_pool
+from validation.audit.plot import artifact_context
 from validation.baseline import services as baseline_services
 from validation.export import services as export_services
 from validation.forms import (
@@ -112,12 +114,16 @@ class ValidatePage(WorkItemPage):
         sibling = page.sibling.text if page.sibling else ""
         entailed = claim.text if claim.label == "entailed" else sibling
         refuted = claim.text if claim.label == "refuted" else sibling
+        selected = set(form["evidence"]) if form else page.evidence_ids
+        # The writer's pair-level checks too: a claim naming a table or figure not among its
+        # evidence (as the validator has ticked it), a refuted claim that only negates.
         warnings = claim_warnings.claim_warnings(
             text=claim.text,
             entailed=entailed,
             refuted=refuted,
             paragraphs=page.paragraphs,
             visuals=page.sampled_texts,
+            evidence=selectors.evidence_names(page, selected),
             low=settings.CLAIM_MIN_WORDS,
             high=settings.CLAIM_MAX_WORDS,
         )
@@ -135,7 +141,7 @@ class ValidatePage(WorkItemPage):
             "warnings": warnings,
             "evidence_warning": selectors.evidence_rule_warning(page),
             "evidence_rule": rule_text(subset, whole=True),
-            "selected": set(form["evidence"]) if form else page.evidence_ids,
+            "selected": selected,
             "failed": set(failed),
             "draft_saved_at": item.draft_saved_at if opened else None,
             "server_draft_at": item.draft_saved_at if holder else None,
@@ -242,6 +248,8 @@ def statistics(request: HttpRequest) -> HttpResponse:
             stats.stacked_pairs_chart(figures["subfields"], title="Claims per subfield"),
         ]
     progress = stats.bar_chart(result["progress"], title="Progress of every stage")
+    # The pool's annotation-artifact audit (validation.audit), computed once per request.
+    artifacts = None if name else audit_pool.pool_audit()
     context = {
         "result": result,
         "plots": plots,
@@ -249,6 +257,7 @@ def statistics(request: HttpRequest) -> HttpResponse:
         "names": names,
         "name": name,
         "synthetic": selectors.synthetic_summary(name),
+        **artifact_context(artifacts, audit_pool.artifact_margin()),
     }
     return render(request, "validation/statistics.html", context)
 

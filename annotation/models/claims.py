@@ -122,6 +122,12 @@ class ClaimPair(models.Model):
     state = models.CharField(max_length=16, choices=PairState.choices, default=PairState.ACTIVE)
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
+    reference_note = models.TextField(
+        blank=True,
+        default="",
+        help_text="The writer's reason for a claim naming a table or figure not among its "
+        "evidence (shown to the validator, never to blind annotators or adjudicators)",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -121,6 +121,9 @@ class PairForm(RefutedClaimForm):
 
     entailed = ClaimTextField(MAX_CLAIM_TEXT)
     evidence = IdsField()
+    # Why a claim names a table or figure not among its evidence (the writer's answer to that
+    # warning; shown to the validators).
+    reference_note = TextField(MAX_TEXT)
 
     field_order = ["entailed", "evidence"]
 
@@ -128,6 +131,17 @@ class PairForm(RefutedClaimForm):
 def _refuted_evidence(form: Values) -> set[int] | None:
     """What the refuted claim cites: None when it shares the entailed claim's evidence."""
     return set(form.refuted_evidence) if form.split_evidence else None
+
+
+def _pair_warnings(task, form: Values) -> dict:
+    """The automatic warnings on a pair as the writer typed and marked it."""
+    return writing.warnings_for(
+        task,
+        entailed=form.entailed,
+        refuted=form.refuted,
+        evidence=set(form.evidence),
+        refuted_evidence=_refuted_evidence(form),
+    )
 
 
 def _claim_words() -> tuple[int, int]:
@@ -218,11 +232,13 @@ class WritePage(_WritingPage):
 
     def page_context(self, item: WorkItem, form: Values) -> dict:
         page = writing.writing_page(item.pk, self.request.user)
+        found = _pair_warnings(page.task, form)
         return _form_context(
             self.request,
             page,
             form,
-            warnings=writing.warnings_for(page.task, entailed=form.entailed, refuted=form.refuted),
+            warnings=found,
+            needs_reason=writing.needs_reason(found),
             visuals_needed=visuals_needed(page.task.subset),
             evidence_rule=rule_text(page.task.subset, whole=True),
         )
@@ -240,12 +256,10 @@ class WritePage(_WritingPage):
             perturbation_kind=form.perturbation_kind,
             suggestion=form.suggestion,
             refuted_evidence_ids=_refuted_evidence(form),
+            reference_note=form.reference_note,
         )
         messages.success(self.request, f"Claim pair recorded ({pair.subset}).")
-        _warn(
-            self.request,
-            writing.warnings_for(pair.task, entailed=form.entailed, refuted=form.refuted),
-        )
+        _warn(self.request, _pair_warnings(pair.task, form))
         return redirect("annotation:pair", pair_key=pair.key)
 
 
@@ -304,12 +318,15 @@ def warnings(request: HttpRequest, item_key: str) -> HttpResponse:
     item = WritePage.get_item(item_key)
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
-    form = PairForm.read(request.POST)
-    found = writing.warnings_for(item.task, entailed=form.entailed, refuted=form.refuted)
+    found = _pair_warnings(item.task, PairForm.read(request.POST))
     return render(
         request,
         "annotation/claims/_warnings.html",
-        {"warnings": found, "claim_words": _claim_words()},
+        {
+            "warnings": found,
+            "needs_reason": writing.needs_reason(found),
+            "claim_words": _claim_words(),
+        },
     )
 
 
@@ -450,7 +467,11 @@ class ReperturbPage(_WritingPage):
             page,
             form,
             warnings=writing.warnings_for(
-                page.pair.task, entailed=page.entailed.text, refuted=form.refuted
+                page.pair.task,
+                entailed=page.entailed.text,
+                refuted=form.refuted,
+                evidence=page.evidence_ids,
+                refuted_evidence=_refuted_evidence(form) or page.evidence_ids,
             ),
             visuals_needed=visuals_needed(page.pair.subset),
             evidence_rule=rule_text(page.pair.subset, whole=True),
@@ -472,8 +493,17 @@ class ReperturbPage(_WritingPage):
         messages.success(
             request, "New perturbation recorded: it goes to a blind second annotation."
         )
-        entailed = writing.current_claim(claim.pair, "entailed").text
-        _warn(request, writing.warnings_for(claim.pair.task, entailed=entailed, refuted=claim.text))
+        entailed = writing.current_claim(claim.pair, "entailed")
+        _warn(
+            request,
+            writing.warnings_for(
+                claim.pair.task,
+                entailed=entailed.text,
+                refuted=claim.text,
+                evidence=writing.final_or_written_evidence(entailed),
+                refuted_evidence=set(claim.evidence.values_list("pk", flat=True)),
+            ),
+        )
         # An expert an admin handed the item to did not write the pair: its page refuses them.
         if access.may_open_pair(request.user, claim.pair.writer_id):
             return redirect("annotation:pair", pair_key=claim.pair.key)
@@ -506,10 +536,15 @@ def reperturb_warnings(request: HttpRequest, item_key: str) -> HttpResponse:
     if not access.may_act_on(request.user, item):
         return not_yours(request, item)
     pair = ClaimPair.objects.select_related("task__context").get(pk=item.pair_id)
+    entailed = writing.current_claim(pair, "entailed")
+    evidence = writing.final_or_written_evidence(entailed)
+    form = RefutedClaimForm.read(request.POST)
     found = writing.warnings_for(
         pair.task,
-        entailed=writing.current_claim(pair, "entailed").text,
-        refuted=RefutedClaimForm.read(request.POST).refuted,
+        entailed=entailed.text,
+        refuted=form.refuted,
+        evidence=evidence,
+        refuted_evidence=_refuted_evidence(form) or evidence,
     )
     return render(
         request,

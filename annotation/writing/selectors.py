@@ -4,6 +4,7 @@ the new-perturbation page, queues, history."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -340,24 +341,42 @@ def suggestions(task: ClaimTask, claim: str, evidence_ids: set[int]) -> list[Sug
 
 
 def warnings_for(
-    task: ClaimTask, *, entailed: str, refuted: str
+    task: ClaimTask,
+    *,
+    entailed: str,
+    refuted: str,
+    evidence: Collection[int] = (),
+    refuted_evidence: Collection[int] | None = None,
 ) -> dict[str, list[claim_warnings.Warning]]:
     """The automatic warnings (never blocking) on what the writer typed, per claim, with the
-    context's paragraphs and the task's sampled tables/charts (two queries). A claim's length is
-    no warning here: for the writer it is a rule (`rules.check_pair`), refused beside the field
-    and counted under it."""
+    context's paragraphs, the task's sampled tables/charts and each claim's marked evidence
+    (`evidence`; the refuted claim's own when it uses different evidence, else the same): two
+    queries. A claim's length is no warning here: for the writer it is a rule
+    (`rules.check_pair`), refused beside the field and counted under it."""
     _, paragraphs = evidence_kinds_and_texts(task.context)
-    visuals = [
-        claim_warnings.visual_text(caption, cells)
-        for caption, cells in Element.objects.filter(pk__in=task.sampled_ids).values_list(
-            "caption", "cells"
-        )
-    ]
+    evidence = set(evidence)
+    refuted_marked = evidence if refuted_evidence is None else set(refuted_evidence)
+    sampled = set(task.sampled_ids)
+    visuals: list[str] = []
+    named: dict[int, tuple[str, str, str]] = {}
+    for pk, kind, label, number, caption, cells in (
+        Element.objects.filter(paper_id=task.paper_id, pk__in=sampled | evidence | refuted_marked)
+        .exclude(kind=Element.Kind.PARAGRAPH)
+        .order_by("order")
+        .values_list("pk", "kind", "label", "number", "caption", "cells")
+    ):
+        if pk in sampled:
+            visuals.append(claim_warnings.visual_text(caption, cells))
+        named[pk] = (kind, label, number)
     bounds = {"low": settings.CLAIM_MIN_WORDS, "high": settings.CLAIM_MAX_WORDS}
     found: dict[str, list[claim_warnings.Warning]] = {}
     if entailed.strip():
         found["entailed"] = claim_warnings.claim_warnings(
-            text=entailed, paragraphs=paragraphs, visuals=visuals, **bounds
+            text=entailed,
+            paragraphs=paragraphs,
+            visuals=visuals,
+            evidence=[named[pk] for pk in named if pk in evidence],
+            **bounds,
         )
     if refuted.strip():
         found["refuted"] = claim_warnings.claim_warnings(
@@ -366,10 +385,17 @@ def warnings_for(
             refuted=refuted,
             paragraphs=paragraphs,
             visuals=visuals,
+            evidence=[named[pk] for pk in named if pk in refuted_marked],
             **bounds,
         )
     found = {name: [w for w in ws if w.code != "length"] for name, ws in found.items()}
     return {name: ws for name, ws in found.items() if ws}
+
+
+def needs_reason(found: dict[str, list[claim_warnings.Warning]]) -> bool:
+    """Whether the warnings hold one the writer may acknowledge with a reason (a claim naming a
+    table or figure not among its evidence)."""
+    return any(w.code == "reference_mismatch" for ws in found.values() for w in ws)
 
 
 # --- A new perturbation ------------------------------------------------------------------------

@@ -141,10 +141,13 @@ def submit_claim_pair(
     perturbation_kind: str,
     suggestion: str = "",
     refuted_evidence_ids: Iterable[int] | None = None,
+    reference_note: str = "",
 ) -> ClaimPair:
     """Record the entailed claim with its evidence and the refuted rewrite with its explanation
     as a ClaimPair, and finish the writing item. The same token again returns the pair recorded
-    the first time; a page opened before the item last changed is refused (StaleWork)."""
+    the first time; a page opened before the item last changed is refused (StaleWork).
+    `reference_note`: the writer's reason for a claim that names a table or figure not among
+    its evidence (a warning, never a rule), shown to the validators."""
     item, replay = work.begin_submission(item=item, user=user, version=version, token=token)
     if replay:
         return ClaimPair.objects.get(pk=item.pair_id)
@@ -182,6 +185,7 @@ def submit_claim_pair(
         subset=task.subset,
         writer=user,
         subfield_code=item.subfield_code,
+        reference_note=reference_note.strip(),
     )
     lifecycle.opened(
         pair,
@@ -223,7 +227,8 @@ def submit_claim_pair(
                 "suggestion": suggestion.strip(),
                 "explanation": draft.explanation,
             },
-        },
+        }
+        | ({"reference_note": pair.reference_note} if pair.reference_note else {}),
     )
     lifecycle.hand_on(lifecycle.PAIR_WRITTEN, pair, actor=user)
     return pair

@@ -8,7 +8,9 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from annotation.evidence import evidence_rule_problem
+from annotation.writing.negation import pair_artifact
 from annotation.writing.perturbation import REFERENCE
+from papers.parsing import numbering
 from papers.parsing.numbering import tag_kind
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*%?")
@@ -295,6 +297,141 @@ def evidence_rule(
     return None
 
 
+# --- The tables and figures a claim names, against its evidence -------------------------------
+
+# "Table 2", "Tab. 3", "Fig. 3", "Figure 1(b)", "TABLE II", "Fig. 4a", and a plural's list
+# ("Tables 2 and 3", "Figs. 1, 2 & 4", "Tables 2–4"): the parser's own tag words and numbers.
+_NAMED = re.compile(
+    rf"\b(?P<word>{numbering.TAG_WORDS})(?:\s*|~)(?P<first>{numbering.CITED_NUMBER})"
+    rf"{numbering.NUMBER_END}"
+    rf"(?P<more>(?:\s*(?:,\s*(?:and\s+|or\s+)?|and|or|&|–|-|to)\s*"
+    rf"{numbering.CITED_NUMBER}{numbering.NUMBER_END})*)"
+)
+_MORE = re.compile(
+    rf"(?P<sep>,\s*(?:and\s+|or\s+)?|and|or|&|–|-|to)\s*(?P<number>{numbering.CITED_NUMBER})"
+    rf"{numbering.NUMBER_END}"
+)
+_ROMAN = re.compile(rf"{numbering.ROMAN_UPPER}|{numbering.ROMAN_LOWER}")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+_RANGE_MAX = 20  # "Tables 2–4" is 2, 3 and 4; a longer range is not a list of tables
+
+
+def _roman(text: str) -> int:
+    values = [_ROMAN_VALUES[c] for c in text.casefold()]
+    return sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
+
+
+def number_key(number: str) -> str:
+    """A table's or figure's number, compared whatever its style: "II" = "ii" = "2", a
+    sub-figure letter dropped ("4a", "4(b)" → "4"), "A.1" = "A1" = "a-1"."""
+    text = number.strip().rstrip(")").split("(")[0].strip()
+    if _ROMAN.fullmatch(text):
+        return str(_roman(text))
+    text = re.sub(r"(?<=\d)[a-z]$", "", text).casefold()
+    return re.sub(r"^([a-z]{1,2})[.\-]", r"\1", text)
+
+
+def _plural(word: str) -> bool:
+    return word.rstrip(".").casefold().endswith("s")
+
+
+def named_elements(text: str) -> list[tuple[str, str]]:
+    """The tables and figures a text names, as (kind, number as written), each once, in order:
+    kind "table" or "chart" (`papers.parsing.numbering.tag_kind`). A plural's list names each
+    ("Tables 2 and 3", "Figs. 2–4"); a singular takes one number ("Table 2 and 3 baselines" names
+    Table 2 only)."""
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    for match in _NAMED.finditer(text or ""):
+        kind = tag_kind(match.group("word"))
+        if kind is None:
+            continue
+        numbers = [match.group("first")]
+        if _plural(match.group("word")):
+            for more in _MORE.finditer(match.group("more")):
+                previous, number = numbers[-1], more.group("number")
+                if (
+                    more.group("sep") in ("–", "-", "to")
+                    and previous.isdigit()
+                    and number.isdigit()
+                ):
+                    low, high = int(previous), int(number)
+                    if 0 < high - low <= _RANGE_MAX:
+                        numbers.extend(str(n) for n in range(low + 1, high))
+                numbers.append(number)
+        for number in numbers:
+            found.setdefault((kind, number_key(number)), (kind, number))
+    return list(found.values())
+
+
+def _kind_of(label: str, kind: str) -> str:
+    """An element's kind as a claim names it: its label's word ("Table 2" → table, "Figure 3"
+    → chart), else its stored kind (a figure marked 'not a chart' still is a figure)."""
+    word = label.split()[0] if label.split() else ""
+    return tag_kind(word) or ("table" if kind == "table" else "chart")
+
+
+def _number_of(label: str, number: str) -> str:
+    if number:
+        return number
+    parts = label.split()
+    return parts[-1] if len(parts) > 1 else ""
+
+
+def _name(kind: str, number: str) -> str:
+    return f"{'Table' if kind == 'table' else 'Figure'} {number}"
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def reference_mismatch(text: str, evidence: Iterable[tuple[str, str, str]]) -> Warning | None:
+    """The claim names a table or figure that is not among its evidence: `evidence` holds the
+    claim's tables/charts as (kind, label, number) — "table"/"chart"/"figure", "Table 2" or
+    "TABLE II", "2" or "II" (either may be empty). A model is given only the evidence's
+    tables/charts: a claim citing another one cannot be checked against it."""
+    marked = [
+        (_kind_of(label, kind), label, _number_of(label, number))
+        for kind, label, number in evidence
+    ]
+    have = {(kind, number_key(number)) for kind, _, number in marked if number}
+    missing = [
+        _name(kind, number)
+        for kind, number in named_elements(text)
+        if (kind, number_key(number)) not in have
+    ]
+    if not missing:
+        return None
+    shown = ", ".join(label or _name(kind, number) for kind, label, number in marked)
+    which = "which is" if len(missing) == 1 else "which are"
+    return Warning(
+        "reference_mismatch",
+        f"The claim names {_listed(missing)}, {which} not among its evidence "
+        f"({shown or 'no table or chart marked'}): a model is given only the evidence's tables "
+        "and charts. Mark it as evidence or remove the reference.",
+    )
+
+
+_ARTIFACT = {
+    "negation": "differs from the entailed one only by a negation added or removed",
+    "antonym": "differs from the entailed one only by a word swapped for its opposite",
+}
+
+
+def negation_artifact(entailed: str, refuted: str) -> Warning | None:
+    """The refuted claim only negates the entailed one, or only swaps one word for its opposite
+    (`negation.pair_artifact`): a model learns "not" means refuted without reading the
+    evidence."""
+    kind = pair_artifact(entailed, refuted) if entailed and refuted else None
+    if kind is None:
+        return None
+    return Warning(
+        f"{kind}_artifact",
+        f"The refuted claim {_ARTIFACT[kind]}: introduce a factual error "
+        "that contradicts the evidence (a changed value, entity or comparison), not a negation.",
+    )
+
+
 def claim_warnings(
     *,
     text: str,
@@ -302,14 +439,18 @@ def claim_warnings(
     refuted: str = "",
     paragraphs: Iterable[str] = (),
     visuals: Iterable[str] = (),
+    evidence: Iterable[tuple[str, str, str]] | None = None,
     low: int = 6,
     high: int = 120,
 ) -> list[Warning]:
-    """Every warning for one claim, in a fixed order."""
+    """Every warning for one claim, in a fixed order. `evidence`: the claim's tables/charts as
+    (kind, label, number), when known (`reference_mismatch`)."""
     paragraphs, visuals = list(paragraphs), list(visuals)
     found = [
         text_only_numbers(text, paragraphs, visuals),
+        reference_mismatch(text, evidence) if evidence is not None else None,
         trivial_perturbation(entailed, refuted),
+        None if trivial_perturbation(entailed, refuted) else negation_artifact(entailed, refuted),
         repeated_words(text),
         misspellings(text),
         length_out_of_range(text, low=low, high=high),

@@ -230,6 +230,7 @@ window.claimForm = function (root, options) {
       for (const box of refBoxes()) box.checked = chosen.has(box.value);
     }
     changed();
+    refreshWarnings();
   }
 
   // Should an element still have two boxes of a kind, they move together.
@@ -243,7 +244,10 @@ window.claimForm = function (root, options) {
   document.addEventListener("change", (event) => {
     if (event.target === split) splitChanged();
     else if (event.target.matches("input.ev, input.ev-ref, select")) {
-      if (event.target.matches("input.ev, input.ev-ref")) sameElement(event.target);
+      if (event.target.matches("input.ev, input.ev-ref")) {
+        sameElement(event.target);
+        refreshWarnings();  // a claim naming a table or figure is checked against its evidence
+      }
       changed();
     }
   });

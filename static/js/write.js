@@ -27,9 +27,18 @@
   }
 
   window.claimForm(root, {
-    fields: ["entailed", "refuted", "explanation", "perturbation_kind", "suggestion"],
+    fields: ["entailed", "refuted", "explanation", "perturbation_kind", "suggestion", "reference_note"],
     entailedEvidence: true,
     startEvidence: () =>
       Array.from(document.querySelectorAll("input.ev")).filter((b) => b.checked).map((b) => b.value),
+  });
+
+  // The reason box for a claim naming a table or figure not among its evidence: shown with that
+  // warning (recomputed as the writer types and marks), or while it holds a reason.
+  const reason = document.getElementById("reference-reason");
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    if (!reason || event.detail.target.id !== "warnings") return;
+    const warned = event.detail.target.querySelector('[data-code="reference_mismatch"]') !== null;
+    reason.hidden = !warned && !document.getElementById("id_reference_note").value.trim();
   });
 })();

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from papers.licences import allows_redistribution, licence_code, licence_name
 from validation import stats
+from validation.audit import audit, card_lines
 from validation.models import SplitVersion
 from validation.release.formats import HIDDEN_FIELDS, PAIRING_FIELDS, synthetic
 from validation.release.hub import LICENCE_HEADING
@@ -131,9 +132,31 @@ def dataset_card(
         for key, value in table.items():
             lines.append(f"| {key} | {value} |")
         lines.append("")
+    lines += _artifact_lines(parts)
     lines += _licence_lines(split, papers)
     lines.append("")
     return "\n".join(lines)
+
+
+def _artifact_lines(parts: Mapping[str, list[ReleaseClaim]]) -> list[str]:
+    """The "Annotation artifacts" section: the claim-only baseline (trained on validation,
+    scored on test), its top cue words and the negation/antonym-only pairs (`validation.audit`)."""
+    records = [
+        {
+            "id": c.request_id,
+            "claim": c.origin_statement if c.label else c.perturbed_statement,
+            "label": c.label,
+            "claim_type": c.claim_type,
+            "subfield": c.subfield,
+            "origin_statement": c.origin_statement,
+            "perturbed_statement": c.perturbed_statement,
+            "part": name,
+            "pair": c.pair_id,
+        }
+        for name, claims in parts.items()
+        for c in claims
+    ]
+    return card_lines(audit(records))
 
 
 def _parts_lines(split: SplitVersion, parts: Mapping[str, list[ReleaseClaim]]) -> list[str]:

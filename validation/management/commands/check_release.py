@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from validation.release_check import inspect_release
@@ -27,7 +28,7 @@ class Command(BaseCommand):
         root = Path(options["dir"])
         if not root.is_dir():
             raise CommandError(f"{root} is not a folder.")
-        report = inspect_release(root)
+        report = inspect_release(root, artifact_margin=settings.ARTIFACT_MARGIN)
         for warning in report.warnings:
             self.stdout.write(self.style.WARNING(f"warning: {warning}"))
         problems = report.problems
