@@ -127,6 +127,9 @@ REDIS_URL = env("REDIS_URL", default="")
 RQ_QUEUES = {}
 # A running background job silent this long is taken as dead (its worker or server stopped).
 JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=1800)
+# Every background job runs inline, in the request that starts it (Redis or not): for scripts
+# and tests that want a job's outcome at once. Off by default.
+JOBS_INLINE = env.bool("JOBS_INLINE", default=False)
 if REDIS_URL:
     for _name, _timeout in (("default", 3600), ("crawl", 48 * 3600), ("render", 6 * 3600)):
         RQ_QUEUES[_name] = {"URL": REDIS_URL, "DEFAULT_TIMEOUT": _timeout}

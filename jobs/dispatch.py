@@ -67,9 +67,12 @@ def start_job(
     timeout: int = 3600,
     mode: Mode = "auto",
 ) -> Job:
-    """Record a job and run it: on RQ with Redis, else inline or in a thread (`mode`)."""
+    """Record a job and run it: on RQ with Redis, else inline or in a thread (`mode`); inline
+    whatever `mode` says with the JOBS_INLINE setting."""
     path = function if isinstance(function, str) else f"{function.__module__}.{function.__name__}"
     job = Job.objects.create(kind=kind, function=path, params=params or {}, queue=queue)
+    if settings.JOBS_INLINE:
+        mode = "inline"
     if queues_enabled() and mode != "inline":
         import django_rq  # noqa: PLC0415 - only with REDIS_URL set
 

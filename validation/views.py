@@ -52,6 +52,7 @@ from validation.models import (
     SplitVersion,
     ValidationRevision,
 )
+from validation.release import ReleaseError
 from validation.split import services as split_services
 from validation.split.rules import (
     DEFAULT_SEED,
@@ -485,13 +486,18 @@ def releases(request: HttpRequest) -> HttpResponse:
 @require_POST
 def export(request: HttpRequest, split_id: int) -> HttpResponse:
     split = get_object_or_404(SplitVersion, pk=split_id)
-    item = export_services.start_export(
-        split=split,
-        by=request.user,
-        hide_test_labels=parse.parse_flag(
-            request.POST.get("hide_test_labels"), field="hide_test_labels"
-        ),
-    )
+    try:
+        item = export_services.start_export(
+            split=split,
+            by=request.user,
+            hide_test_labels=parse.parse_flag(
+                request.POST.get("hide_test_labels"), field="hide_test_labels"
+            ),
+            parquet=parse.parse_flag(request.POST.get("parquet"), field="parquet"),
+        )
+    except ReleaseError as exc:
+        messages.error(request, str(exc))
+        return redirect("validation:releases")
     return redirect("validation:export_status", export_id=item.pk)
 
 

@@ -16,7 +16,6 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.queue import work
-from jobs import dispatch
 from jobs.models import Job
 from papers.models import Element
 from tests.validation.factories import Team, validated_pairs
@@ -57,16 +56,11 @@ def team_pairs():
 
 
 @pytest.fixture
-def inline_jobs(monkeypatch, settings):
+def inline_jobs(settings):
     """Exports started from the page run inline, in-process (the default uses a thread; with
     REDIS_URL set, a failed job would be re-raised for RQ)."""
     settings.REDIS_URL = ""
-    original = dispatch.start_job
-
-    def inline(**kwargs):
-        return original(**(kwargs | {"mode": "inline"}))
-
-    monkeypatch.setattr(dispatch, "start_job", inline)
+    settings.JOBS_INLINE = True
 
 
 def files_under(root: Path) -> set[str]:

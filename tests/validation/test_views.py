@@ -356,19 +356,8 @@ def test_releases_page_makes_a_split_and_exports_in_the_background(
     too_many = client.post("/manage/releases/", {"validation": 200, "test": 2, "seed": 1})
     assert "validated claims exist" in too_many.content.decode()
     split = SplitVersion.objects.get(name="v1")
-    from jobs import dispatch
-
-    original = dispatch.start_job
-
-    def inline(**kwargs):
-        kwargs["mode"] = "inline"
-        return original(**kwargs)
-
-    dispatch.start_job = inline
-    try:
-        response = client.post(f"/manage/releases/splits/{split.pk}/export/")
-    finally:
-        dispatch.start_job = original
+    settings.JOBS_INLINE = True  # the export's outcome in this request
+    response = client.post(f"/manage/releases/splits/{split.pk}/export/", {"parquet": "1"})
     assert response.status_code == 302
     export = ReleaseExport.objects.get()
     assert export.job.status == Job.Status.FINISHED, export.job.error
@@ -377,6 +366,7 @@ def test_releases_page_makes_a_split_and_exports_in_the_background(
     download = client.get(f"/manage/releases/exports/{export.pk}/download/")
     assert download.status_code == 200
     assert Path(export.out, "valset.json").is_file()
+    assert export.parquet and Path(export.out, "data/parquet/test.parquet").is_file()
 
 
 def test_dropping_a_pair_cancels_its_baseline_items_and_the_report_leaves_it_out(client, world):

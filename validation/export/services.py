@@ -54,14 +54,23 @@ def release_salt() -> str:
     return getattr(settings, "RELEASE_SALT", "") or settings.SECRET_KEY
 
 
-def start_export(*, split: SplitVersion, by: User, hide_test_labels: bool = False) -> ReleaseExport:
-    """Record an export and start its background job (RQ on the default queue, else a thread)."""
+def start_export(
+    *, split: SplitVersion, by: User, hide_test_labels: bool = False, parquet: bool = False
+) -> ReleaseExport:
+    """Record an export and start its background job (RQ on the default queue, else a thread).
+    Parquet without pyarrow is refused here, before any job starts (ReleaseError)."""
 
     access.require_staff(by)
+    if parquet and (missing := missing_pyarrow()):
+        raise ReleaseError(missing)
 
     out = release_out(settings.RELEASE_DIR, split.name, timezone.now(), hidden=hide_test_labels)
     export = ReleaseExport.objects.create(
-        split=split, out=str(out), hide_test_labels=hide_test_labels, created_by=by
+        split=split,
+        out=str(out),
+        hide_test_labels=hide_test_labels,
+        parquet=parquet,
+        created_by=by,
     )
     job = dispatch.start_job(
         kind="export_release",
@@ -83,6 +92,7 @@ def run_export(*, export_id: int, progress: Callable[[int, int, str], None] | No
         split=export.split,
         out=export.out,
         hide_test_labels=export.hide_test_labels,
+        parquet=export.parquet,
         progress=progress,
     )
     out = Path(export.out)

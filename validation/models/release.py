@@ -79,6 +79,9 @@ class ReleaseExport(models.Model):
     split = models.ForeignKey(SplitVersion, on_delete=models.PROTECT, related_name="exports")
     out = models.CharField(max_length=500)
     hide_test_labels = models.BooleanField(default=False)
+    parquet = models.BooleanField(
+        default=False, help_text="Also Parquet files with the images embedded (the Hub's viewer)"
+    )
     job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL)
     manifest = models.JSONField(default=dict, blank=True)
     archive = models.CharField(max_length=500, blank=True, help_text="A zip of the folder")
