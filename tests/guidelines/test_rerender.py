@@ -91,23 +91,22 @@ def test_the_flag_page_starts_the_render_and_follows_the_job(flagged, client) ->
     assert 'id="rerender" disabled' not in page
 
 
-def test_a_failed_render_says_so_and_records_nothing(flagged, client, monkeypatch) -> None:
+def test_a_failed_render_says_so_and_records_nothing(flagged, client, settings, tmp_path) -> None:
     people, _, _, flag = flagged
     url = reverse("guidelines:flag", args=[flag.pk])
     client.force_login(people["boss"])
     client.post(url, {"action": "rerender"})
     job = Job.objects.get()
-
-    def broken(**kwargs):
-        raise RuntimeError("the renderer crashed")
-
-    monkeypatch.setattr("papers.services.render_paper_images", broken)
+    # A media folder that is a file: the render cannot write its image.
+    settings.MEDIA_ROOT = tmp_path / "media-is-a-file"
+    settings.MEDIA_ROOT.write_text("not a folder")
     run_job(job.pk)
     job.refresh_from_db()
     assert job.status == "failed" and not FlagFix.objects.exists()
     page = client.get(url).content.decode()
     assert 'id="rerender-error"' in page
-    assert "The re-render failed: RuntimeError: the renderer crashed. No fix was recorded." in page
+    assert "The re-render failed: NotADirectoryError: [Errno 20] Not a directory" in page
+    assert "No fix was recorded." in page
     assert client.post(url, {"action": "rerender"}).status_code == 302  # may be started again
     assert Job.objects.filter(status="queued").count() == 1
 
