@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from annotation.writing.negation import pair_artifact
 from papers.parsing import numbering
 
 # The kinds a refuted claim records (`annotation.models.PerturbationKind`): a comparison flipped
@@ -69,6 +70,20 @@ class Suggestion:
     kind: PerturbationKind
     description: str  # what changed, e.g. "73.2 → 68.9"
     source: Source = Source("change")
+    # The rewrite differs from the claim only by a negation ("reaches" → "does not reach"):
+    # `negation.pair_artifact` reads it as "negation". Kept, marked and listed last: a dataset
+    # of such pairs teaches a model that "not" means refuted (issue 43).
+    negation_only: bool = False
+
+    @property
+    def rank(self) -> int:
+        """0: a changed value, entity or comparison; 1: a flipped word (direction,
+        superlative); 2: a negation only."""
+        if self.negation_only:
+            return 2
+        if self.kind in ("number", "entity") or self.source.change.startswith("comparison"):
+            return 0
+        return 1
 
 
 # --- Numbers that name something -----------------------------------------------------------
@@ -178,6 +193,13 @@ def _numbers(text: str, *, values_only: bool = True) -> list[_Number]:
             continue  # hundreds of digits: no number a claim can mean
         found.append(_Number(start, end, written, value, unit, max(0, len(frac) - 1)))
     return found
+
+
+def value_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the numbers of `text` that state a value (sign included, unit excluded):
+    not those of references, names, settings or years, which `perturbation_suggestions` never
+    changes either."""
+    return [(n.start, n.end) for n in _numbers(text)]
 
 
 def _cell_value(cell: str) -> _Number | None:
@@ -853,7 +875,8 @@ class _Collector:
         if key == _squash(self.claim) or key in self.seen or len(self.out) >= self.limit:
             return
         self.seen.add(key)
-        self.out.append(Suggestion(text=text, kind=kind, description=description, source=source))
+        negation_only = pair_artifact(self.claim, text) == "negation"
+        self.out.append(Suggestion(text, kind, description, source, negation_only))
 
 
 def perturbation_suggestions(
@@ -864,7 +887,9 @@ def perturbation_suggestions(
     limit: int = 12,
 ) -> list[Suggestion]:
     """Rewrites of `claim` that the evidence makes false, best first, each saying where its
-    new value comes from.
+    new value comes from: changed values, entities and comparisons first, then flipped words
+    (direction, superlative), and last any rewrite that only adds or removes a negation
+    (`Suggestion.negation_only`, kept and marked, never dropped).
 
     A number becomes another value the evidence states for it: another cell of its table's
     column (another entity) or of its row in the same quantity, or another number of the
@@ -891,11 +916,16 @@ def perturbation_suggestions(
             return collector.out
         text = claim[: number.start] + cand.new + claim[number.end :]
         collector.add(text, "number", f"{number.written} → {cand.new}", cand.source)
-    for text, kind, description, source in _interleave(words, flips):
+    for text, kind, description, source in [*words, *flips]:
         if collector.full:
             break
         collector.add(text, kind, description, source)
-    return collector.out
+    return ordered(collector.out)
+
+
+def ordered(suggestions: Iterable[Suggestion]) -> list[Suggestion]:
+    """`suggestions` by `Suggestion.rank`, keeping their order within a rank."""
+    return sorted(suggestions, key=lambda s: s.rank)
 
 
 def _round_robin(lists: Sequence[Sequence[tuple[_Number, _Candidate]]]):
@@ -903,14 +933,6 @@ def _round_robin(lists: Sequence[Sequence[tuple[_Number, _Candidate]]]):
         for items in lists:
             if depth < len(items):
                 yield items[depth]
-
-
-def _interleave(a: Sequence, b: Sequence):
-    for i in range(max(len(a), len(b))):
-        if i < len(a):
-            yield a[i]
-        if i < len(b):
-            yield b[i]
 
 
 def _flips_contradict(numbers: Sequence[_Number], claim: str) -> bool:
@@ -1030,5 +1052,7 @@ __all__ = [
     "Source",
     "Suggestion",
     "is_reference_number",
+    "ordered",
     "perturbation_suggestions",
+    "value_spans",
 ]

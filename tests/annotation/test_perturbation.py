@@ -323,3 +323,64 @@ def test_a_table_with_spans_no_browser_lays_out_is_read_as_written():
     ]
     rows = _aligned_rows(stored)
     assert rows == [[f"v{r}{c}" for c in range(10)] for r in range(10)]
+
+
+# --- The validity filter (issue 43): negation-only rewrites marked and listed last ---------
+
+
+def test_value_entity_and_comparison_changes_come_before_flipped_words():
+    found = perturbation_suggestions(
+        "RouteAdapt outperforms LoRA and reaches the best BLEU, 27.4.", tables=[RESULTS]
+    )
+    ranks = [s.rank for s in found]
+    assert ranks == sorted(ranks) and ranks[0] == 0 and 1 in ranks
+    kinds = [s.kind for s in found if s.rank == 0]
+    assert "number" in kinds and "direction" in kinds  # the comparison "LoRA ⇄ RouteAdapt"
+    assert [s.description for s in found if s.rank == 1][:1] == ["best → worst"]
+    assert not any(s.negation_only for s in found)
+
+
+def test_a_negation_only_rewrite_is_marked_kept_and_listed_last():
+    from annotation.writing.perturbation import Suggestion, _Collector, ordered
+
+    claim = "RouteAdapt reaches 27.4 BLEU in Table 2."
+    collector = _Collector(claim=claim, limit=5)
+    collector.add(
+        "RouteAdapt does not reach 27.4 BLEU in Table 2.", "direction", "negated", Source("change")
+    )
+    collector.add(
+        "RouteAdapt reaches the worst BLEU in Table 2.", "superlative", "x", Source("change")
+    )
+    collector.add(
+        "RouteAdapt reaches 25.0 BLEU in Table 2.", "number", "27.4 → 25.0", Source("cell")
+    )
+    negated, flipped, number = collector.out
+    assert negated.negation_only and negated.rank == 2
+    assert not flipped.negation_only and flipped.rank == 1
+    assert not number.negation_only and number.rank == 0
+    assert ordered(collector.out) == [number, flipped, negated]
+    # An antonym is a real change of meaning: not marked.
+    collector.add(
+        "RouteAdapt underperforms on BLEU in Table 2.", "direction", "y", Source("change")
+    )
+    assert not collector.out[-1].negation_only
+    assert Suggestion("x", "number", "y").negation_only is False  # the default
+
+
+def test_the_writing_page_shows_the_mark():
+    from django.template.loader import render_to_string
+
+    from annotation.writing.perturbation import Suggestion
+
+    suggestions = [
+        Suggestion("RouteAdapt reaches 25.0 BLEU.", "number", "27.4 → 25.0", Source("cell")),
+        Suggestion(
+            "RouteAdapt does not reach 27.4 BLEU.", "direction", "negated", Source("change"), True
+        ),
+    ]
+    html = render_to_string(
+        "annotation/claims/_suggestions.html",
+        {"suggestions": suggestions, "claim": "RouteAdapt reaches 27.4 BLEU."},
+    )
+    assert html.count("negation only — prefer a changed value") == 1
+    assert html.index("negation only") > html.index("does not reach")

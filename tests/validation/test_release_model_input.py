@@ -16,6 +16,7 @@ from tests.demo import people
 from validation.release.reading import is_reachable, model_input
 from validation.release_check import inspect_release
 from validation.split import services as split_services
+from validation.split.rules import reachable_sizes
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -30,11 +31,14 @@ def test_every_record_of_a_demo_release_gives_a_model_its_claims_evidence(tmp_pa
     people()
     # No work left for people: every pair that can be completed is.
     quiet("simulate_annotation", "--papers", "12", "--seed", "21", "--no-leftovers")
-    # The whole pool a default split may draw from, a third (in pairs) for validation.
+    # As much of the pool a default split may draw from as a paper-disjoint draw takes, a
+    # third (in pairs) for validation.
     pool = [p for p in split_services.split_pool() if p.licence in REDISTRIBUTABLE]
     assert len(pool) >= 4, "simulate_annotation left too few complete pairs"
-    validation = 2 * (len(pool) // 3)
-    test = 2 * len(pool) - validation
+    asked = 2 * (len(pool) // 3), 2 * len(pool) - 2 * (len(pool) // 3)
+    reachable = reachable_sizes(pool, validation=asked[0], test=asked[1], seed=5)
+    assert reachable is not None and sum(reachable) >= len(pool), (asked, reachable)
+    validation, test = reachable
     quiet(
         "make_split",
         "--validation",

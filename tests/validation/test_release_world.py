@@ -1,7 +1,8 @@
 """Splits as SciVer made them, on a 60-paper demo world: the default split is paper-disjoint
 with whole-pair quotas even over the subsets, the page and the command show papers per part
 beside SciVer's, and a release whose parts share papers is refused unless the split allowed
-it (only where no paper-disjoint draw exists)."""
+it (only where no paper-disjoint draw exists). The demo's release is read by `datasets` and
+mlcroissant, and its claims give a claim-only model nothing to learn (issue 43)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tests.demo import people, simulate
 from tests.worlds import build_once
 from validation.models import SplitMember, SplitVersion
 from validation.split import services as split_services
+from validation.split.rules import reachable_sizes
 
 pytestmark = pytest.mark.django_db
 
@@ -29,10 +31,10 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
 
     def build() -> str:
         people()
-        return simulate("--papers", "60", "--seed", "8", "--no-leftovers")
+        return simulate("--papers", "60", "--seed", "8", "--pairs-per-paper", "4", "--no-leftovers")
 
     for printed in build_once(
-        "release world: people, 60 papers, seed 8",
+        "release world: people, 60 papers of 4 pairs, seed 8",
         build,
         django_db_blocker=django_db_blocker,
         media_root=media,
@@ -177,3 +179,34 @@ def test_the_default_demo_release_is_read_by_datasets_and_mlcroissant(demo, hf, 
     assert sorted(int(r["test/request_id"]) for r in rows) == sorted(
         r["request_id"] for r in json.loads((out / "testset.json").read_text())
     )
+
+
+def test_a_simulator_release_of_400_records_gives_a_claim_only_model_nothing(demo, tmp_path):
+    # Every licence, so that the release holds at least 400 records (the artifact check's size).
+    everything = "cc-by,cc-by-sa,cc0,arxiv,cc-by-nc-sa"
+    pool = split_services.split_pool()
+    asked = 2 * (len(pool) // 3), 2 * len(pool) - 2 * (len(pool) // 3)
+    validation, test = reachable_sizes(pool, validation=asked[0], test=asked[1], seed=13)
+    assert validation + test >= 400, (len(pool), validation, test)
+    run(
+        "make_split",
+        "--validation",
+        str(validation),
+        "--test",
+        str(test),
+        "--licenses",
+        everything,
+        "--name",
+        "audit",
+    )
+    out = tmp_path / "SciVer"
+    run("export_release", "--split", "audit", "--out", str(out))
+    checked = run("check_release", str(out))
+    assert "release OK" in checked and "annotation artifacts" not in checked
+    audit = json.loads(run("audit_release", str(out), "--json"))
+    overall = audit["baseline"]["overall"]
+    assert overall["total"] == test
+    assert abs(overall["accuracy"] - overall["chance"]) <= 0.10, overall  # within 10 points
+    assert audit["warn"] is False
+    # No refuted claim is only a negation of its entailed claim.
+    assert all(s["negation"] == 0 for s in audit["pairs"].values()), audit["pairs"]

@@ -30,7 +30,7 @@ from annotation.models import (
 from annotation.queue import work
 from papers.licences import allows_redistribution, paper_licence
 from papers.models import Element, Paper
-from papers.synthetic import FIXTURES, fixture_of, make_copy, synthetic_id
+from papers.synthetic import FIXTURES, ensure_copies, fixture_of, make_copy, synthetic_id
 from tests.demo import people, simulate
 from tests.validation.releases import load_sciver
 from tests.worlds import build_once
@@ -64,7 +64,9 @@ def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(se
     # Copy 7 is fixture 1 again: same structure, same pictures (linked, not rendered again).
     assert fixture_of(7) == fixture_of(1) == FIXTURES[0]
     first, seventh = papers[0], papers[6]
-    assert first.title == seventh.title and first.media_dir != seventh.media_dir
+    # Its title with its own names (`workspace.demo.variation`), word for word.
+    assert len(first.title.split()) == len(seventh.title.split())
+    assert first.media_dir != seventh.media_dir
     a = {e.anchor: e for e in Element.objects.filter(paper=first, kind="table")}
     b = {e.anchor: e for e in Element.objects.filter(paper=seventh, kind="table")}
     assert a.keys() == b.keys() and a
@@ -74,12 +76,23 @@ def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(se
         theirs = Path(settings.MEDIA_ROOT) / a[anchor].image.name
         assert mine.read_bytes() == theirs.read_bytes()
 
-    # ensure_copies parses each fixture once (papers.services.prepare_page): copy 7 made that
-    # way holds exactly what copy 13 of the same fixture holds, imported on its own.
-    plain = make_copy(13)
-    assert fixture_of(13) == fixture_of(7)
-    assert _context(plain) == _context(seventh)
+    # ensure_copies parses each fixture once (papers.services.prepare_page): copy 8 made that
+    # way holds exactly what copy 14 of the same fixture holds, imported on its own (neither
+    # simulated: the simulation gives a copy its own values and names, `workspace.demo.variation`).
+    ensure_copies(8)
+    eighth = Paper.objects.get(arxiv_id=synthetic_id(8))
+    plain = make_copy(14)
+    assert fixture_of(14) == fixture_of(8)
+    assert _context(plain) == _context(eighth)
     assert any(e[1] == "chart" and e[-1] for e in _context(plain)[1])
+    # Simulated, copy 7 is copy 1's structure and pictures with its own values and names.
+    same = [sections for sections, *_ in (_context(first), _context(seventh))]
+    assert same[0] == same[1]
+    shape = [
+        [(e[0], e[1], e[2], e[6], e[7]) for e in _context(paper)[1]] for paper in (first, seventh)
+    ]
+    assert shape[0] == shape[1]
+    assert [e[5] for e in _context(first)[1]] != [e[5] for e in _context(seventh)[1]]
 
     # Licences: the demo's copies (up to 24) keep their fixture's, so its licence filter has
     # papers to drop (4, 6, 22, 24); later copies of the same fixtures are CC BY 4.0, so a
@@ -162,8 +175,11 @@ def test_claims_built_from_cells_meet_the_writing_rules():
         assert 6 <= len(claim.split()) <= 120, claim
         for element in (table, chart, bare):
             assert (element.label in claim) == (element in cited), (subset, claim)
-    analytical = write_claim("analytical", [table], random.Random(1))
-    assert "higher" in analytical
+    # An analytical claim compares two rows (in one of a few wordings).
+    for seed in range(8):
+        analytical = write_claim("analytical", [table], random.Random(seed))
+        assert any(w in analytical for w in ("higher", "ahead", "better")), analytical
+        assert "Ours" in analytical and "Baseline" in analytical
 
 
 def assert_the_evidence_rule_holds() -> None:

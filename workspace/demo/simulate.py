@@ -3,9 +3,13 @@
 Every write goes through the services the views call (assignment, curation, claim tasks, claim
 writing, blind second annotation, adjudication, validation), so the data obeys every rule a
 person would meet, and leaves the same history. Only the decisions are simulated: claims are
-built from the sampled tables' cells and the charts' captions, refuted claims come from the
-perturbation suggester, and second annotators, adjudicators and validators agree, disagree and
-revise at rates close to SciVer's (about 94 % label agreement; 232 of 3,000 items revised).
+built from the sampled tables' cells, the values the paragraphs citing a chart state and the
+captions, in a few wordings each and in plain text (`plaintext`); refuted claims change a value,
+an entity or a comparison (the perturbation suggester's rewrites, never one that only negates);
+and second annotators, adjudicators and validators agree, disagree and revise at rates close to
+SciVer's (about 94 % label agreement; 232 of 3,000 items revised). Each copy after the first of
+its fixture gets its own values and names (`variation`), so copies do not repeat each other's
+claims (issue 43).
 
 The simulation works on synthetic copies of the fixture papers only (`papers.synthetic`): real
 papers and the demo people's work are never touched. A copy that already has a writer
@@ -24,11 +28,13 @@ import datetime as dt
 import random
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from django.db.models import Q
 
 from annotation.assignment import selectors as assignment_selectors
@@ -45,6 +51,7 @@ from annotation.models import (
     Claim,
     ClaimReview,
     ClaimTask,
+    CuratedElement,
     ExpertProfile,
     Role,
     Subfield,
@@ -61,9 +68,15 @@ from annotation.queue import work
 from annotation.review import services as review_services
 from annotation.writing import selectors as writing_selectors
 from annotation.writing import services as writing_services
+from annotation.writing.perturbation import value_spans
+from annotation.writing.rules import copied_from
 from papers.models import Element, Paper, Section
 from papers.synthetic import ensure_copies
 from validation import services as validation_services
+from workspace.demo.plaintext import plain
+from workspace.demo.variation import vary_copy
+
+T = TypeVar("T")
 
 EXPERT_PREFIX = SYNTHETIC_EXPERT_PREFIX
 EXPERTS_PER_SUBFIELD = 6  # writer, two second annotators, adjudicator, validator, one spare
@@ -91,6 +104,8 @@ class Report:
     validations: int = 0
     revisions: int = 0
     left: dict[str, list[str]] = field(default_factory=dict)
+    # The facts and statements the run's claims took (`write_claim`), which later ones avoid.
+    used: set[str] = field(default_factory=set)
 
     def lines(self) -> list[str]:
         out = [
@@ -188,7 +203,8 @@ class Fact:
 
 
 def table_facts(element: Element) -> list[Fact]:
-    """(row header, column header, number) triples of a table's cell grid."""
+    """(row header, column header, number) triples of a table's cell grid, headers in plain
+    text (no LaTeX)."""
     facts = []
     for grid in element.cells or []:
         rows = [[" ".join(str(c.get("text", "")).split()) for c in row] for row in grid]
@@ -198,37 +214,192 @@ def table_facts(element: Element) -> list[Fact]:
         for row in rows[1:]:
             if not row or _NUMBER.match(row[0]) or not row[0]:
                 continue
+            name = plain(row[0])
             for col in range(1, min(len(row), len(header))):
-                if _NUMBER.match(row[col]) and header[col] and not _NUMBER.match(header[col]):
+                column = plain(header[col])
+                if not (name and column) or _NUMBER.match(column):
+                    continue
+                if _NUMBER.match(row[col]):
                     facts.append(
                         Fact(
-                            element.pk, element.label or "the table", row[0], header[col], row[col]
+                            element.pk,
+                            element.label or "the table",
+                            name,
+                            column,
+                            row[col],
                         )
                     )
     return facts
 
 
-_TRAILING = {"the", "of", "to", "a", "an", "and", "in", "on", "for", "with", "by", "as", "at"}
+_TRAILING = {
+    *"the of to a an and in on for with by as at is are when over after than from per".split(),
+    *"between under across".split(),
+}
 
 
 def _caption_phrase(element: Element, words: int = 10) -> str:
     """The caption's first clause, at most `words` words, without a dangling function word."""
-    caption = re.sub(r"^(Figure|Fig\.|Table)\s*\d+[:.]?\s*", "", element.caption or "").strip()
-    caption = re.split(r"(?<=[a-z0-9)])[.;:]\s", caption)[0]
+    caption = re.sub(r"^(Figure|Fig\.|Table)\s*\d+[:.]?\s*", "", plain(element.caption or ""))
+    caption = re.split(r"(?<=[A-Za-z0-9)])[.;:]\s", caption.strip())[0]
     kept = caption.split()[:words]
     while kept and kept[-1].lower().strip(",") in _TRAILING:
         kept.pop()
     phrase = " ".join(kept).rstrip(".,;:(")
-    return phrase[:1].lower() + phrase[1:] if phrase else "the reported results"
+    if not phrase:
+        return "the reported results"
+    first = phrase.split()[0]
+    # "Learning curves" → "learning curves"; "BLEU lost", "AbsRel on KITTI" keep their case.
+    return phrase[:1].lower() + phrase[1:] if first[1:] == first[1:].lower() else phrase
 
 
-def write_claim(subset: str, visuals: Sequence[Element], rng: random.Random) -> str:
+_LABEL = re.compile(r"\b(?:Table|Figure|Fig\.|Tab\.)\s*\d+[a-z]?")
+# A proper name (renamed in each copy, `variation`): "RCC", "SlipReG".
+_NAMED = re.compile(r"(?<![\w-])[A-Z][A-Za-z]*[A-Z][A-Za-z0-9]*")
+_SENTENCE = re.compile(r"(?<=[a-z0-9)%])\.\s+(?=[A-Z])")
+
+
+def _used_key(text: str) -> str:
+    return re.sub(r"[\d.,]+", "#", text)
+
+
+def fresh_choice(
+    items: Sequence[T], rng: random.Random, used: set[str] | None, key: Callable[[T], str]
+) -> T:
+    """One of `items` at random, one not `used` yet in this run when there is one (its key,
+    digits left out, is then used): copies of a fixture then state different facts rather
+    than one fact with other values."""
+    if used is None:
+        return rng.choice(items)
+    keys = [_used_key(key(item)) for item in items]
+    unused = [i for i, k in enumerate(keys) if k not in used]
+    index = rng.choice(unused) if unused else rng.randrange(len(items))
+    used.add(keys[index])
+    return items[index]
+
+
+def chart_statement(
+    chart: Element, paragraphs: Sequence[str], rng: random.Random, used: set[str] | None = None
+) -> str:
+    """What a paragraph citing the chart states with a value, as a clause without the chart's
+    label ("full fine-tuning loses 3.1 BLEU on average, LoRA 1.2 and RouteAdapt 0.4"), else
+    what it says of a named method ("RCC converges faster"); "" when no sentence does and
+    names no other table or chart. The copy's values and names
+    vary (`variation`), so claims built on it differ between copies, unlike a caption's
+    words."""
+    label = chart.label or "the figure"
+    lead = re.compile(rf"^(?:as\s+)?{re.escape(label)}\s+[a-z]+(?:\s+that)?(?:[^:;]*:)?\s*", re.I)
+    cited = re.compile(rf"\s*\((?:see\s+)?{re.escape(label)}\)", re.I)
+    stating: list[str] = []
+    naming: list[str] = []
+    for paragraph in paragraphs:
+        for sentence in _SENTENCE.split(plain(paragraph)):
+            sentence = lead.sub("", cited.sub("", sentence.strip(" •·-–—*").rstrip(".")))
+            # The clause that states the value: a long sentence's first one that does.
+            clauses = [c.strip() for c in re.split(r";\s|,\s(?=which|whereas|while)", sentence)]
+            valued = next((c for c in clauses if value_spans(c)), "")
+            sentence = valued or (clauses[0] if _NAMED.search(clauses[0]) else "")
+            if _LABEL.search(sentence) or not 6 <= len(sentence.split()) <= 40:
+                continue
+            if not sentence[:1].isalnum():
+                continue
+            if "$" in sentence or "\\" in sentence:
+                continue
+            first = sentence.split()[0]
+            if first[1:] == first[1:].lower():  # "The margin", not "LoRA"
+                sentence = sentence[:1].lower() + sentence[1:]
+            forms = [form.format(label=label, what=sentence) for form in _STATED]
+            if not any(copied_from(form, paragraphs) for form in forms):  # one's own words
+                (stating if valued else naming).append(sentence)
+    found = stating or naming
+    if used is not None and found:
+        # Every statement taken already: the caption, if no claim took it yet.
+        caption = _used_key(f"caption|{label}|{_caption_phrase(chart)}")
+        if {_used_key(text) for text in found} <= used and caption not in used:
+            used.add(caption)
+            return ""
+    return fresh_choice(found, rng, used, lambda text: text) if found else ""
+
+
+_STATED = (
+    "As {label} shows, {what}",
+    "{label} shows that {what}",
+    "According to {label}, {what}",
+    "In {label}, {what}",
+)
+_REACHES = (
+    "In {label}, {row} reaches {value} on {column}",
+    "{row} scores {value} on {column} in {label}",
+    "{label} reports a {column} of {value} for {row}",
+    "According to {label}, {row} obtains {value} on {column}",
+)
+_HIGHER = (
+    "On {column}, {high} obtains a higher score than {low} in {label}, reaching {hv} against {lv}",
+    "In {label}, {high} scores higher than {low} on {column} ({hv} against {lv})",
+    "{label} shows {high} ahead of {low} on {column}, with {hv} against {lv}",
+    "With {hv} against {lv} on {column}, {high} does better than {low} in {label}",
+)
+_SHOWS = (
+    "{label} shows {what}",
+    "{label} presents {what}",
+    "{label} reports {what}",
+)
+
+
+def _reaches(fact: Fact, rng: random.Random) -> str:
+    return rng.choice(_REACHES).format(
+        label=fact.label, row=fact.row, value=fact.value, column=fact.column
+    )
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _inner(text: str) -> str:
+    """A clause that follows a comma: "In Table 2, …" → "in Table 2, …"; a label or a name
+    keeps its capital."""
+    first = text.split(" ", 1)[0]
+    return text[:1].lower() + text[1:] if first in ("In", "As", "According", "With") else text
+
+
+def write_claim(
+    subset: str,
+    visuals: Sequence[Element],
+    rng: random.Random,
+    citing: Mapping[int, Sequence[str]] | None = None,
+    used: set[str] | None = None,
+) -> str:
     """A plausible entailed claim over `visuals`, the tables/charts it cites (one, or two for
-    parallel and sequential claims): it names each of them and no other."""
+    parallel and sequential claims): it names each of them and no other. `citing`: the
+    paragraphs citing each chart, by id, whose stated values a chart's claim reports. `used`:
+    the facts and statements the run's claims took so far, which the claim avoids when it can.
+    Each kind of claim has a few wordings, so that claims of one table or chart seldom read
+    alike."""
+    citing = citing or {}
     facts = [f for v in visuals if v.kind == Element.Kind.TABLE for f in table_facts(v)]
     charts = [v for v in visuals if v.kind == Element.Kind.CHART]
-    fact = rng.choice(facts) if facts else None
+    fact_key: Callable[[Fact], str] = lambda f: f"{f.label}|{f.row}|{f.column}"  # noqa: E731
+    fact = fresh_choice(facts, rng, used, fact_key) if facts else None
     other_visual = next((v for v in visuals if fact is None or v.pk != fact.element), None)
+
+    def about(visual: Element, words: int = 10) -> str:
+        """A clause on a second table or chart: one of its cells or stated values, else what
+        its caption says it shows."""
+        label = visual.label or "the figure"
+        own = [f for f in facts if f.element == visual.pk]
+        if own:
+            return _reaches(fresh_choice(own, rng, used, fact_key), rng)
+        stated = chart_statement(visual, citing.get(visual.pk, ()), rng, used)
+        if stated:
+            return rng.choice(_STATED).format(label=label, what=stated)
+        if used is not None:
+            used.add(_used_key(f"caption|{label}|{_caption_phrase(visual)}"))
+        phrase = _caption_phrase(visual, words)
+        # Another copy's claim on this caption took one wording: this one takes another.
+        form = fresh_choice(_SHOWS, rng, used, lambda f: f"{f}|{label}|{phrase}")
+        return form.format(label=label, what=phrase)
+
     if fact is not None and subset == "analytical":
         peers = [
             f
@@ -240,32 +411,45 @@ def write_claim(subset: str, visuals: Sequence[Element], rng: random.Random) -> 
             a, b = float(fact.value.rstrip("%")), float(peer.value.rstrip("%"))
             if a != b:
                 high, low = (fact, peer) if a > b else (peer, fact)
-                return (
-                    f"On {high.column}, {high.row} obtains a higher score than {low.row} in "
-                    f"{high.label}, reaching {high.value} against {low.value}."
+                text = rng.choice(_HIGHER).format(
+                    column=high.column,
+                    high=high.row,
+                    low=low.row,
+                    label=high.label,
+                    hv=high.value,
+                    lv=low.value,
                 )
+                return _capital(text) + "."
     if fact is not None and subset in ("parallel", "sequential") and other_visual is not None:
         joiner = "while" if subset == "parallel" else "and, building on this,"
-        return (
-            f"{fact.row} reaches {fact.value} on {fact.column} in {fact.label}, {joiner} "
-            f"{other_visual.label or 'the figure'} reports {_caption_phrase(other_visual)}."
-        )
+        second = about(other_visual)
+        return f"{_capital(_reaches(fact, rng))}, {joiner} {_inner(second)}."
     if fact is not None:
-        return f"In {fact.label}, {fact.row} reaches {fact.value} on {fact.column}."
+        return _capital(_reaches(fact, rng)) + "."
     chart = charts[0] if charts else visuals[0]
-    second = next((v for v in visuals if v is not chart), None)
-    text = f"{chart.label or 'The figure'} shows {_caption_phrase(chart)}"
-    if subset in ("parallel", "sequential") and second is not None:
-        text += f", consistent with {second.label or 'the other figure'} on {_caption_phrase(second, 6)}"
-    return text + "."
+    second_visual = next((v for v in visuals if v is not chart), None)
+    text = about(chart)
+    if subset in ("parallel", "sequential") and second_visual is not None:
+        more = about(second_visual, 6)
+        text += f", and {_inner(more)}"
+    if len(text.split()) < 7:  # a short caption: a claim has at least six words
+        text += " in the paper's experiments"
+    return _capital(text) + "."
 
 
 def refute(
-    task: ClaimTask, entailed: str, evidence: set[int], rng: random.Random
+    task: ClaimTask,
+    entailed: str,
+    evidence: set[int],
+    rng: random.Random,
 ) -> tuple[str, str, str]:
-    """(refuted claim, explanation, perturbation kind): a suggester rewrite when there is one,
-    else a negation written by hand."""
-    found = writing_selectors.suggestions(task, entailed, evidence)
+    """(refuted claim, explanation, perturbation kind): a suggester rewrite that changes a value,
+    an entity or a comparison when there is one (never one that only adds a negation: a model
+    would learn that "not" means refuted), else the claim with another table's or chart's
+    content put in place of its own."""
+    found = [
+        s for s in writing_selectors.suggestions(task, entailed, evidence) if not s.negation_only
+    ]
     # Rewrites to another value of the evidence first: a table's cell, a caption, a paragraph.
     options = [o for o in found if o.source.kind != "change"][:3] or found[:3]
     if options:
@@ -276,11 +460,78 @@ def refute(
             f"The evidence contradicts it: {choice.description}{where}.",
             choice.kind,
         )
-    negated = re.sub(r"\b(shows|reaches|reports|obtains)\b", r"does not \1", entailed, count=1)
-    negated = re.sub(r"does not (show|reach|report|obtain)s", r"does not \1", negated)
-    if negated == entailed:
-        negated = "It is not the case that " + entailed[:1].lower() + entailed[1:]
-    return negated, "The evidence shows the opposite of what this claim states.", "other"
+    changed = change_a_value(entailed, rng)
+    if changed is not None:
+        return changed
+    swapped = swap_content(task, entailed, rng)
+    if swapped is not None:
+        return swapped
+    # Nothing to change (no paper has a single table or chart): a flat contradiction, noted.
+    return (
+        re.sub(r"\.?$", ", on every setting it reports.", entailed.rstrip(), count=1),
+        "The evidence does not cover every setting.",
+        "other",
+    )
+
+
+def change_a_value(entailed: str, rng: random.Random) -> tuple[str, str, str] | None:
+    """The claim with one of its values changed by 20–45 %, as a writer would when the evidence
+    offers no other value to take (a value stated in a paragraph on its own): the evidence
+    states the old one."""
+    spans = [
+        (a, b)
+        for a, b in value_spans(entailed)
+        if any(c != "0" for c in entailed[a:b] if c.isdigit())
+    ]
+    if not spans:
+        return None
+    start, end = rng.choice(spans)
+    old = entailed[start:end]
+    factor = rng.choice((rng.uniform(0.55, 0.8), rng.uniform(1.2, 1.45)))
+    decimals = len(old.split(".")[1]) if "." in old else 0
+    value = float(old.replace(",", "").lstrip("+−-"))
+    new = f"{value * factor:.{decimals}f}"
+    if decimals == 0 and new == old.lstrip("+−-"):
+        new = str(int(value) + 1)
+    if "," in old:
+        new = f"{float(new):,.{decimals}f}"
+    new = old[: len(old) - len(old.lstrip("+−-"))] + new
+    if new == old:
+        return None
+    return (
+        entailed[:start] + new + entailed[end:],
+        f"The evidence states {old}, not {new}.",
+        "number",
+    )
+
+
+def swap_content(task: ClaimTask, entailed: str, rng: random.Random) -> tuple[str, str, str] | None:
+    """The claim with what one of its tables/charts shows (its caption's words) replaced by what
+    another table or chart of the paper shows: "Figure 2 shows learning curves" becomes
+    "Figure 2 shows the ablation on the African group"."""
+    elements = list(
+        Element.objects.filter(
+            paper_id=task.paper_id, kind__in=[Element.Kind.TABLE, Element.Kind.CHART]
+        ).only("id", "kind", "label", "caption")
+    )
+    for words in (10, 6):
+        phrases = {e.pk: _caption_phrase(e, words) for e in elements if e.caption}
+        for pk, phrase in phrases.items():
+            if phrase not in entailed:
+                continue
+            others = sorted({p for p in phrases.values() if p != phrase and p not in entailed})
+            texts = {o: entailed.replace(phrase, o, 1) for o in others}
+            others = [o for o in others if len(texts[o].split()) >= 7]
+            if not others:
+                continue
+            other = rng.choice(others)
+            label = next(e.label for e in elements if e.pk == pk) or "the figure"
+            return (
+                texts[other],
+                f"{label} shows {phrase}, not {other}.",
+                "entity",
+            )
+    return None
 
 
 # --- Stages ----------------------------------------------------------------------------------
@@ -320,11 +571,16 @@ def write_pairs(user: AbstractBaseUser, rng: random.Random, report: Report) -> N
         rng.shuffle(visuals)
         # The evidence rule: exactly the subset's tables/charts, and the claim talks about them.
         chosen = visuals[: visuals_needed(task.subset)]
-        entailed = write_claim(task.subset, chosen, rng)
+        # The claims' content and wording draw from a generator of the task's own (its seed):
+        # the run's other draws (who disagrees, what is revised) do not depend on them.
+        words = random.Random(task.seed)
+        entailed = write_claim(
+            task.subset, chosen, words, citing_paragraphs(task, chosen), report.used
+        )
         evidence = {v.pk for v in chosen}
         if task.paragraph_ids and rng.random() < 0.35:
             evidence.add(rng.choice(task.paragraph_ids))
-        refuted, explanation, kind = refute(task, entailed, evidence, rng)
+        refuted, explanation, kind = refute(task, entailed, evidence, words)
         writing_services.submit_claim_pair(
             item=item,
             user=user,
@@ -337,6 +593,28 @@ def write_pairs(user: AbstractBaseUser, rng: random.Random, report: Report) -> N
             perturbation_kind=kind,
         )
         report.pairs += 1
+
+
+def citing_paragraphs(task: ClaimTask, visuals: Sequence[Element]) -> dict[int, list[str]]:
+    """The texts of the context's paragraphs citing each chart of `visuals`, by chart id."""
+    charts = [v.pk for v in visuals if v.kind == Element.Kind.CHART]
+    if not charts:
+        return {}
+    links = (
+        Element.references.through.objects.filter(
+            to_element_id__in=charts,
+            from_element__kind=Element.Kind.PARAGRAPH,
+            from_element_id__in=CuratedElement.objects.filter(
+                context_id=task.context_id, in_context=True
+            ).values("element_id"),
+        )
+        .order_by("from_element__order")
+        .values_list("to_element_id", "from_element__text")
+    )
+    out: dict[int, list[str]] = {}
+    for chart, text in links:
+        out.setdefault(chart, []).append(text)
+    return out
 
 
 def _final_evidence_other(item: WorkItem, written: set[int], rng: random.Random) -> set[int]:
@@ -520,7 +798,7 @@ def simulate(
         paper.subfield_code = codes_of[paper.pk]
     codes = sorted({p.subfield_code for p in fresh if p.subfield_code})
     try:
-        return _simulate(fresh, codes, rng, report, pairs_per_paper, leave, progress)
+        return _simulate(fresh, codes, rng, report, pairs_per_paper, leave, progress, seed)
     finally:
         retire_synthetic_experts()
 
@@ -533,6 +811,7 @@ def _simulate(
     pairs_per_paper: float,
     leave: bool,
     progress: Progress | None,
+    seed: int,
 ) -> Report:
     experts = synthetic_experts(codes, report)
     everyone = [u for code in codes for u in experts[code]]
@@ -561,9 +840,13 @@ def _simulate(
         return people[0] if people else rng.choice(experts[paper.subfield_code][:3])
 
     def assign(paper: Paper, user: AbstractBaseUser) -> None:
-        assignment_services.assign_papers(
-            papers=[paper], experts=[user], assigned_by=admin, note="simulate_annotation"
-        )
+        # A copy gets its own values and names (`variation`) in the transaction that first
+        # assigns it: a copy with a writer was varied once, and a copy without none was varied.
+        with transaction.atomic():
+            vary_copy(paper, seed)
+            assignment_services.assign_papers(
+                papers=[paper], experts=[user], assigned_by=admin, note="simulate_annotation"
+            )
 
     def write(paper: Paper, writer: AbstractBaseUser) -> None:
         assign(paper, writer)
