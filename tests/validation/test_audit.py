@@ -188,3 +188,16 @@ def test_audit_release_refuses_a_folder_and_the_pool_together(value_release):
     with pytest.raises(CommandError):
         run("audit_release")
     assert "warning" not in run("audit_release", str(value_release))
+
+
+def test_cross_validation_keeps_a_pairs_claims_in_one_fold():
+    # Value-only rewrites: a pair's two claims differ in one number and have opposite labels.
+    # Split across folds, each would teach the model the other's text with the wrong label,
+    # and the baseline would fall far below chance; kept together, it stays near chance.
+    records = planted(210, negation=False)
+    for record in records:
+        record["part"] = "pool"
+    baseline = audit(records).baseline
+    assert "a pair's two claims in one fold" in baseline.method
+    assert baseline.overall is not None
+    assert abs(baseline.overall.accuracy - 0.5) < 0.1, baseline.overall
