@@ -250,7 +250,7 @@ def statistics(request: HttpRequest) -> HttpResponse:
         ]
     progress = stats.bar_chart(result["progress"], title="Progress of every stage")
     # The pool's annotation-artifact audit (validation.audit), computed once per request.
-    artifacts = None if name else audit_pool.pool_audit()
+    artifacts = None if name else audit_pool.pool_audit(human=latest_human_accuracy())
     context = {
         "result": result,
         "plots": plots,
@@ -299,6 +299,15 @@ def baseline(request: HttpRequest) -> HttpResponse:
         "per_subset": settings.BASELINE_PER_SUBSET,
     }
     return render(request, "validation/baseline.html", context, status=status)
+
+
+def latest_human_accuracy() -> float | None:
+    """The newest human-baseline study's average accuracy (0-1), when anyone answered."""
+    study = BaselineStudy.objects.order_by("-pk").first()
+    if study is None:
+        return None
+    average = study_report(study)["average"]
+    return None if average is None else average / 100
 
 
 def study_report(study: BaselineStudy) -> dict:
