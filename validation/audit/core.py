@@ -339,10 +339,10 @@ def claim_only(
         texts = [str(r["claim"]) for _, r in labelled]
         # A pair's claims differ in a few words and have opposite labels: split across folds,
         # each would teach the model the other's text with the wrong label (far below chance).
-        groups = [_pair_key(i, r) for i, r in labelled]
+        pair_groups = [_pair_key(i, r) for i, r in labelled]
         splitter = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed)
         probabilities = cross_val_predict(
-            _model(seed), texts, labels, cv=splitter, groups=groups, method="predict_proba"
+            _model(seed), texts, labels, cv=splitter, groups=pair_groups, method="predict_proba"
         )
         # Columns follow the sorted classes: False, True.
         predicted = [bool(p[1] >= 0.5) for p in probabilities]
