@@ -33,6 +33,8 @@ PARTS = ("validation", "test")
 # The local search that repairs a greedy assignment of papers to parts: moves tried per
 # paper before a draw gives up (enough for SciVer's scale, where the pool holds 4% spare).
 SEARCH_STEPS_PER_PAPER = 40
+# ...and steps a paper without a lower deficit before it gives up.
+STALL_STEPS_PER_PAPER = 4
 
 # A split's name becomes part of folder names (RELEASE_DIR/<name>-<stamp>/SciVer): one path
 # component, no separators, no leading dot, nothing a shell or a zip tool would mangle.
@@ -175,10 +177,15 @@ class _Assignment:
     quotas: list[tuple[int, ...]]
     where: list[int | None] = field(default_factory=list)
     have: list[list[int]] = field(default_factory=list)
+    # Each part's papers, and each paper's place in its part's list (swap-removal: O(1)).
+    members: list[list[int]] = field(default_factory=list)
+    place: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.where = [None] * len(self.counts)
         self.have = [[0] * len(q) for q in self.quotas]
+        self.members = [[] for _ in self.quotas]
+        self.place = [-1] * len(self.counts)
 
     def change(self, part: int, delta: Sequence[int]) -> int:
         """How the deficit changes if part `part` gains `delta` (per subset)."""
@@ -196,6 +203,14 @@ class _Assignment:
                 self.have[old][j] -= n
             if part is not None:
                 self.have[part][j] += n
+        if old is not None:
+            group, at = self.members[old], self.place[paper]
+            group[at] = group[-1]
+            self.place[group[at]] = at
+            group.pop()
+        if part is not None:
+            self.place[paper] = len(self.members[part])
+            self.members[part].append(paper)
         self.where[paper] = part
 
     def move_delta(self, paper: int, to: int) -> int:
@@ -254,45 +269,54 @@ def _assign(
         state.move(paper, best)
 
     having = [[i for i, c in enumerate(counts) if c[j]] for j in range(len(quotas[0]))]
+    totals = [sum(c[j] for c in counts) for j in range(len(quotas[0]))]
     steps = SEARCH_STEPS_PER_PAPER * len(counts)
-    while steps > 0 and state.deficit() > 0:
+    # A search that has not lowered the deficit for this many steps has met a pool no
+    # paper-disjoint draw fits (a refusal must not take minutes).
+    patience = STALL_STEPS_PER_PAPER * len(counts) + 100
+    best, since = state.deficit(), 0
+    while steps > 0 and best > 0 and since < patience:
         steps -= 1
         part, j = rng.choice(state.deficits())
-        candidates = [i for i in having[j] if state.where[i] != part]
-        if not candidates:
+        if state.have[part][j] == totals[j]:
             break  # every paper with such pairs is in this part already: nothing can help
-        sample = rng.sample(candidates, min(len(candidates), 24))
-        moves = [(state.move_delta(i, part), i) for i in sample]
-        delta, paper = min(moves)
-        if delta < 0:
-            state.move(paper, part)
-            continue
-        inside = [i for i, p in enumerate(state.where) if p == part]
-        swaps = [
-            (state.swap_delta(a, b), a, b)
-            for a in sample
-            if state.where[a] is not None
-            for b in rng.sample(inside, min(len(inside), 8))
-        ]
-        if swaps:
-            best_swap = min(swaps)
-            if best_swap[0] < 0 or (best_swap[0] == 0 and best_swap[0] <= delta):
-                _, a, b = best_swap
-                other = state.where[a]
-                state.move(a, part)
-                state.move(b, other)
-                continue
-        if delta == 0:
-            state.move(paper, part)  # sideways, off a plateau
+        drawn = rng.sample(having[j], min(len(having[j]), 48))
+        sample = [i for i in drawn if state.where[i] != part][:24]
+        if sample:
+            _step(state, rng, part, sample)
+        deficit = state.deficit()
+        if deficit < best:
+            best, since = deficit, 0
+        else:
+            since += 1
     return state
 
 
-def _reachable_pairs(have: Sequence[int]) -> int:
-    """The largest evenly spread number of pairs `have` (pairs per subset) holds."""
-    if not have:
-        return 0
-    floor = min(have)
-    return floor * len(have) + sum(1 for n in have if n > floor)
+def _step(state: _Assignment, rng: random.Random, part: int, sample: list[int]) -> None:
+    """One step of the search for `part`'s deficit: the best move of a sampled paper into it,
+    else the best swap with one of its papers, else a sideways move off a plateau."""
+    moves = [(state.move_delta(i, part), i) for i in sample]
+    delta, paper = min(moves)
+    if delta < 0:
+        state.move(paper, part)
+        return
+    inside = state.members[part]
+    swaps = [
+        (state.swap_delta(a, b), a, b)
+        for a in sample
+        if state.where[a] is not None
+        for b in rng.sample(inside, min(len(inside), 8))
+    ]
+    if swaps:
+        best_swap = min(swaps)
+        if best_swap[0] < 0 or (best_swap[0] == 0 and best_swap[0] <= delta):
+            _, a, b = best_swap
+            other = state.where[a]
+            state.move(a, part)
+            state.move(b, other)
+            return
+    if delta == 0:
+        state.move(paper, part)
 
 
 def make_split(
