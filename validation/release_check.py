@@ -30,11 +30,14 @@ from validation.audit import ARTIFACT_MARGIN, artifact_warnings
 from validation.release import reading
 from validation.release.duplicates import THRESHOLD, near_duplicates
 from validation.release.formats import (
+    COMMON_FIELDS,
     HIDDEN_FIELDS,
     HIDDEN_JSONL_FIELDS,
+    ONE_ELEMENT_FIELDS,
     SCIVER_FOLDER,
     SCIVER_ROOT,
     SPLIT_FILES,
+    TWO_ELEMENT_FIELDS,
     sciver_path,
 )
 from validation.release.hub import hub_problems
@@ -61,20 +64,10 @@ REWRITE_PERTURBATION = (
     "validator rewrites it with a factual error the evidence contradicts, then export again"
 )
 
-COMMON = {
-    "request_id": int,
-    "paperid": str,
-    "paper_path": str,
-    "claim_type": str,
-    "claim": str,
-    "label": bool,
-    "origin_statement": str,
-    "perturbed_statement": str,
-    "perturbed_explanation": str,
-    "section": list,
-}
-ONE = {"type": str, "item": str, "image_path": str}
-TWO = {f"item{n}{s}": str for n in (1, 2) for s in ("_type", "", "_path")}
+PYTHON_TYPES = {"int": int, "str": str, "bool": bool, "list[str]": list}
+COMMON = {name: PYTHON_TYPES[kind] for name, kind in COMMON_FIELDS}
+ONE = {name: PYTHON_TYPES[kind] for name, kind in ONE_ELEMENT_FIELDS}
+TWO = {name: PYTHON_TYPES[kind] for name, kind in TWO_ELEMENT_FIELDS}
 GROUPS = {"direct": ONE, "analytical": ONE, "parallel": TWO, "sequential": TWO}
 # (type, item, path) field names of the tables/charts a record names.
 ELEMENT_FIELDS = {

@@ -15,7 +15,10 @@ __all__ = [
     "HIDDEN_FIELDS",
     "HIDDEN_JSONL_FIELDS",
     "PAIRING_FIELDS",
+    "COMMON_FIELDS",
+    "ONE_ELEMENT_FIELDS",
     "SCIVER_FIELDS",
+    "TWO_ELEMENT_FIELDS",
     "SCIVER_FOLDER",
     "SCIVER_ROOT",
     "SPLIT_FILES",
@@ -55,8 +58,9 @@ PAIRING_FIELDS = ("pair_id", "sampled", "guideline_versions", "revisions")
 HIDDEN_JSONL_FIELDS = (*HIDDEN_FIELDS, "evidence", "provenance", "annotators", *PAIRING_FIELDS)
 # SciVer's record fields in its order, each with its type (`str`, `int`, `bool`, `list[str]`):
 # the common ones, then one element's (direct, analytical) or two elements' (parallel,
-# sequential). The dataset card's features, the Croissant fields and the Parquet columns.
-SCIVER_FIELDS = (
+# sequential). The dataset card's features, the Croissant fields, the Parquet columns, and
+# the types check_release holds every record to.
+COMMON_FIELDS = (
     ("request_id", "int"),
     ("paperid", "str"),
     ("paper_path", "str"),
@@ -67,11 +71,12 @@ SCIVER_FIELDS = (
     ("perturbed_statement", "str"),
     ("perturbed_explanation", "str"),
     ("section", "list[str]"),
-    ("type", "str"),
-    ("item", "str"),
-    ("image_path", "str"),
-    *((f"item{n}{suffix}", "str") for n in (1, 2) for suffix in ("_type", "", "_path")),
 )
+ONE_ELEMENT_FIELDS = (("type", "str"), ("item", "str"), ("image_path", "str"))
+TWO_ELEMENT_FIELDS = tuple(
+    (f"item{n}{suffix}", "str") for n in (1, 2) for suffix in ("_type", "", "_path")
+)
+SCIVER_FIELDS = (*COMMON_FIELDS, *ONE_ELEMENT_FIELDS, *TWO_ELEMENT_FIELDS)
 
 
 def sciver_path(relative: str) -> str:
