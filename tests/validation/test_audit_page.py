@@ -70,3 +70,11 @@ def test_a_pool_with_negation_rewrites_shows_the_plot_warning_cues_and_writers()
     assert "<td>w0</td>" in writers and "(100 %)" in writers
     pairs = section.split('id="artifact-pairs"')[1].split("</table>")[0]
     assert "negation: " in pairs
+
+
+def test_the_cached_audit_follows_every_change_of_the_pool(team_pairs):
+    team, _ = team_pairs
+    first = pool.pool_audit()
+    assert first.claims == 4 and pool.pool_audit() == first  # the same pool: the same audit
+    validated_pairs(Team(), 1)  # one more complete pair: a new audit, never the cached one
+    assert pool.pool_audit().claims == 6
