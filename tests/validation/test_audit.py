@@ -70,7 +70,7 @@ def test_a_small_pool_gets_the_size_it_needs_instead_of_a_number():
     result = audit(records)
     assert result.baseline.overall is None
     assert result.baseline.needed is not None
-    assert "needs at least 40 labelled claims with 10 of each label (has 24" in (
+    assert "need at least 40 labelled claims with 10 of each label (has 24" in (
         result.baseline.needed
     )
     assert "no score" in "\n".join(report_lines(result))

@@ -35,7 +35,7 @@ def test_the_pool_is_read_with_subsets_writers_and_both_statements(team_pairs):
         assert r["part"] == "pool" and r["claim_type"]
     out = json.loads(run("audit_release", "--pool", "--json"))
     assert out["claims"] == 4 and out["baseline"]["overall"] is None
-    assert "needs at least 40" in out["baseline"]["needed"]
+    assert "the claims need at least 40" in out["baseline"]["needed"]
     assert out["writers"][team.writer.get_username()]["pairs"] == 2
 
 
@@ -44,7 +44,7 @@ def test_a_small_pool_shows_the_size_it_needs(client, team_pairs):
     client.force_login(team.admin)
     page = client.get("/manage/statistics/").content.decode()
     assert 'id="artifacts"' in page
-    assert "no score yet, the pool needs at least 40 labelled claims" in page
+    assert "no score yet: the claims need at least 40 labelled claims" in page
     assert team.writer.get_username() in page.split('id="artifact-writers"')[1]
 
 

@@ -272,13 +272,16 @@ def _model(seed: int) -> Any:
     return make_pipeline(features, LogisticRegression(C=4.0, solver="liblinear", random_state=seed))
 
 
-def _too_small(labels: Sequence[bool], min_claims: int, min_per_label: int) -> str | None:
+def _too_small(
+    labels: Sequence[bool], min_claims: int, min_per_label: int, *, who: str
+) -> str | None:
+    """What `who` ("the validation part needs", "the claims need") lacks, or None."""
     counts = Counter(labels)
     fewest = min(counts.get(True, 0), counts.get(False, 0))
     if len(labels) >= min_claims and fewest >= min_per_label:
         return None
     return (
-        f"needs at least {min_claims} labelled claims with {min_per_label} of each label "
+        f"{who} at least {min_claims} labelled claims with {min_per_label} of each label "
         f"(has {len(labels)}: {counts.get(True, 0)} entailed, {counts.get(False, 0)} refuted)"
     )
 
@@ -309,9 +312,14 @@ def claim_only(
     hidden_test = any(r.get("part") == "test" and _label(r) is None for r in records)
     if train and test:
         method = "trained on validation, scored on test"
-        needed = _too_small([bool(r["label"]) for _, r in train], min_claims, min_per_label)
+        needed = _too_small(
+            [bool(r["label"]) for _, r in train],
+            min_claims,
+            min_per_label,
+            who="the validation part needs",
+        )
         if needed:
-            return Baseline(method, needed="the validation part " + needed)
+            return Baseline(method, needed=needed)
         model = _model(seed)
         model.fit([str(r["claim"]) for _, r in train], [bool(r["label"]) for _, r in train])
         texts = [str(r["claim"]) for _, r in test]
@@ -328,7 +336,12 @@ def claim_only(
         elif {r.get("part") for _, r in labelled} == {"validation"}:
             method += " on validation"
         labels = [bool(r["label"]) for _, r in labelled]
-        needed = _too_small(labels, max(min_claims, 2 * folds), max(min_per_label, folds))
+        needed = _too_small(
+            labels,
+            max(min_claims, 2 * folds),
+            max(min_per_label, folds),
+            who="the claims need",
+        )
         if needed:
             return Baseline(method, needed=needed)
         from sklearn.model_selection import (  # noqa: PLC0415 - slow import

@@ -34,7 +34,7 @@ def cue_text(cues: Sequence[Cue], shown: int = 5) -> str:
 def _baseline_line(result: ArtifactAudit) -> str:
     baseline = result.baseline
     if baseline.overall is None:
-        return f"Claim-only baseline ({baseline.method}): no score, the pool {baseline.needed}."
+        return f"Claim-only baseline ({baseline.method}): no score, {baseline.needed}."
     line = f"Claim-only baseline ({baseline.method}): {baseline.overall.text()}"
     if result.human is not None:
         line += f"; human baseline {_pct(result.human)}"
