@@ -43,6 +43,10 @@ INSTALLED_APPS = [
     "validation",
     "evaluation",
     "workspace",  # pages across the stages (home, papers) and the demo commands
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
+    "api",  # the HTTP API under /api/ (docs/api.md)
 ]
 
 MIDDLEWARE = [
@@ -209,6 +213,42 @@ if not SECURE_HSTS_PRELOAD:
     # Preloading commits the whole domain, by its owner's choice at hstspreload.org: not a
     # default (SECURE_HSTS_PRELOAD=1 opts in), so its reminder is not a warning here.
     SILENCED_SYSTEM_CHECKS.append("security.W021")
+
+# --- The HTTP API (api/, docs/api.md) -------------------------------------------------------
+# Requests per token a minute (per person on a session, per address signed out); "" for none.
+API_RATE = env("API_RATE", default="600/min")
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.auth.TokenAuthentication",
+        "api.auth.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.IsAdmin"],  # routes for others say so
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.PerToken"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.Cursor",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "api.errors.handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "SciVer Studio API",
+    "DESCRIPTION": "What admins and release managers do in the browser, from a script "
+    "(docs/api.md).",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
 
 # --- Content-Security-Policy (django-csp), in every mode -------------------------------------
 # Scripts, styles, images and fetches from this origin only: no inline script or style (htmx's

@@ -28,6 +28,7 @@ urlpatterns = [
     path("manage/sign-ins/", sign_ins, name="sign_ins"),
     path("admin/", admin_urls(admin.site)),
     path("accounts/", include("annotation.account_urls")),
+    path("api/", include("api.urls")),
     path("crawl/", include("papers.urls_crawl")),
     path("", include("workspace.urls")),  # the workspace home and the annotation app's pages
     path("", include("guidelines.urls")),

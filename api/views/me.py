@@ -1,0 +1,7 @@
+"""API routes: me (being built)."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

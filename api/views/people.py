@@ -1,0 +1,7 @@
+"""API routes: people (being built)."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []
