@@ -51,3 +51,16 @@ class TokenScheme(OpenApiAuthenticationExtension):
             "scheme": "bearer",
             "description": "A personal API token (Account → API tokens), shown once when made.",
         }
+
+
+class SessionScheme(OpenApiAuthenticationExtension):
+    target_class = "api.auth.SessionAuthentication"
+    name = "session"
+
+    def get_security_definition(self, auto_schema: object) -> dict:
+        return {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": "sessionid",
+            "description": "The browser's session (writes need the CSRF token, as on the pages).",
+        }

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import (
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+)
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -65,6 +70,10 @@ def handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, Http404):
         message = str(exc) or "Not found."
         return refusal(404, "not_found", message)
+    if isinstance(exc, RequestDataTooBig | TooManyFieldsSent):
+        return refusal(413, "too_large", f"The request is too large: {exc}")
+    if isinstance(exc, SuspiciousOperation):
+        return refusal(400, "invalid", str(exc) or "The request could not be read.")
     if isinstance(exc, PermissionDenied):
         return refusal(403, "permission_denied", str(exc) or "Not allowed.")
     response = exception_handler(exc, context)

@@ -5,7 +5,7 @@ messages (the first one is the refusal's message, as the page shows it)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -13,8 +13,14 @@ from annotation import inputs
 from api.errors import FormRefused
 
 
-def read(form_class: type[forms.Form], data: object, **kwargs: Any) -> Mapping[str, Any]:
-    form = form_class(data=data, **kwargs)
+def read(
+    form_class: type[forms.Form], data: object, *, prefill: bool = False, **kwargs: Any
+) -> Mapping[str, Any]:
+    """The cleaned values of `data` read by `form_class`; with `prefill`, a JSON body's absent
+    fields take the values the page shows filled in (`prefilled`)."""
+    if prefill:
+        data = prefilled(form_class, data, kwargs)
+    form = form_class(data=cast(Mapping[str, Any], data), **kwargs)
     if isinstance(form, inputs.Form):
         values = form.values()
         if problems := form.problems:
@@ -27,3 +33,18 @@ def read(form_class: type[forms.Form], data: object, **kwargs: Any) -> Mapping[s
             {name: [str(m) for m in messages] for name, messages in form.errors.items()}
         )
     return form.cleaned_data
+
+
+def prefilled(form_class: type[forms.Form], data: object, kwargs: dict[str, Any]) -> object:
+    """A JSON body with each field it leaves out set to what the page's form shows filled in
+    (e.g. the crawl's "at least 2 tables"): absent means the page's default, as a person who
+    submits the page without touching a field gets it. Form posts are read as sent."""
+    if not isinstance(data, dict):
+        return data
+    blank = form_class(**kwargs)
+    missing = {
+        name: blank.get_initial_for_field(field, name)
+        for name, field in blank.fields.items()
+        if name not in data
+    }
+    return {**{k: v for k, v in missing.items() if v is not None}, **data}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
+
 class IsAdmin(BasePermission):
     message = "Only admins may use this route."
 

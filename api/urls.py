@@ -2,9 +2,10 @@
 module of api/views holds its routes)."""
 
 from django.urls import path, re_path
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 import annotation.keys  # noqa: F401  (registers the <key:…>, <id:…> and <arxiv:…> converters)
 from api.errors import not_found
@@ -23,7 +24,7 @@ urlpatterns = [
 ]
 
 # Last: an address no route above takes answers 404 in the API's JSON shape.
-unknown = api_view(["GET", "POST", "PUT", "PATCH", "DELETE"])(
-    permission_classes([AllowAny])(not_found)
+unknown = extend_schema(exclude=True)(
+    api_view(["GET", "POST", "PUT", "PATCH", "DELETE"])(permission_classes([AllowAny])(not_found))
 )
 urlpatterns.append(re_path(r"^(?P<path>.*)$", unknown, name="unknown"))

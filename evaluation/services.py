@@ -8,16 +8,19 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation import access
 from annotation.errors import too_long
+from annotation.inputs import BadInput
 from evaluation.client import ChatClient, ModelSettings, is_local
-from evaluation.models import EvaluationRun, RecordOutcome, RunContext, RunSource
+from evaluation.models import PARTS, EvaluationRun, RecordOutcome, RunContext, RunSource
 from evaluation.prompting import FULL_CONTEXT, ContextSetting, Template, plan_requests
 from evaluation.release import EvaluationError, ReleasePart, load_part
 from evaluation.running import ResponseCache, RunResult, ask_model
@@ -239,6 +242,53 @@ def start_run(
         EvaluationRun.objects.filter(pk=run.pk).update(job=job)
         run.job = job
     return run
+
+
+def finished_exports() -> QuerySet[ReleaseExport]:
+    """The exports a run may use: those whose job finished (the runs page offers them)."""
+    return ReleaseExport.objects.select_related("split", "job").filter(job__status="finished")
+
+
+def start_run_from(values: Mapping[str, Any], *, by: AbstractBaseUser) -> EvaluationRun:
+    """Start the run a RunForm's values ask for: what the runs page's POST and the API's
+    `POST /api/evaluation/runs/` both do. A missing part is BadInput (the form's field); an
+    export that is not finished, an endpoint not configured, or hidden test claims bound for
+    another machine without `confirm_remote` is EvaluationRefused with the page's message."""
+    if not values["part"]:
+        raise BadInput(f"part: one of {', '.join(PARTS)}.", field="part")
+    export = finished_exports().filter(pk=values["export"] or 0).first()
+    if export is None:
+        raise EvaluationRefused("Choose a finished export.")
+    chosen = values["context"] or "full"  # one of them (the form's choices)
+    context = ContextSetting() if chosen == "full" else ContextSetting(chosen, values["k"])
+    return start_run(
+        by=by,
+        export=export,
+        part=values["part"],
+        endpoint_name=values["endpoint"],
+        model=values["model"],
+        confirm_remote=values["confirm_remote"],
+        context=context,
+    )
+
+
+# A run's outcome per record, as its downloads (CSV, JSON) and the API list them.
+OUTCOME_COLUMNS = (
+    "request_id",
+    "claim_type",
+    "subfield",
+    "gold",
+    "evidence",
+    "parsed",
+    "correct",
+    "official_correct",
+    "response",
+)
+
+
+def run_outcomes(run: EvaluationRun) -> QuerySet[RecordOutcome]:
+    """The run's outcomes by request id (the downloads take `.values(*OUTCOME_COLUMNS)`)."""
+    return run.outcomes.order_by("request_id")
 
 
 def run_endpoint(

@@ -15,15 +15,14 @@ from annotation import inputs as parse
 from annotation.downloads import csv_text
 from evaluation import plots, services
 from evaluation.models import PARTS, EvaluationRun
-from evaluation.prompting import ContextSetting
 from evaluation.release import EvaluationError
 from evaluation.report import GROUP_TITLES, percent
 from evaluation.retrieval import RETRIEVERS
 from evaluation.scoring import CHANCE
 from evaluation.selectors import human_baseline
+from evaluation.services import OUTCOME_COLUMNS
 from jobs.dispatch import request_cancel
 from papers.access import staff_required
-from validation.models import ReleaseExport
 
 MAX_K = 50
 
@@ -59,21 +58,6 @@ CSV_COLUMNS = (
     "unanswered",
     "official_accuracy",
 )
-OUTCOME_COLUMNS = (
-    "request_id",
-    "claim_type",
-    "subfield",
-    "gold",
-    "evidence",
-    "parsed",
-    "correct",
-    "official_correct",
-    "response",
-)
-
-
-def _finished_exports():
-    return ReleaseExport.objects.select_related("split", "job").filter(job__status="finished")
 
 
 @staff_required
@@ -90,22 +74,7 @@ def runs(request: HttpRequest) -> HttpResponse:
         data = RunForm.read(request.POST)
         form |= {k: data[k] for k in form}
         try:
-            if not data["part"]:
-                raise parse.BadInput(f"part: one of {', '.join(PARTS)}.", field="part")
-            export = _finished_exports().filter(pk=data["export"] or 0).first()
-            if export is None:
-                raise services.EvaluationRefused("Choose a finished export.")
-            chosen = data["context"] or "full"  # one of them (the form's choices)
-            context = ContextSetting() if chosen == "full" else ContextSetting(chosen, data["k"])
-            run = services.start_run(
-                by=request.user,
-                export=export,
-                part=data["part"],
-                endpoint_name=data["endpoint"],
-                model=data["model"],
-                confirm_remote=data["confirm_remote"],
-                context=context,
-            )
+            run = services.start_run_from(data, by=request.user)
         except EvaluationError as exc:
             messages.error(request, str(exc))
         else:
@@ -113,7 +82,7 @@ def runs(request: HttpRequest) -> HttpResponse:
             return redirect("evaluation:run", run_id=run.pk)
     context = {
         "runs": EvaluationRun.objects.select_related("job")[:100],
-        "exports": _finished_exports()[:50],
+        "exports": services.finished_exports()[:50],
         "endpoints": services.endpoint_choices(),
         "parts": PARTS,
         "retrievers": {name: r.title for name, r in RETRIEVERS.items()},
@@ -166,7 +135,7 @@ def cancel(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 def _outcomes(run: EvaluationRun) -> list[dict]:
-    return list(run.outcomes.order_by("request_id").values(*OUTCOME_COLUMNS))
+    return list(services.run_outcomes(run).values(*OUTCOME_COLUMNS))
 
 
 @staff_required

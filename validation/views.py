@@ -3,8 +3,6 @@ human-baseline study, and splits with release exports (thin: parse, call a servi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -58,8 +56,6 @@ from validation.split.rules import (
     DEFAULT_SEED,
     SPLIT_NAME_RULE,
     SplitError,
-    check_licence_codes,
-    check_split_name,
     default_sizes,
 )
 
@@ -434,16 +430,7 @@ def releases(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             data = SplitForm.read(request.POST)
-            name = data["name"].strip()
-            split = split_services.freeze_split(
-                validation=data["validation"] or 0,
-                test=data["test"] or 0,
-                seed=data["seed"] or 0,
-                licences=check_licence_codes(data["licenses"].split(","), known_licences),
-                name=check_split_name(name) if name else None,
-                by=request.user,
-                allow_shared_papers=data["allow_shared_papers"],
-            )
+            split = split_services.freeze_split_from_form(data, by=request.user)
         except (AnnotationError, SplitError, parse.BadInput) as exc:
             messages.error(request, str(exc))
             status = 400 if isinstance(exc, parse.BadInput) else 200
@@ -496,14 +483,8 @@ def releases(request: HttpRequest) -> HttpResponse:
 def export(request: HttpRequest, split_id: int) -> HttpResponse:
     split = get_object_or_404(SplitVersion, pk=split_id)
     try:
-        item = export_services.start_export(
-            split=split,
-            by=request.user,
-            hide_test_labels=parse.parse_flag(
-                request.POST.get("hide_test_labels"), field="hide_test_labels"
-            ),
-            parquet=parse.parse_flag(request.POST.get("parquet"), field="parquet"),
-        )
+        flags = export_services.ExportForm.read(request.POST)
+        item = export_services.start_export(split=split, by=request.user, **flags)
     except ReleaseError as exc:
         messages.error(request, str(exc))
         return redirect("validation:releases")
@@ -518,16 +499,15 @@ def export_status(request: HttpRequest, export_id: int) -> HttpResponse:
         if request.headers.get("HX-Request")
         else "validation/export.html"
     )
-    hidden = (item.manifest or {}).get("hidden_labels") or {}
-    labels_file = (Path(item.out) / hidden["path"]).resolve() if hidden.get("path") else None
+    labels_file = export_services.labels_file(item)
     return render(request, template, {"export": item, "labels_file": labels_file})
 
 
 @staff_required
 def download(request: HttpRequest, export_id: int) -> HttpResponse:
     item = get_object_or_404(ReleaseExport, pk=export_id)
-    path = Path(item.archive) if item.archive else None
-    if path is None or not path.is_file():
+    path = export_services.archive_file(item)
+    if path is None:
         raise Http404("This export has no archive (yet).")
     return FileResponse(open(path, "rb"), as_attachment=True, filename=path.name)
 

@@ -19,10 +19,9 @@ from workspace import selectors as workspace_selectors
 def home(request: HttpRequest) -> HttpResponse:
     ws = workspace_selectors.workspace(request.user)
     queue = work.queue(request.user)  # every stage's counts in three queries
-    ready = [i.paper.pk for i in ws.curated if i.latest and i.latest.ready_for_claims]
     context: dict[str, object] = {
         "ws": ws,
-        "claims": writing.writing_queue(request.user, ready, queue),
+        "claims": writing.writing_queue(request.user, ws.ready_paper_ids, queue),
         "review": review.review_queue(request.user, queue),
         "validations": validation_selectors.validation_queue(request.user, queue),
     }

@@ -12,8 +12,8 @@ from django.views.decorators.http import require_POST
 
 from annotation import archiving, lists, timing
 from annotation import inputs as parse
+from annotation.assignment import acting
 from annotation.assignment import selectors as assignment_selectors
-from annotation.assignment import services as assignment_services
 from annotation.downloads import csv_download
 from annotation.errors import AnnotationError
 from annotation.experts import selectors as expert_selectors
@@ -37,12 +37,6 @@ PEOPLE_PER_PAGE = 50
 
 
 # --- Assignment ----------------------------------------------------------------------------
-
-
-def _expert_choices() -> list[tuple[int, str]]:
-    """The experts the assignment form may name: active accounts with an active, not archived
-    profile (the services refuse anyone else too)."""
-    return [(u.pk, u.get_username()) for u in expert_selectors.experts(active_only=True)]
 
 
 @staff_required
@@ -97,42 +91,29 @@ def assignments(request: HttpRequest) -> HttpResponse:
 
 
 def _act_on_papers(request: HttpRequest) -> HttpResponse:
-    form = PaperSelectionForm(request.POST, expert_choices=_expert_choices())
+    form = PaperSelectionForm(request.POST, expert_choices=acting.expert_choices())
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, error)
         return redirect_back(request)
-    data = form.cleaned_data
-    papers = list(data["papers"])
     try:
-        if data["action"] == "subfield":
-            n = assignment_services.set_paper_subfield(
-                papers=papers, subfield=data["subfield"], changed_by=request.user
-            )
-            messages.success(request, f"Subfield of {n} paper(s) set to {data['subfield'].code}.")
-        elif data["action"] == "unassign":
-            closed = assignment_services.unassign(papers=papers, by=request.user, note=data["note"])
-            messages.success(request, f"Unassigned {len(closed)} paper(s).")
-        else:
-            ids = [data["expert"]] if data["action"] == "assign" else data["experts"]
-            chosen = list(User.objects.filter(pk__in=ids).order_by("username"))
-            result = assignment_services.assign_papers(
-                papers=papers,
-                experts=chosen,
-                assigned_by=request.user,
-                per_expert=data["per_expert"],
-                reassign=data["reassign"],
-                note=data["note"],
-            )
-            summary = ", ".join(f"{name}: {n}" for name, n in result.count_by_expert().items())
-            moved = f" ({len(result.closed)} reassigned)" if result.closed else ""
-            messages.success(request, f"Assigned {len(result.created)} paper(s){moved}: {summary}.")
-            if result.not_eligible and len(chosen) > 1:
-                names = "; ".join(f"{name} ({why})" for name, why in result.not_eligible)
-                messages.warning(request, f"Given none, not eligible for these papers: {names}.")
+        done = acting.act_on_papers(form.cleaned_data, by=request.user)
     except AnnotationError as exc:
         messages.error(request, f"Nothing was changed. {exc.message}")
+        return redirect_back(request)
+    if done.action == "subfield":
+        code = done.subfield.code if done.subfield else ""
+        messages.success(request, f"Subfield of {done.subfield_set} paper(s) set to {code}.")
+    elif done.action == "unassign":
+        messages.success(request, f"Unassigned {len(done.unassigned)} paper(s).")
+    elif (result := done.assigned) is not None:
+        summary = ", ".join(f"{name}: {n}" for name, n in result.count_by_expert().items())
+        moved = f" ({len(result.closed)} reassigned)" if result.closed else ""
+        messages.success(request, f"Assigned {len(result.created)} paper(s){moved}: {summary}.")
+        if result.not_eligible and len(done.chosen) > 1:
+            names = "; ".join(f"{name} ({why})" for name, why in result.not_eligible)
+            messages.warning(request, f"Given none, not eligible for these papers: {names}.")
     return redirect_back(request)
 
 

@@ -478,8 +478,16 @@ def test_the_table_covers_every_url():
     routes = _routes(get_resolver().url_patterns)
     # The validation and evaluation apps' routes have their own tables:
     # tests/validation/test_views.py and tests/evaluation/test_views.py; guidelines, flags and
-    # "edit my last answer": tests/guidelines/test_permissions.py.
-    own_tables = ("validation:", "evaluation:", "guidelines:", "answers:", "validation_answers:")
+    # "edit my last answer": tests/guidelines/test_permissions.py; the HTTP API's:
+    # tests/api/test_api_permissions.py.
+    own_tables = (
+        "validation:",
+        "evaluation:",
+        "guidelines:",
+        "answers:",
+        "validation_answers:",
+        "api:",
+    )
     routes = {r for r in routes if not r.startswith(own_tables)}
     assert routes == {c.route for c in CASES} - {"admin"}
 

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from annotation import access
+from annotation.inputs import FlagField, Form
 from jobs import dispatch
 from validation.export import release_out
 from validation.export.build import build_release
@@ -21,6 +22,14 @@ from validation.models import (
 )
 from validation.release import ReleaseError, Staging
 from validation.release.hub import missing_pyarrow
+
+
+class ExportForm(Form):
+    """What the releases page's export button sends (two checkboxes; JSON booleans from the
+    API), read the same way for both: its values are `start_export`'s flags."""
+
+    hide_test_labels = FlagField()
+    parquet = FlagField()
 
 
 def export_release(
@@ -83,6 +92,19 @@ def start_export(
     ReleaseExport.objects.filter(pk=export.pk).update(job=job)
     export.job = job
     return export
+
+
+def archive_file(export: ReleaseExport) -> Path | None:
+    """The export's zip, when it has been written and is still there (the download's file)."""
+    path = Path(export.archive) if export.archive else None
+    return path if path is not None and path.is_file() else None
+
+
+def labels_file(export: ReleaseExport) -> Path | None:
+    """Where the export's hidden test labels are written (beside its folder, never in the
+    zip), when its manifest says it hid them; None otherwise. The file may be gone since."""
+    hidden = (export.manifest or {}).get("hidden_labels") or {}
+    return (Path(export.out) / hidden["path"]).resolve() if hidden.get("path") else None
 
 
 def run_export(*, export_id: int, progress: Callable[[int, int, str], None] | None = None) -> dict:

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -172,4 +173,18 @@ def freeze_split(
     return version
 
 
-# --- Export ----------------------------------------------------------------------------------
+def freeze_split_from_form(values: Mapping[str, Any], *, by: User | None) -> SplitVersion:
+    """Freeze the split a SplitForm's values ask for: what the releases page's POST and the
+    API's `POST /api/splits/` both do, so that one input makes one split and one refusal. The
+    licence codes and the name are checked first (SplitError naming what is wrong); the pool
+    refuses sizes it cannot draw (AnnotationError)."""
+    name = values["name"].strip()
+    return freeze_split(
+        validation=values["validation"] or 0,
+        test=values["test"] or 0,
+        seed=values["seed"] or 0,
+        licences=check_licence_codes(values["licenses"].split(","), sorted(KNOWN_LICENCES)),
+        name=check_split_name(name) if name else None,
+        by=by,
+        allow_shared_papers=values["allow_shared_papers"],
+    )
