@@ -21,6 +21,7 @@ from django.db.models import F
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from papers.assets import AssetError, decode_data_uri
 from papers.crawl.acceptance import PRIORITY, classify_acceptance
 from papers.crawl.client import (
     ArxivClient,
@@ -45,18 +46,11 @@ from papers.crawl.services import (
     this_worker,
     worker_alive,
 )
+from papers.drawing import make_paper_images
+from papers.importing import PaperImportError, import_paper
+from papers.metadata import PaperMetadata, mark_paper_status, upsert_paper_metadata
 from papers.models import CrawlEvent, CrawlItem, CrawlListedId, CrawlRun, Paper
 from papers.parsing import Panel
-from papers.services import (
-    AssetError,
-    PaperImportError,
-    PaperMetadata,
-    decode_data_uri,
-    import_paper,
-    make_paper_images,
-    mark_paper_status,
-    upsert_paper_metadata,
-)
 from papers.storable import Unstorable, storable_text
 
 log = logging.getLogger(__name__)
