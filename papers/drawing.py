@@ -16,7 +16,8 @@ from jobs.dispatch import queues_enabled, start_job
 from papers.media import file_name, save_composed, save_file
 from papers.models import Element, Paper
 from papers.parsing.svg import Piece, SvgRefused, composed_svg
-from papers.render import RenderUnavailable, open_table_renderer
+from papers.render.limits import RenderUnavailable
+from papers.render.renderer import open_table_renderer
 from papers.storable import storable_text
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from papers.models import Element, ElementPanel, Paper, Section
 from papers.parsing import ParsedPaper, ParseError, numbering, parse_paper
 from papers.parsing.document import grid_area
 from papers.parsing.text import collapse, control_bytes_to_spaces
-from papers.render import MAX_GRID_SLOTS
+from papers.render.limits import MAX_GRID_SLOTS
 from papers.storable import fit_values
 from tests.papers import fault_pages as faults
 
