@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from papers.assets import AssetSource, FolderAssets
 from papers.crawl.client import ArxivClient
-from papers.crawl.runner import GatedAssets
+from papers.crawl.fetch_phase import GatedAssets
 from papers.importing import PaperImportError
 from papers.models import Paper
 from papers.reparse import reparse_paper
