@@ -23,6 +23,7 @@ from papers.storable import storable_text
 log = logging.getLogger(__name__)
 
 ImagesMode = Literal["auto", "now", "job", "none"]
+ProgressCallback = Callable[[int, int, str], None]
 
 
 def make_paper_images(
@@ -69,9 +70,6 @@ def render_missing_images(
     return render_paper_images(
         paper_id=paper_id, progress=progress, element_ids=missing_image_ids(paper)
     )
-
-
-ProgressCallback = Callable[[int, int, str], None]
 
 
 def render_paper_images(

@@ -25,7 +25,7 @@ from papers.storable import storable_text
 
 
 @dataclass
-class SearchStep:
+class _SearchStep:
     """One request of the search phase: a date range, or a batch of listed ids."""
 
     key: str  # recorded in CrawlRun.search_done once done
@@ -71,7 +71,7 @@ class SearchPhase(ExecutionState):
             "line", flat=True
         )
 
-        def step(key: str, batch: list[int]) -> SearchStep:
+        def step(key: str, batch: list[int]) -> _SearchStep:
             rows = [pending[line] for line in batch if line in pending]
 
             def record(lookup: IdLookup) -> list[str]:
@@ -79,7 +79,7 @@ class SearchPhase(ExecutionState):
                     self.record_listed(row, lookup)
                 return lookup.problems
 
-            return SearchStep(
+            return _SearchStep(
                 key=key,
                 what=f"look-up of the ids on lines {key[4:]}",
                 progress=f"looking up ids on lines {key[4:]}",
@@ -131,7 +131,7 @@ class SearchPhase(ExecutionState):
     def search(self) -> None:
         run = self.run
 
-        def step(chunk: tuple[date, date]) -> SearchStep:
+        def step(chunk: tuple[date, date]) -> _SearchStep:
             key = chunk_key(chunk)
 
             def record(outcome: SearchOutcome) -> list[str]:
@@ -139,7 +139,7 @@ class SearchPhase(ExecutionState):
                     self.record_found_or_say_why(result, key)
                 return outcome.problems
 
-            return SearchStep(
+            return _SearchStep(
                 key=key,
                 what=f"search of {key}",
                 progress=f"searching {chunk[0]}..{chunk[1]}",
@@ -152,7 +152,7 @@ class SearchPhase(ExecutionState):
         chunks = date_chunks(run.date_from, run.date_to, run.chunk_days)  # type: ignore[arg-type]
         self.run_search([step(chunk) for chunk in chunks], "search")
 
-    def run_search(self, steps: list[SearchStep], name: str) -> None:
+    def run_search(self, steps: list[_SearchStep], name: str) -> None:
         """The search phase: each step not done yet (by its key in `search_done`) asks the API
         and records what it gave in one transaction; a step whose request failed is logged and
         stays to do (the run then ends failed, and resuming asks it again)."""
