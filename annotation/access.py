@@ -72,7 +72,7 @@ def visible_papers(user: AnyUser, queryset: QuerySet[Paper] | None = None) -> Qu
     return queryset.filter(Exists(mine))
 
 
-# Media files live at papers/<arxiv id>v<version>/<import folder>/<file> (papers/services.py).
+# Media files live at papers/<arxiv id>v<version>/<import folder>/<file> (papers/media.py).
 MEDIA_PAPER_PATH = re.compile(r"^papers/(?P<arxiv_id>.+)v(?P<version>\d+)/[^/]+/[^/]+$")
 
 

@@ -54,9 +54,10 @@ def build_data() -> None:
     from annotation.queue import work
     from annotation.review import services as review
     from annotation.writing import services as writing
+    from papers.assets import FolderAssets
+    from papers.importing import import_paper
     from papers.local_pages import locate_page
     from papers.models import Element, Paper, Section
-    from papers.services import FolderAssets, import_paper
     from tests.annotation.claim_factories import submit
     from tests.annotation.factories import make_expert
 

@@ -61,7 +61,8 @@ def fault_pages() -> list[tuple[str, bytes]]:
 def render_refusal_ms() -> tuple[float, str]:
     """The Pillow renderer on the issue's table: 6 KB of rowspan=1000 colspan=1000 cells."""
     from papers.parsing.document import Cell
-    from papers.render import RenderError, render_table_pillow
+    from papers.render.limits import RenderError
+    from papers.render.pillow import render_table_pillow
 
     grid = [[Cell(f"{r}.{c}", 1000, 1000) for c in range(10)] for r in range(10)]
     start = time.perf_counter()

@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from papers.parsing.document import Cell, Grid  # noqa: E402
 from papers.parsing.svg import inert_svg  # noqa: E402
-from papers.render import ChromiumRenderer, find_chromium, render_table_pillow  # noqa: E402
+from papers.render.chromium import ChromiumRenderer, find_chromium  # noqa: E402
+from papers.render.pillow import render_table_pillow  # noqa: E402
 
 VECTOR = Path(__file__).resolve().parent.parent / "tests/papers/pages/oxide-boxes/latex/fig4.svg"
 

@@ -26,7 +26,7 @@ from guidelines.models import (
 )
 from jobs import dispatch
 from jobs.models import Job
-from papers import services as paper_services
+from papers.drawing import render_paper_images
 from papers.models import Element, Paper
 
 MAX_NOTE = 4000  # a version's note, a flag's, a fix's note or reason
@@ -338,7 +338,7 @@ def rerender_flagged_element(
     _staff(by)
     element = _rerenderable(flag.element)
     before = {"image": element.image.name, "renderer": element.image_renderer}
-    result = paper_services.render_paper_images(
+    result = render_paper_images(
         paper_id=element.paper_id, element_ids=[element.pk], progress=progress
     )
     element.refresh_from_db()

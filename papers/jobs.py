@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jobs.dispatch import JobContext
-from papers.services import render_missing_images, render_paper_images
+from papers.drawing import render_missing_images, render_paper_images
 
 
 def render_images(

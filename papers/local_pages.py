@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from papers.crawl.acceptance import classify_acceptance
-from papers.services import PaperMetadata
+from papers.metadata import PaperMetadata
 
 _ID = re.compile(r"(\d{4}\.\d{4,5})(?:v(\d+))?")
 _BASE_ID = re.compile(rb"<base[^>]*href=\"[^\"]*?/html/(\d{4}\.\d{4,5})v(\d+)", re.I)

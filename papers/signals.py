@@ -8,8 +8,8 @@ from django.db import transaction
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
 
+from papers.media import remove_paper_media
 from papers.models import Paper
-from papers.services import remove_paper_media
 
 
 @receiver(post_delete, sender=Paper, dispatch_uid="papers.remove_media_of_deleted_paper")

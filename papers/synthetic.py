@@ -27,17 +27,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from papers.assets import FolderAssets
+from papers.importing import PaperImportError, PreparedPage, import_paper, prepare_page
 from papers.licences import allows_redistribution, licence_code
 from papers.local_pages import locate_page
+from papers.metadata import PaperMetadata
 from papers.models import Element, Paper
-from papers.services import (
-    FolderAssets,
-    PaperImportError,
-    PaperMetadata,
-    PreparedPage,
-    import_paper,
-    prepare_page,
-)
 
 PREFIX = "synthetic-"
 # The fixtures of papers/corpus, in a fixed order (one per subfield they cover).

@@ -21,7 +21,7 @@ def require(available: bool, reason: str) -> None:
 def chromium_or_skip() -> str:
     from django.conf import settings
 
-    from papers.render import find_chromium
+    from papers.render.chromium import find_chromium
 
     path = find_chromium(getattr(settings, "CHROMIUM_PATH", ""))
     require(path is not None, "Chromium is not installed (apt-get install chromium)")

@@ -56,7 +56,7 @@ from annotation.writing.perturbation import (
 from annotation.writing.rules import SUBSET_GUIDE, ContextElement, normalise
 from papers.models import Element, Paper, Section
 from papers.parsing.document import Cell, GridTooLarge, grid_occupancy
-from papers.render import MAX_GRID_SLOTS
+from papers.render.limits import MAX_GRID_SLOTS
 
 ELEMENT_FIELDS = (
     "id",

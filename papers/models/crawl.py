@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.apps import apps
 from django.conf import settings
 from django.db import models
@@ -256,7 +258,7 @@ class CrawlRun(models.Model):
             "fetched": sum(by_outcome.get(o, 0) for o in CrawlItem.PROCESSED),
         }
 
-    def target(self, counts: dict[str, object] | None = None) -> int:
+    def target(self, counts: Mapping[str, object] | None = None) -> int:
         """How many papers the fetch phase will fetch in all (for progress bars)."""
         counts = counts or self.progress_counts()
         eligible = int(counts["pending"]) + int(counts["fetched"])  # type: ignore[call-overload]

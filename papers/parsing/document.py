@@ -109,6 +109,22 @@ def grid_occupancy(
     return placed, matrix
 
 
+def header_row_count(grid: Grid) -> int:
+    """Leading rows made only of header cells (blank cells aside), stretched over their rowspans."""
+    count = 0
+    for row in grid:
+        filled = [cell for cell in row if cell.text.strip()]
+        if not filled or not all(cell.header for cell in filled):
+            break
+        count += 1
+    reach = count
+    for r in range(count):
+        for cell in grid[r]:
+            if cell.header:
+                reach = max(reach, r + max(1, cell.rowspan))
+    return min(reach, len(grid))
+
+
 @dataclass(slots=True)
 class Panel:
     """One image of a chart (or of a table that is an image)."""

@@ -17,7 +17,7 @@ from annotation.models import Subfield
 from annotation.queue import work
 from annotation.writing import services as writing
 from papers.models import Element, Paper, Section
-from papers.render import CHROMIUM_ARGS
+from papers.render.chromium import CHROMIUM_ARGS
 from tests.annotation.claim_factories import submit
 from tests.annotation.factories import make_expert
 from tests.browser.pages import (

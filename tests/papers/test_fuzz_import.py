@@ -19,12 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from papers.assets import FolderAssets
+from papers.importing import import_paper
 from papers.models import Element, ElementPanel, Paper, Section
 from papers.parsing import ParsedPaper, ParseError, numbering, parse_paper
 from papers.parsing.document import grid_area
 from papers.parsing.text import collapse, control_bytes_to_spaces
-from papers.render import MAX_GRID_SLOTS
-from papers.services import FolderAssets, import_paper
+from papers.render.limits import MAX_GRID_SLOTS
 from papers.storable import fit_values
 from tests.papers import fault_pages as faults
 

@@ -10,10 +10,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from PIL import Image
 
+from papers.assets import FolderAssets
+from papers.importing import PaperImportError, import_paper
 from papers.local_pages import locate_page
 from papers.models import Element, ElementPanel, Paper, Section
 from papers.parsing import parse_paper
-from papers.services import FolderAssets, PaperImportError, import_paper
 
 CORPUS = Path(__file__).resolve().parents[2] / "papers" / "corpus"
 PAGES = sorted(p.parent for p in CORPUS.glob("*/paper.html"))
@@ -169,8 +170,8 @@ def test_minimum_counts_reject_with_reason():
 
 
 def test_folder_assets_never_read_outside_the_folder(tmp_path: Path):
+    from papers.assets import AssetError
     from papers.parsing import Panel
-    from papers.services import AssetError
 
     (tmp_path / "secret.png").write_bytes(b"x")
     inner = tmp_path / "page"
@@ -280,7 +281,7 @@ def test_deleting_a_paper_removes_its_media_once_committed(
 
 def test_missing_screenshots_are_drawn_and_the_others_left_alone(pillow_only):
     """What a resumed crawl calls for a paper whose render was killed half-way."""
-    from papers.services import make_paper_images, missing_image_ids
+    from papers.drawing import make_paper_images, missing_image_ids
 
     page = locate_page(PAGES[0])
     result = import_paper(

@@ -240,8 +240,9 @@ def test_losses_are_in_the_summary_on_the_paper_and_flagged_for_an_admin(tmp_pat
 
 @pytest.mark.django_db
 def test_min_charts_counts_only_charts_kept_with_an_image(tmp_path):
+    from papers.assets import FolderAssets
+    from papers.importing import import_paper
     from papers.local_pages import locate_page
-    from papers.services import FolderAssets, import_paper
 
     folder = save_page(tmp_path / ARXIV_ID, lossy_page(), ())
     page_found = locate_page(folder)

@@ -177,7 +177,7 @@ def test_truncated_pages_are_refused(page: Path, cut: int):
     ],
 )
 def test_asset_urls_resolve_like_arxiv_serves_them(page_url, src, has_base, expected):
-    from papers.parsing.latexml import resolve_asset
+    from papers.parsing.figures import resolve_asset
 
     assert resolve_asset(page_url, src, has_base=has_base) == expected
 

@@ -46,7 +46,7 @@ def test_an_image_url_is_what_urljoin_makes_of_it():
     import itertools
     from urllib.parse import urljoin
 
-    from papers.parsing.latexml import resolve_asset
+    from papers.parsing.figures import resolve_asset
 
     bases = [
         "https://arxiv.org/html/2410.00260v2/",

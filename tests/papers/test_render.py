@@ -16,17 +16,11 @@ import pytest
 from PIL import Image
 
 from papers.parsing.document import Cell, Grid, GridTooLarge, grid_area, grid_occupancy
-from papers.render import (
-    MAX_GRID_SLOTS,
-    ChromiumRenderer,
-    PillowRenderer,
-    RenderError,
-    RenderUnavailable,
-    find_chromium,
-    open_table_renderer,
-    readable_math,
-    render_table_pillow,
-)
+from papers.render.chromium import ChromiumRenderer, find_chromium
+from papers.render.limits import MAX_GRID_SLOTS, RenderError, RenderUnavailable
+from papers.render.mathtext import readable_math
+from papers.render.pillow import PillowRenderer, render_table_pillow
+from papers.render.renderer import open_table_renderer
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -495,7 +489,7 @@ def test_a_page_that_reloads_itself_cannot_extend_the_render_budget(
 def test_pillow_refuses_a_table_whose_text_would_take_minutes_to_lay_out() -> None:
     """Issue 45: a table of about 220 MB of cell text hung the Pillow renderer. Its text and
     its wrapped lines have caps of their own, checked before anything is drawn."""
-    from papers.render import MAX_TABLE_LINES, MAX_TABLE_TEXT
+    from papers.render.limits import MAX_TABLE_LINES, MAX_TABLE_TEXT
 
     started = time.monotonic()
     huge = [[[Cell("word " * (MAX_TABLE_TEXT // 5 + 1))]]]

@@ -218,7 +218,8 @@ def test_work_citing_finds_curated_contexts_and_claims_through_the_model_registr
 def test_a_rejected_import_gets_its_images_and_is_kept_once_its_tables_are_found(
     tmp_path, pillow_only, settings
 ):
-    from papers.services import FolderAssets, import_paper
+    from papers.assets import FolderAssets
+    from papers.importing import import_paper
 
     settings.MIN_TABLES, settings.MIN_CHARTS = 3, 2
     folder = save_page(tmp_path / ARXIV_ID, ieee_page(), ("x1.png", "x2.png", "x3.png"))

@@ -76,7 +76,7 @@ def test_copies_are_synthetic_imports_of_the_fixtures_with_shared_screenshots(se
         theirs = Path(settings.MEDIA_ROOT) / a[anchor].image.name
         assert mine.read_bytes() == theirs.read_bytes()
 
-    # ensure_copies parses each fixture once (papers.services.prepare_page): copy 8 made that
+    # ensure_copies parses each fixture once (papers.importing.prepare_page): copy 8 made that
     # way holds exactly what copy 14 of the same fixture holds, imported on its own (neither
     # simulated: the simulation gives a copy its own values and names, `workspace.demo.variation`).
     ensure_copies(8)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from papers.assets import FolderAssets
+from papers.importing import PaperImportError, import_paper
 from papers.local_pages import LocalPageError, locate_page
-from papers.services import FolderAssets, PaperImportError, import_paper
 
 
 class Command(BaseCommand):

@@ -9,8 +9,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from papers.drawing import render_paper_images
 from papers.models import Element, Paper
-from papers.services import render_paper_images
 
 VERSIONED = re.compile(r"(?P<arxiv_id>.+)v(?P<version>\d+)")
 

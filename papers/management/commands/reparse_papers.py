@@ -7,10 +7,12 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from papers.assets import AssetSource, FolderAssets
 from papers.crawl.client import ArxivClient
-from papers.crawl.runner import GatedAssets
+from papers.crawl.fetch_phase import GatedAssets
+from papers.importing import PaperImportError
 from papers.models import Paper
-from papers.services import AssetSource, FolderAssets, PaperImportError, reparse_paper
+from papers.reparse import reparse_paper
 
 
 class Command(BaseCommand):

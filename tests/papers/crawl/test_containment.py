@@ -12,7 +12,8 @@ from datetime import date
 
 import pytest
 
-from papers.crawl.runner import execute_crawl, is_infrastructure_error
+from papers.crawl.bookkeeping import is_infrastructure_error
+from papers.crawl.runner import execute_crawl
 from papers.crawl.services import create_crawl_run
 from papers.models import CrawlEvent, CrawlItem, CrawlRun, Element, ElementPanel, Paper, Section
 from papers.storable import Unstorable

@@ -7,7 +7,8 @@ from datetime import date
 
 import pytest
 
-from papers.crawl.client import ArxivClient, parse_retry_after
+from papers.crawl.client import ArxivClient
+from papers.crawl.retry import parse_retry_after
 from papers.crawl.runner import execute_crawl
 from papers.crawl.services import create_crawl_run, prepare_resume
 from papers.models import CrawlEvent, CrawlItem, CrawlRun, Paper
@@ -245,7 +246,7 @@ def test_redirect_hops_pass_the_gate(arxiv_settings, two_papers):
 
 def test_never_follows_a_redirect_off_arxiv(arxiv_settings, two_papers, settings):
     client = ArxivClient.from_settings()
-    from papers.crawl.client import FetchError
+    from papers.crawl.errors import FetchError
 
     with pytest.raises(FetchError, match="not an arXiv address"):
         client.fetch_asset("http://127.0.0.2:9/x.png")

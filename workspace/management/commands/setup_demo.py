@@ -8,9 +8,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
+from papers.assets import FolderAssets
+from papers.importing import PaperImportError, import_paper
 from papers.local_pages import locate_page
 from papers.models import Paper
-from papers.services import FolderAssets, PaperImportError, import_paper
 from workspace.demo.experts import create_demo_experts
 
 DEMO_ACCOUNTS = [
