@@ -4,6 +4,7 @@ must meet (plain values and already-read rows in, no database)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from annotation.evidence import evidence_rule_problem, visual_ids
@@ -43,6 +44,24 @@ def answer_fields(
 def changed_fields(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """The revisable fields the answer changes, in FIELDS order."""
     return [name for name in FIELDS if before[name] != after[name]]
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A validator's answer against the claim as it stood: the fields before and after, those
+    it changes, the criteria it says the claim failed."""
+
+    before: dict[str, Any]
+    after: dict[str, Any]
+    failed: list[str]
+
+    @property
+    def changed(self) -> list[str]:
+        return changed_fields(self.before, self.after)
+
+    @property
+    def outcome(self) -> str:
+        return "revised" if self.changed else "passed"
 
 
 def answer_errors(

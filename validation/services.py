@@ -222,14 +222,12 @@ def submit_validation(
         explanation=explanation,
         written=claim.label,
     )
-    changed = rules.changed_fields(before, after)
-    if not errors and (problem := rules.criteria_error(failed, changed)):
+    revision = rules.Revision(before, after, failed)
+    if not errors and (problem := rules.criteria_error(failed, revision.changed)):
         errors["criteria"] = problem
     if errors:
         raise InvalidValidation(errors)
-    _record_validation(
-        validation, item, claim, pair, review, changed, before, after, failed, user, token
-    )
+    _record_validation(validation, item, revision, pair=pair, review=review, user=user, token=token)
     return validation
 
 
@@ -252,18 +250,17 @@ def _lock_for_validation(item: WorkItem) -> tuple[Claim, ClaimPair, ClaimReview,
 def _record_validation(
     validation: Validation,
     item: WorkItem,
-    claim: Claim,
+    revision: rules.Revision,
+    *,
     pair: ClaimPair,
     review: ClaimReview,
-    changed: Sequence[str],
-    before: Mapping[str, object],
-    after: Mapping[str, object],
-    failed: list[str],
     user: AbstractBaseUser,
     token: uuid.UUID,
 ) -> None:
     """Write a checked validation: its revisions, the pair's subset and the final label it
     changes, the validation validated and the item finished."""
+    claim, changed = validation.claim, revision.changed
+    before, after, failed = revision.before, revision.after, revision.failed
     record_revisions(
         validation=validation,
         item=item,
@@ -276,7 +273,7 @@ def _record_validation(
         user=user,
     )
     _revise_pair_and_label(pair, claim, review, changed, after=after, failed=failed, user=user)
-    outcome = "revised" if changed else "passed"
+    outcome = revision.outcome
     lifecycle.move(
         validation,
         ValidationStatus.VALIDATED,

@@ -74,3 +74,12 @@ def test_criteria_match_the_revision():
     assert "changed nothing" in rules.criteria_error(["atomic"], [])
     assert "tick the criteria" in rules.criteria_error([], ["text"])
     assert rules.criteria_error([], []) == rules.criteria_error(["atomic"], ["text"]) == ""
+
+
+def test_a_revision_knows_what_it_changes_and_its_outcome():
+    fields = {"text": "T", "subset": "direct", "label": "refuted", "evidence": [1]}
+    stored = fields | {"explanation": "E"}
+    passed = rules.Revision(stored, dict(stored), [])
+    assert (passed.changed, passed.outcome) == ([], "passed")
+    revised = rules.Revision(stored, stored | {"label": "entailed"}, ["label"])
+    assert (revised.changed, revised.outcome) == (["label"], "revised")
