@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar
 
-from annotation.models.work import WorkAction
+from annotation.models.work import WorkAction, WorkEvent
 
 
 class Empty(TypedDict, total=False):
@@ -275,3 +275,15 @@ def read(shape: type[T], payload: object) -> T:
         return typing.cast(T, {})
     fields = _fields(typing.cast(type, shape))
     return typing.cast(T, {k: v for k, v in payload.items() if k in fields})
+
+
+def old_of(event: WorkEvent) -> Mapping[str, Any]:
+    """An event's `old`, read through its action's shape (an action unknown here: {})."""
+    shape = SHAPES.get(event.action)
+    return read(shape.old, event.old) if shape else {}
+
+
+def new_of(event: WorkEvent) -> Mapping[str, Any]:
+    """An event's `new`, read through its action's shape (an action unknown here: {})."""
+    shape = SHAPES.get(event.action)
+    return read(shape.new, event.new) if shape else {}

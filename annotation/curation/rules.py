@@ -1,4 +1,5 @@
-"""Curation rules (pure): SciVer's proposed removals and what a set of decisions keeps."""
+"""Curation rules (pure): SciVer's proposed removals, what a set of decisions keeps, and when a
+save is refused (a page opened before the latest version, decisions not about the paper)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Pure rules of claim writing: subset guide, surrounding paragraphs, and what a pair must meet."""
+"""Pure rules of claim writing: subset guide, surrounding paragraphs, the claim tasks a request
+makes, what a pair and a new perturbation must meet, and what their history keeps."""
 
 from __future__ import annotations
 

@@ -158,3 +158,12 @@ def test_every_event_of_a_whole_workflow_parses_with_its_actions_shape():
         WorkAction.CANCELLED,
         WorkAction.OPENED,
     } <= seen
+
+
+def test_a_history_page_reads_an_event_through_its_actions_shape():
+    event = WorkEvent(
+        action=WorkAction.RELEASED, old={"holder": 2, "gone": 1}, new={"holder": None}
+    )
+    assert events.old_of(event) == {"holder": 2}
+    assert events.new_of(event) == {"holder": None}
+    assert events.old_of(WorkEvent(action="made up", old={"holder": 2})) == {}
