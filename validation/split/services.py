@@ -123,7 +123,6 @@ def freeze_split(
     left out are counted by licence on the split. The parts share no paper; with
     `allow_shared_papers` they may, only where no paper-disjoint draw exists (the split
     records it)."""
-
     name = (name or next_split_name()).strip()
     taken = SplitVersion.objects.filter(name=name).exists()
     licences = check_new_split(name, licences or (), known=KNOWN_LICENCES, taken=taken)
