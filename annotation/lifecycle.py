@@ -1,7 +1,8 @@
 """The workflow's state machines, in one place: every state change of a work item, a claim's
 review, a validation and a claim pair is `move()`, which locks the row, checks the model's
 declared `TRANSITIONS`, saves, bumps `version` and writes one audit event (`WorkEvent`) in one
-transaction; then it hands the work on that the new state makes due (`on_enter`).
+transaction (its `old` and `new` must fit the action's shape, `annotation.events`); then it
+hands the work on that the new state makes due (`on_enter`).
 
 A model takes part by declaring `MACHINE` (its `WorkEvent.Machine` value), `STATE_FIELD`,
 `TRANSITIONS` (state → the states it may become), a `version` field and `audit_subjects()` (the
@@ -28,6 +29,7 @@ from typing import Any, TypeVar
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 
+from annotation import events
 from annotation.errors import InvalidTransition
 from annotation.models import WorkAction, WorkEvent, WorkItem
 
@@ -125,6 +127,8 @@ def _event(
     note: str = "",
     item: WorkItem | None = None,
 ) -> WorkEvent:
+    old, new = dict(old or {}), dict(new or {})
+    events.check(action, old, new)  # a payload that does not fit its action is never written
     subjects = obj.audit_subjects()
     if item is not None:
         subjects["item_id"] = item.pk
@@ -134,8 +138,8 @@ def _event(
         from_status=str(from_status),
         to_status=str(to_status),
         actor=actor,
-        old=dict(old or {}),
-        new=dict(new or {}),
+        old=old,
+        new=new,
         note=note,
         **subjects,
     )

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.utils.dateparse import parse_datetime
 
+from annotation import events as audit
 from annotation.models import Machine, WorkAction, WorkEvent, WorkItem
 
 ACTIONS = (
@@ -94,7 +95,8 @@ def leases(events: Iterable[Event], *, cap: dt.timedelta) -> list[Lease]:
         at = event.at
         if event.action == WorkAction.LEASE_EXPIRED:
             # Recorded when someone next asks for work; the lease ran out earlier.
-            expired = parse_datetime(str(event.old.get("lease_expires_at") or ""))
+            ended = audit.read(audit.Holder, event.old).get("lease_expires_at")
+            expired = parse_datetime(str(ended or ""))
             if expired is not None and expired < at:
                 at = expired
         seconds += stretch(last, at)

@@ -17,12 +17,20 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation import access
-from annotation.errors import too_long
 from annotation.inputs import BadInput
-from evaluation.client import ChatClient, ModelSettings, is_local
+from evaluation.client import ChatClient, ModelSettings
 from evaluation.models import PARTS, EvaluationRun, RecordOutcome, RunContext, RunSource
 from evaluation.prompting import FULL_CONTEXT, ContextSetting, Template, plan_requests
-from evaluation.release import EvaluationError, ReleasePart, load_part
+from evaluation.release import ReleasePart, load_part
+from evaluation.rules import (
+    MAX_MODEL,
+    EvaluationRefused,
+    check_export_ready,
+    check_hidden_labels,
+    check_model,
+    check_run_request,
+    contaminates,
+)
 from evaluation.running import ResponseCache, RunResult, ask_model
 from evaluation.scoring import RESAMPLES, Cell, Outcome, breakdowns, score
 from jobs.dispatch import start_job
@@ -30,6 +38,7 @@ from validation.models import ReleaseExport
 
 __all__ = [
     "Evaluation",
+    "MAX_MODEL",
     "EvaluationRefused",
     "contaminates",
     "context_fields",
@@ -40,18 +49,7 @@ __all__ = [
 ]
 
 
-class EvaluationRefused(EvaluationError):
-    """A run the asker may not start as asked; nothing was recorded."""
-
-
-MAX_MODEL = EvaluationRun._meta.get_field("model").max_length  # 200
 MAX_SUBFIELD = RecordOutcome._meta.get_field("subfield").max_length  # 32
-
-
-def _check_model(model: str) -> None:
-    """A model name longer than a run holds is refused (nothing recorded), never cut."""
-    if problem := too_long("model", model, MAX_MODEL):
-        raise EvaluationRefused(f"Nothing was recorded: {problem}")
 
 
 @dataclass(frozen=True)
@@ -77,12 +75,6 @@ def evaluate(
 ) -> Evaluation:
     outcomes = score(part.items, responses)
     return Evaluation(part, outcomes, breakdowns(outcomes, seed=seed, resamples=resamples))
-
-
-def contaminates(part: ReleasePart, endpoint: str) -> bool:
-    """Sending this part there would put hidden test claims in someone else's hands: its
-    labels are hidden and the endpoint is not this machine (client.is_local)."""
-    return part.hidden and not is_local(endpoint)
 
 
 def context_fields(setting: ContextSetting) -> dict[str, object]:
@@ -113,7 +105,7 @@ def record_run(
             "characters): not a subfield code."
         )
     if run is None:
-        _check_model(model)
+        check_model(model)
         run = EvaluationRun.objects.create(
             release_dir=str(part.root),
             release_name=part.name,
@@ -194,24 +186,13 @@ def start_run(
 
     _staff(by)
     endpoints = endpoint_choices()
-    if endpoint_name not in endpoints:
-        named = ", ".join(sorted(endpoints)) or "none (set EVALUATION_ENDPOINTS)"
-        raise EvaluationRefused(f"No endpoint {endpoint_name!r} is configured; endpoints: {named}.")
-    model = model.strip()
-    if not model:
-        raise EvaluationRefused("Name the model to ask (e.g. gpt-4o).")
-    _check_model(model)
-    if export.job is None or export.job.status != "finished" or not Path(export.out).is_dir():
-        raise EvaluationRefused("That export is not finished (or its folder is gone).")
+    model = check_run_request(endpoint=endpoint_name, endpoints=endpoints, model=model)
+    check_export_ready(
+        status=export.job.status if export.job else None, folder_exists=Path(export.out).is_dir()
+    )
     endpoint = endpoints[endpoint_name]["url"]
     release = load_part(Path(export.out), part)  # refuses a missing part or labels file
-    leaves = contaminates(release, endpoint)
-    if leaves and not confirm_remote:
-        raise EvaluationRefused(
-            f"The {part} labels of this release are hidden: sending its claims to {endpoint} "
-            "(not this machine) would leak the hidden test set and contaminate the benchmark. "
-            "Tick the confirmation to send them anyway."
-        )
+    leaves = check_hidden_labels(release, endpoint=endpoint, confirmed=confirm_remote)
     confirmed = {"hidden_confirmed_by": by, "hidden_confirmed_at": timezone.now()} if leaves else {}
     template = Template.load()
     options = ModelSettings()

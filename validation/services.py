@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotation import access, lifecycle
 from annotation.errors import AnnotationError, InvalidTransition, too_long
-from annotation.evidence import evidence_rule_problem, visual_ids
+from annotation.evidence import evidence_rule_problem
 from annotation.experts import selectors as expert_selectors
 from annotation.inputs import MAX_TEXT, id_set
 from annotation.models import (
@@ -29,12 +29,11 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
-from annotation.models.review import LABELS
 from annotation.queue import work
 from annotation.review.services import element_labels
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
-from validation import routing
+from validation import routing, rules
 from validation.models import (
     CRITERIA,
     Validation,
@@ -81,10 +80,11 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
     if claim is None or _cached(claim, "pair") is None:  # a caller that did not join them
         claim = Claim.objects.select_related("pair").get(pk=review.claim_id)
     pair = claim.pair
-    if (
-        claim.superseded
-        or pair.state == PairState.DROPPED
-        or (claim.label == "refuted" and review.final_label == "entailed")
+    if not rules.validates(
+        superseded=claim.superseded,
+        dropped=pair.state == PairState.DROPPED,
+        written=claim.label,
+        final=review.final_label,
     ):
         return None
     withdrawn = None
@@ -96,17 +96,7 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
         ).first()
         if withdrawn is None:
             return None
-    # Only a pair with a validator routes its claim (to them): the full rule's three reads are
-    # asked only then. A caller that locked the pair's claim may have asked already
-    # (`has_validator` on the pair, e.g. the blind submission's one read).
-    route = routing.Route(None)
-    has_validator = getattr(pair, "has_validator", None)
-    if has_validator is None:
-        has_validator = PairRole.objects.filter(pair_id=pair.pk, role=Role.VALIDATOR).exists()
-    if has_validator:
-        roles, pending = work.pair_roles([pair.pk])
-        eligible = [u.pk for u in expert_selectors.eligible_experts(pair.subfield_code)]
-        route = routing.route_validation(claim.pk, eligible, roles[pair.pk], pending[pair.pk])
+    route = _route(claim, pair)
     item = work.create_item(
         kind=WorkKind.VALIDATE,
         paper_id=pair.paper_id,
@@ -133,6 +123,22 @@ def open_validation(review: ClaimReview, *, actor: AbstractBaseUser | None) -> V
     validation = Validation.objects.create(claim=claim, item=item)
     lifecycle.opened(validation, actor=actor, action=WorkAction.OPENED)
     return validation
+
+
+def _route(claim: Claim, pair: ClaimPair) -> routing.Route:
+    """Where a claim's validation item goes. Only a pair with a validator routes its claim (to
+    them): the full rule's three reads are asked only then. A caller that locked the pair's
+    claim may have asked already (`has_validator` on the pair, e.g. the blind submission's one
+    read)."""
+    route = routing.Route(None)
+    has_validator = getattr(pair, "has_validator", None)
+    if has_validator is None:
+        has_validator = PairRole.objects.filter(pair_id=pair.pk, role=Role.VALIDATOR).exists()
+    if has_validator:
+        roles, pending = work.pair_roles([pair.pk])
+        eligible = [u.pk for u in expert_selectors.eligible_experts(pair.subfield_code)]
+        route = routing.route_validation(claim.pk, eligible, roles[pair.pk], pending[pair.pk])
+    return route
 
 
 def _cached(obj, relation: str):
@@ -196,6 +202,37 @@ def submit_validation(
         return Validation.objects.get(claim_id=item.claim_id)
     if item.kind != WorkKind.VALIDATE:
         raise AnnotationError("This is not a validation item.")
+    claim, pair, review, validation = _lock_for_validation(item)
+    failed, text, explanation, evidence, errors = read_answer(
+        text, explanation, criteria_failed, evidence_ids
+    )
+    errors |= _answer_errors(claim, pair, subset, label, evidence, explanation)
+    before = rules.answer_fields(
+        text=claim.text,
+        subset=pair.subset,
+        label=review.final_label,
+        evidence=review.final_evidence.values_list("pk", flat=True),
+        explanation=claim.explanation,
+    )
+    after = rules.answer_fields(
+        text=text,
+        subset=subset,
+        label=label,
+        evidence=evidence,
+        explanation=explanation,
+        written=claim.label,
+    )
+    revision = rules.Revision(before, after, failed)
+    if not errors and (problem := rules.criteria_error(failed, revision.changed)):
+        errors["criteria"] = problem
+    if errors:
+        raise InvalidValidation(errors)
+    _record_validation(validation, item, revision, pair=pair, review=review, user=user, token=token)
+    return validation
+
+
+def _lock_for_validation(item: WorkItem) -> tuple[Claim, ClaimPair, ClaimReview, Validation]:
+    """The item's claim, pair and review, locked, and its validation, which must be pending."""
     claim = (
         Claim.objects.select_related("pair__context", "pair__task")
         .select_for_update(of=("self",))
@@ -207,68 +244,23 @@ def submit_validation(
     validation.claim = claim
     if validation.status != ValidationStatus.PENDING:
         raise InvalidTransition("This claim is already validated.")
-    failed, text, explanation, evidence, errors = read_answer(
-        text, explanation, criteria_failed, evidence_ids
-    )
-    if subset not in Subset.values:
-        errors["subset"] = "Choose one of the four subsets."
-    if label not in LABELS:
-        errors["label"] = "Choose the label: entailed or refuted."
-    kinds, _ = writing_selectors.evidence_kinds_and_texts(claim.pair.context)
-    if not evidence:
-        errors["evidence"] = "Mark the evidence."
-    elif any(pk not in kinds for pk in evidence):
-        errors["evidence"] = "Some evidence is not part of this paper's curated context."
-    else:  # the evidence rule, for the subset the claim leaves with (the validator may revise it)
-        final_subset = subset if subset in Subset.values else pair.subset
-        sampled = claim.pair.task.sampled_ids
-        if problem := labelled_rule_problem(final_subset, evidence, kinds, sampled):
-            errors["evidence"] = problem
-        elif final_subset != pair.subset:  # the subset is the pair's: its validated claim too
-            sibling = (
-                ClaimReview.objects.filter(
-                    claim__pair=pair,
-                    claim__superseded_at__isnull=True,
-                    claim__validation__status=ValidationStatus.VALIDATED,
-                )
-                .exclude(claim=claim)
-                .first()
-            )
-            cited = set(sibling.final_evidence.values_list("pk", flat=True)) if sibling else set()
-            if sibling and evidence_rule_problem(final_subset, cited, kinds, sampled):
-                errors["subset"] = (
-                    f"The pair's other claim, already validated, cites "
-                    f"{len(visual_ids(cited, kinds))} table(s)/chart(s): as {final_subset} it "
-                    "would break the evidence rule. Keep the subset, or ask an admin to re-open "
-                    "the other claim."
-                )
-    if claim.label == "refuted" and not explanation:
-        errors["explanation"] = "A refuted claim keeps an explanation of why it is false."
-    before = {
-        "text": claim.text,
-        "subset": pair.subset,
-        "label": review.final_label,
-        "evidence": sorted(review.final_evidence.values_list("pk", flat=True)),
-        "explanation": claim.explanation,
-    }
-    after = {
-        "text": text,
-        "subset": subset,
-        "label": label,
-        "evidence": sorted(evidence),
-        "explanation": explanation if claim.label == "refuted" else "",
-    }
-    changed = [f for f in before if before[f] != after[f]]
-    if not errors:
-        if failed and not changed:
-            errors["criteria"] = (
-                "You marked failed criteria but changed nothing: revise the claim, or untick "
-                "them to pass it."
-            )
-        elif changed and not failed:
-            errors["criteria"] = "You revised the claim: tick the criteria it failed."
-    if errors:
-        raise InvalidValidation(errors)
+    return claim, pair, review, validation
+
+
+def _record_validation(
+    validation: Validation,
+    item: WorkItem,
+    revision: rules.Revision,
+    *,
+    pair: ClaimPair,
+    review: ClaimReview,
+    user: AbstractBaseUser,
+    token: uuid.UUID,
+) -> None:
+    """Write a checked validation: its revisions, the pair's subset and the final label it
+    changes, the validation validated and the item finished."""
+    claim, changed = validation.claim, revision.changed
+    before, after, failed = revision.before, revision.after, revision.failed
     record_revisions(
         validation=validation,
         item=item,
@@ -280,25 +272,8 @@ def submit_validation(
         failed=failed,
         user=user,
     )
-    if "subset" in changed:  # the subset belongs to the pair: both claims change
-        pair.subset = subset
-        pair.save(update_fields=["subset"])
-    if "label" in changed:
-        review.final_label = label
-        review.save(update_fields=["final_label", "updated_at"])
-        if claim.label == "refuted" and label == "entailed":
-            reperturbation.open_reperturbation(
-                claim=claim,
-                actor=user,
-                why=f"revised to entailed by its validator ({', '.join(failed)})",
-            )
-        elif claim.label == "refuted":  # false again: no new perturbation needed any more
-            reperturbation.cancel_reperturbation(
-                pair=pair,
-                actor=user,
-                note="its validator revised the refuted claim back to refuted",
-            )
-    outcome = "revised" if changed else "passed"
+    _revise_pair_and_label(pair, claim, review, changed, after=after, failed=failed, user=user)
+    outcome = revision.outcome
     lifecycle.move(
         validation,
         ValidationStatus.VALIDATED,
@@ -322,7 +297,77 @@ def submit_validation(
         old={k: before[k] for k in changed} | {"draft": item.draft},
         new={k: after[k] for k in changed} | {"criteria_failed": failed, "outcome": outcome},
     )
-    return validation
+
+
+def _answer_errors(
+    claim: Claim, pair: ClaimPair, subset: str, label: str, evidence: set[int], explanation: str
+) -> dict[str, str]:
+    """`rules.answer_errors` with what it reads: the context's elements, the pair's validated
+    other claim's evidence (when the subset changes), the labels of tables/charts to name."""
+    kinds, _ = writing_selectors.evidence_kinds_and_texts(claim.pair.context)
+    return rules.answer_errors(
+        subset=subset,
+        label=label,
+        evidence=evidence,
+        explanation=explanation,
+        written=claim.label,
+        kinds=kinds,
+        pair_subset=pair.subset,
+        sampled=claim.pair.task.sampled_ids,
+        sibling_evidence=_validated_sibling_evidence(pair, claim, subset),
+        labels=element_labels,
+    )
+
+
+def _validated_sibling_evidence(pair: ClaimPair, claim: Claim, subset: str) -> set[int] | None:
+    """The final evidence of the pair's other claim when it is validated and `subset` would
+    change the pair's (its evidence must meet the new subset's rule too); else None."""
+    if subset not in Subset.values or subset == pair.subset:
+        return None
+    sibling = (
+        ClaimReview.objects.filter(
+            claim__pair=pair,
+            claim__superseded_at__isnull=True,
+            claim__validation__status=ValidationStatus.VALIDATED,
+        )
+        .exclude(claim=claim)
+        .first()
+    )
+    return set(sibling.final_evidence.values_list("pk", flat=True)) if sibling else None
+
+
+def _revise_pair_and_label(
+    pair: ClaimPair,
+    claim: Claim,
+    review: ClaimReview,
+    changed: Sequence[str],
+    *,
+    after: Mapping[str, object],
+    failed: list[str],
+    user: AbstractBaseUser,
+) -> None:
+    """A validator's revision of the subset (the pair's: both claims change) and of the final
+    label: a refuted claim found true gets a new perturbation, one found false again no longer
+    needs it."""
+    if "subset" in changed:
+        pair.subset = after["subset"]
+        pair.save(update_fields=["subset"])
+    if "label" not in changed:
+        return
+    review.final_label = after["label"]
+    review.save(update_fields=["final_label", "updated_at"])
+    if claim.label == "refuted" and after["label"] == "entailed":
+        reperturbation.open_reperturbation(
+            claim=claim,
+            actor=user,
+            why=f"revised to entailed by its validator ({', '.join(failed)})",
+        )
+    elif claim.label == "refuted":
+        reperturbation.cancel_reperturbation(
+            pair=pair,
+            actor=user,
+            note="its validator revised the refuted claim back to refuted",
+        )
 
 
 @transaction.atomic

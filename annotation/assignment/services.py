@@ -9,12 +9,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotation.assignment import rules
 from annotation.assignment import selectors as assignment_selectors
 from annotation.assignment.spreading import spread_balanced
 from annotation.errors import (
     AlreadyAssigned,
     AnnotationError,
-    IneligibleExpert,
     InvalidTransition,
     NotAssigned,
 )
@@ -127,62 +127,21 @@ def assign_papers(
     assigned are refused unless `reassign` (then the old assignment is closed, with history).
     With `leave_over` (the command), papers nobody can take are reported instead of refused.
     """
-    if not papers:
-        raise IneligibleExpert("Select at least one paper.")
-    if not experts:
-        raise IneligibleExpert("Choose at least one expert.")
-    if len({p.pk for p in papers}) != len(papers):
-        raise IneligibleExpert("A paper is listed twice.")
+    rules.check_selection(papers, experts)
     locked = lock_papers(papers)
-    not_parsed = [p.versioned_id for p in locked if p.status != Paper.Status.PARSED]
-    if not_parsed:
-        raise IneligibleExpert(
-            f"Only parsed papers can be assigned; not parsed: {', '.join(not_parsed)}."
-        )
-    archived = [p.versioned_id for p in locked if p.archived_at is not None]
-    if archived:
-        raise IneligibleExpert(
-            f"Archived papers cannot be assigned (un-archive them first on Papers): "
-            f"{', '.join(archived)}."
-        )
+    rules.check_assignable(locked)
     current = {
         a.paper_id: a
         for a in Assignment.objects.select_for_update()
         .filter(paper__in=locked, role=role, status__in=Assignment.OPEN)
         .select_related("expert")
     }
-    if current and not reassign:
-        taken = ", ".join(
-            f"{p.versioned_id} ({current[p.pk].expert.get_username()})"
-            for p in locked
-            if p.pk in current
-        )
-        raise AlreadyAssigned(f"Already assigned: {taken}. Tick 'reassign' to move them.")
-
+    rules.check_not_taken(locked, current, reassign=reassign)
     codes = sorted({p.subfield_code or "" for p in locked})
     eligibility = expert_selectors.eligibility_by_expert([e.pk for e in experts], codes)
-    eligible = {
-        p.pk: [
-            e
-            for e in experts
-            if eligibility[e.pk][p.subfield_code or ""].eligible
-            and not (p.pk in current and current[p.pk].expert_id == e.pk)
-        ]
-        for p in locked
-    }
+    eligible = rules.eligible_by_paper(locked, experts, eligibility, current)
     if len(experts) == 1 and not leave_over:
-        expert = experts[0]
-        refused = [p for p in locked if not eligible[p.pk]]
-        if refused:
-            first = refused[0]
-            why = eligibility[expert.pk][first.subfield_code or ""].explain()
-            if first.pk in current and current[first.pk].expert_id == expert.pk:
-                why = "it is already assigned to them"
-            raise IneligibleExpert(
-                f"{expert.get_username()} cannot take {len(refused)} of the selected papers "
-                f"({', '.join(p.versioned_id for p in refused)}): for "
-                f"{first.versioned_id} ({first.subfield_code or 'no subfield'}): {why}."
-            )
+        rules.check_single_expert(experts[0], locked, eligible, eligibility, current)
     load = assignment_selectors.open_workload([e.pk for e in experts])
     by_pk = {p.pk: p for p in locked}
     spread = spread_balanced(
@@ -191,43 +150,50 @@ def assign_papers(
         {e.pk: load.get(e.pk, 0) for e in experts},
         per_expert=per_expert,
     )
-    if spread.left_over and not leave_over:
-        names = ", ".join(by_pk[pk].versioned_id for pk in spread.left_over[:10])
-        subject = {by_pk[pk].subfield_code or "no subfield" for pk in spread.left_over}
-        raise IneligibleExpert(
-            f"No chosen expert is eligible (or has room) for {len(spread.left_over)} paper(s): "
-            f"{names} (subfield {', '.join(sorted(subject))})."
-        )
-    result = AssignmentResult(left_over=[by_pk[pk] for pk in spread.left_over])
-    for expert in experts:
-        if not any(expert in candidates for candidates in eligible.values()):
-            judged = [eligibility[expert.pk][code] for code in codes]
-            why = (
-                "; ".join(
-                    f"{code or 'no subfield'}: {e.explain()}"
-                    for code, e in zip(codes, judged, strict=True)
-                    if not e.eligible
-                )
-                or "the papers are already theirs"
-            )
-            result.not_eligible.append((expert.get_username(), why))
+    left_over = [by_pk[pk] for pk in spread.left_over]
+    if not leave_over:
+        rules.check_left_over(left_over)
+    result = AssignmentResult(
+        left_over=left_over, not_eligible=rules.given_none(experts, eligible, eligibility, codes)
+    )
     experts_by_pk = {e.pk: e for e in experts}
     for paper_pk, expert_pk in spread.assigned.items():
-        paper, expert = by_pk[paper_pk], experts_by_pk[expert_pk]
-        previous = current.get(paper_pk)
-        if previous is not None:
-            transition(
-                previous,
-                AssignmentStatus.UNASSIGNED,
-                actor=assigned_by,
-                note=f"reassigned to {expert.get_username()}",
-            )
-            result.closed.append(previous)
-        text = note or (
-            f"reassigned from {previous.expert.get_username()}" if previous is not None else ""
+        _hand_over(
+            by_pk[paper_pk],
+            experts_by_pk[expert_pk],
+            current.get(paper_pk),
+            result=result,
+            role=role,
+            by=assigned_by,
+            note=note,
         )
-        result.created.append(open_assignment(paper, expert, role=role, by=assigned_by, note=text))
     return result
+
+
+def _hand_over(
+    paper: Paper,
+    expert: AbstractBaseUser,
+    previous: Assignment | None,
+    *,
+    result: AssignmentResult,
+    role: str,
+    by: AbstractBaseUser | None,
+    note: str,
+) -> None:
+    """Give `paper` to `expert`, closing the `previous` open assignment (with history), and
+    add both to `result`."""
+    if previous is not None:
+        transition(
+            previous,
+            AssignmentStatus.UNASSIGNED,
+            actor=by,
+            note=f"reassigned to {expert.get_username()}",
+        )
+        result.closed.append(previous)
+    text = note or (
+        f"reassigned from {previous.expert.get_username()}" if previous is not None else ""
+    )
+    result.created.append(open_assignment(paper, expert, role=role, by=by, note=text))
 
 
 @transaction.atomic

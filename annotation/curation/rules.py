@@ -1,10 +1,12 @@
-"""Curation rules (pure): SciVer's proposed removals and what a set of decisions keeps."""
+"""Curation rules (pure): SciVer's proposed removals, what a set of decisions keeps, and when a
+save is refused (a page opened before the latest version, decisions not about the paper)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from annotation.errors import InvalidCuration, StaleContext
 from annotation.models.curation import MIN_CONTEXT_VISUALS
 
 # SciVer §3: the annotator removes related work, acknowledgments, references and appendix.
@@ -115,3 +117,59 @@ def differences(
                 was = base.chose(kind, choice, pk) if base is not None else None
                 found.append(Difference(kind, pk, choice, other, mine, was))
     return found
+
+
+def check_latest_seen(*, latest: int | None, saved_by: str | None, latest_seen: int | None) -> None:
+    """Refuse a save from a page opened before someone saved version `latest` (by `saved_by`,
+    None when unknown): nothing is overwritten (StaleContext)."""
+    if latest == latest_seen:
+        return
+    if latest is None:
+        raise StaleContext("The context changed since you opened the page; reload.")
+    raise StaleContext(
+        f"Version {latest} of this context was saved by {saved_by or 'someone'} since you "
+        "opened the page. Nothing was overwritten, and your choices are still on this page, "
+        f"not saved yet: keep them as version {latest + 1}, or take version {latest}."
+    )
+
+
+def check_decisions(
+    decisions: Decisions, *, section_ids: Collection[int], element_kinds: Mapping[int, str]
+) -> None:
+    """Refuse decisions about sections or elements not of the paper, and 'not a chart' on
+    anything but a figure (InvalidCuration)."""
+    foreign = (decisions.sections - set(section_ids)) | (decisions.elements - element_kinds.keys())
+    if foreign:
+        raise InvalidCuration(f"Items {sorted(foreign)[:5]} are not part of this paper.")
+    wrong = sorted(pk for pk in decisions.not_charts if element_kinds.get(pk) != "chart")
+    if wrong:
+        raise InvalidCuration(f"Only figures can be marked 'not a chart' (got {wrong[:5]}).")
+
+
+@dataclass(frozen=True)
+class ContextPlan:
+    """What a set of decisions keeps: the sections in context, whether each element is, and
+    the counts a context records."""
+
+    live_sections: set[int]
+    in_context: dict[int, bool]
+    counts: ContextCounts
+    removed_sections: int
+
+
+def plan_context(
+    decisions: Decisions,
+    *,
+    sections: Sequence[tuple[int, int | None, str]],
+    elements: Iterable[tuple[int, int, str]],
+) -> ContextPlan:
+    """The context the decisions make of the paper's `sections` (id, parent, kind) and
+    `elements` (id, section, kind): an element is in it when kept and its section is."""
+    parents = {pk: parent for pk, parent, _ in sections}
+    live = sections_in_context(parents, decisions.sections)
+    elements = list(elements)
+    in_context = {pk: pk in decisions.elements and section in live for pk, section, _ in elements}
+    counts = count_context(
+        (kind, pk in decisions.not_charts) for pk, _, kind in elements if in_context[pk]
+    )
+    return ContextPlan(live, in_context, counts, removed_sections=len(parents.keys() - live))

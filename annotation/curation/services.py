@@ -9,12 +9,11 @@ from django.db import transaction
 
 from annotation import access
 from annotation.assignment.services import transition
+from annotation.curation import rules
 from annotation.curation import selectors as curation_selectors
-from annotation.curation.rules import count_context, proposed_for_removal, sections_in_context
+from annotation.curation.rules import Decisions, proposed_for_removal
 from annotation.errors import (
-    InvalidCuration,
     NotAssigned,
-    StaleContext,
 )
 from annotation.models import (
     Assignment,
@@ -27,9 +26,8 @@ from annotation.models import (
 from papers.models import Element, Paper, Section
 
 
-def _same_decisions(
-    context: CuratedContext, sections: set[int], elements: set[int], not_charts: set[int]
-) -> bool:
+def _same_decisions(context: CuratedContext, decisions: Decisions) -> bool:
+    """Whether `context` recorded these decisions."""
     kept_sections = set(
         CuratedSection.objects.filter(context=context, kept=True).values_list(
             "section_id", flat=True
@@ -43,7 +41,11 @@ def _same_decisions(
             kept_elements.add(pk)
         if not_a_chart:
             flagged.add(pk)
-    return (kept_sections, kept_elements, flagged) == (sections, elements, not_charts)
+    return (kept_sections, kept_elements, flagged) == (
+        decisions.sections,
+        decisions.elements,
+        decisions.not_charts,
+    )
 
 
 @transaction.atomic
@@ -65,44 +67,49 @@ def save_curated_context(
     if not access.can_curate(user, paper.pk):
         raise NotAssigned(f"{paper.versioned_id} is not assigned to you.")
     latest = curation_selectors.latest_context(paper.pk)
-    if (latest.number if latest else None) != latest_seen:
-        raise StaleContext(
-            f"Version {latest.number} of this context was saved by "
-            f"{latest.created_by.get_username() if latest.created_by else 'someone'} since you "
-            "opened the page. Nothing was overwritten, and your choices are still on this page, "
-            f"not saved yet: keep them as version {latest.number + 1}, or take version "
-            f"{latest.number}."
-            if latest
-            else "The context changed since you opened the page; reload."
-        )
+    rules.check_latest_seen(
+        latest=latest.number if latest else None,
+        saved_by=latest.created_by.get_username() if latest and latest.created_by else None,
+        latest_seen=latest_seen,
+    )
     sections = list(Section.objects.filter(paper=paper).values_list("pk", "parent_id", "kind"))
     elements = list(Element.objects.filter(paper=paper).values_list("pk", "section_id", "kind"))
-    section_ids = {pk for pk, _, _ in sections}
-    element_kind = {pk: kind for pk, _, kind in elements}
-    kept_sections, kept_elements, not_charts = (
-        set(kept_section_ids),
-        set(kept_element_ids),
-        set(not_chart_ids),
+    decisions = Decisions(
+        frozenset(kept_section_ids), frozenset(kept_element_ids), frozenset(not_chart_ids)
     )
-    foreign = (kept_sections - section_ids) | (kept_elements - element_kind.keys())
-    if foreign:
-        raise InvalidCuration(f"Items {sorted(foreign)[:5]} are not part of this paper.")
-    wrong = sorted(pk for pk in not_charts if element_kind.get(pk) != Element.Kind.CHART)
-    if wrong:
-        raise InvalidCuration(f"Only figures can be marked 'not a chart' (got {wrong[:5]}).")
-
+    rules.check_decisions(
+        decisions,
+        section_ids={pk for pk, _, _ in sections},
+        element_kinds={pk: kind for pk, _, kind in elements},
+    )
     if (
         latest is not None
         and note.strip() in ("", latest.note)
-        and _same_decisions(latest, kept_sections, kept_elements, not_charts)
+        and _same_decisions(latest, decisions)
     ):
         return latest  # nothing changed: no new version (the caller sees latest_seen again)
+    plan = rules.plan_context(decisions, sections=sections, elements=elements)
+    context = _next_version(paper, latest, plan, by=user, based_on=based_on, note=note)
+    _write_decisions(context, decisions, sections, elements, plan)
+    for assignment in Assignment.objects.select_for_update().filter(
+        paper=paper, role=Role.WRITER, status=AssignmentStatus.ASSIGNED
+    ):
+        transition(
+            assignment, AssignmentStatus.CURATED, actor=user, note=f"context v{context.number}"
+        )
+    return context
 
-    live_sections = sections_in_context({pk: parent for pk, parent, _ in sections}, kept_sections)
-    in_context = {
-        pk: pk in kept_elements and section_id in live_sections for pk, section_id, _ in elements
-    }
-    counts = count_context((kind, pk in not_charts) for pk, _, kind in elements if in_context[pk])
+
+def _next_version(
+    paper: Paper,
+    latest: CuratedContext | None,
+    plan: rules.ContextPlan,
+    *,
+    by: AbstractBaseUser,
+    based_on: int | None,
+    note: str,
+) -> CuratedContext:
+    """The paper's next context version, with the counts of its `plan`."""
     base = None
     if based_on is not None:
         base = CuratedContext.objects.filter(paper=paper, number=based_on).first()
@@ -110,19 +117,30 @@ def save_curated_context(
         paper=paper,
         number=(latest.number + 1) if latest else 1,
         based_on=base or latest,
-        created_by=user,
+        created_by=by,
         note=note.strip(),
-        table_count=counts.tables,
-        chart_count=counts.charts,
-        not_chart_count=counts.not_charts,
-        paragraph_count=counts.paragraphs,
-        removed_section_count=len(section_ids - live_sections),
+        table_count=plan.counts.tables,
+        chart_count=plan.counts.charts,
+        not_chart_count=plan.counts.not_charts,
+        paragraph_count=plan.counts.paragraphs,
+        removed_section_count=plan.removed_sections,
     )
+    return context
+
+
+def _write_decisions(
+    context: CuratedContext,
+    decisions: Decisions,
+    sections: list[tuple[int, int | None, str]],
+    elements: list[tuple[int, int, str]],
+    plan: rules.ContextPlan,
+) -> None:
+    """One row per section and per element of the paper: what the curator decided of it."""
     CuratedSection.objects.bulk_create(
         CuratedSection(
             context=context,
             section_id=pk,
-            kept=pk in kept_sections,
+            kept=pk in decisions.sections,
             proposed_removal=proposed_for_removal(kind),
         )
         for pk, _, kind in sections
@@ -132,18 +150,11 @@ def save_curated_context(
             CuratedElement(
                 context=context,
                 element_id=pk,
-                kept=pk in kept_elements,
-                in_context=in_context[pk],
-                not_a_chart=pk in not_charts,
+                kept=pk in decisions.elements,
+                in_context=plan.in_context[pk],
+                not_a_chart=pk in decisions.not_charts,
             )
             for pk, _, _ in elements
         ),
         batch_size=500,
     )
-    for assignment in Assignment.objects.select_for_update().filter(
-        paper=paper, role=Role.WRITER, status=AssignmentStatus.ASSIGNED
-    ):
-        transition(
-            assignment, AssignmentStatus.CURATED, actor=user, note=f"context v{context.number}"
-        )
-    return context

@@ -33,8 +33,8 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.queue import work
+from annotation.review.rules import LABELS
 from annotation.review.services import (
-    LABELS,
     InvalidAnnotation,
     _adjudication_evidence_problem,
     _compare,

@@ -28,17 +28,14 @@ from django.utils import timezone
 
 from annotation import access, lifecycle
 from annotation.errors import AnnotationError
-from annotation.evidence import evidence_rule_problem, visual_ids
 from annotation.experts import selectors as expert_selectors
 from annotation.inputs import id_set
 from annotation.models import (
     Adjudication,
     AdjudicationDecision,
-    AdjudicationReason,
     Claim,
     ClaimPair,
     ClaimReview,
-    Confidence,
     Disagreement,
     EvidenceAnnotation,
     ExpertProfile,
@@ -54,12 +51,18 @@ from annotation.models import (
     WorkStatus,
 )
 from annotation.queue import work
-from annotation.review.agreement import is_agreed, jaccard
+from annotation.review.rules import LABELS as LABELS  # still read here by callers
+from annotation.review.rules import (
+    Annotation,
+    adjudication_errors,
+    adjudication_evidence_problem,
+    compare,
+    second_annotation_errors,
+)
 from annotation.writing import reperturbation
 from annotation.writing import selectors as writing_selectors
 from papers.models import Element
 
-LABELS = ("entailed", "refuted")
 REVIEW_KINDS = (WorkKind.BLIND, WorkKind.ADJUDICATE)
 # What dropping a pair cancels: its unfinished work of every later stage.
 # A human-baseline item of a dropped pair is cancelled too: its gold label is no longer the
@@ -203,20 +206,6 @@ def take_next(*, user: AbstractBaseUser, kind: str) -> WorkItem:
     )
 
 
-def _context_evidence_problem(
-    kinds: dict[int, str], evidence: set[int], *, any_visual: bool = True
-) -> str:
-    """What every review stage asks of evidence: some, in the curated context, and (unless the
-    evidence rule says more) a table or chart."""
-    if not evidence:
-        return "Mark the evidence that verifies the claim (at least one table or chart)."
-    if any(pk not in kinds for pk in evidence):
-        return "Some evidence is not part of this paper's curated context."
-    if any_visual and not visual_ids(evidence, kinds):
-        return "The evidence must include at least one table or chart."
-    return ""
-
-
 def element_labels(ids: Iterable[int]) -> dict[int, str]:
     """Element labels ("Table 2") to name tables/charts in an evidence-rule message (one query;
     `evidence_rule_problem` asks it only when the rule is broken)."""
@@ -226,12 +215,13 @@ def element_labels(ids: Iterable[int]) -> dict[int, str]:
 def _adjudication_evidence_problem(item: WorkItem, evidence: set[int]) -> str:
     """The adjudicator's final evidence: in context, and held to the evidence rule."""
     kinds, _ = writing_selectors.evidence_kinds_and_texts(item.pair.context)
-    problem = _context_evidence_problem(kinds, evidence, any_visual=False)
-    if problem:
-        return problem
     pair = item.pair
-    return evidence_rule_problem(
-        pair.subset, evidence, kinds, pair.task.sampled_ids, labels=element_labels
+    return adjudication_evidence_problem(
+        evidence,
+        kinds=kinds,
+        subset=pair.subset,
+        sampled=pair.task.sampled_ids,
+        labels=element_labels,
     )
 
 
@@ -242,21 +232,48 @@ def check_second_annotation(
     them (InvalidAnnotation otherwise); returns the context's kinds and the writer's evidence.
     The second annotator marks what they believe: not held to the evidence rule (a count that
     breaks it makes the claim a disagreement, see `_compare`)."""
-    errors = {}
-    if label not in LABELS:
-        errors["label"] = "Say whether the context entails or refutes the claim."
     if hasattr(item, "kinds_and_cited"):  # read with the item (`submit_second_annotation`)
         kinds, written = writing_selectors.read_kinds_and_cited(item.kinds_and_cited)
     else:
         kinds, written = writing_selectors.evidence_kinds_and_cited(
             item.pair.context, item.claim_id
         )
-    problem = _context_evidence_problem(kinds, evidence)
-    if problem:
-        errors["evidence"] = problem
-    if errors:
+    if errors := second_annotation_errors(label, evidence, kinds):
         raise InvalidAnnotation(errors)
     return kinds, written
+
+
+def _begin_blind(
+    *,
+    item: WorkItem | None,
+    key: str | None,
+    user: AbstractBaseUser,
+    version: int | None,
+    token: uuid.UUID,
+) -> tuple[WorkItem, bool]:
+    """`work.begin_submission` for a blind item, reading in one statement what the submission
+    needs: the item, its pair and task, the claim's review with its validation (if any),
+    whether the pair has a validator (where a final claim is routed) and the context's
+    elements with the writer's evidence; the item and the review locked. No more joins than
+    the submission reads: planning the statement costs more than running it (the claim's pair
+    is the item's, set by the caller; the context is read as text)."""
+    return work.begin_submission(
+        item=item,
+        key=key,
+        user=user,
+        version=version,
+        token=token,
+        related=("pair__task", "claim__review", "claim__validation"),
+        lock=("self", "claim__review"),
+        annotate={
+            "pair_has_validator": Exists(
+                PairRole.objects.filter(pair_id=OuterRef("pair_id"), role=Role.VALIDATOR)
+            ),
+            "kinds_and_cited": writing_selectors.kinds_and_cited(
+                OuterRef("pair__context_id"), OuterRef("claim_id")
+            ),
+        },
+    )
 
 
 @transaction.atomic
@@ -273,29 +290,7 @@ def submit_second_annotation(
     """Record the blind label and evidence, finish the item (`item`, or the one its page's
     `key` names: the view need not read it first), and compare with the writer's: agreed claims
     are final (unanimous), the others go to adjudication."""
-    # The item, its pair and task, the claim's review with its validation (if any),
-    # whether the pair has a validator (where a final claim is routed) and the context's
-    # elements with the writer's evidence in one statement, the item and the review locked;
-    # the events in one INSERT at the end.
-    item, replay = work.begin_submission(
-        item=item,
-        key=key,
-        user=user,
-        version=version,
-        token=token,
-        # No more joins than the submission reads: planning the statement costs more than
-        # running it (the claim's pair is the item's, set below; the context is read as text).
-        related=("pair__task", "claim__review", "claim__validation"),
-        lock=("self", "claim__review"),
-        annotate={
-            "pair_has_validator": Exists(
-                PairRole.objects.filter(pair_id=OuterRef("pair_id"), role=Role.VALIDATOR)
-            ),
-            "kinds_and_cited": writing_selectors.kinds_and_cited(
-                OuterRef("pair__context_id"), OuterRef("claim_id")
-            ),
-        },
-    )
+    item, replay = _begin_blind(item=item, key=key, user=user, version=version, token=token)
     if replay:
         return EvidenceAnnotation.objects.get(item=item)
     if item.kind != WorkKind.BLIND:
@@ -304,7 +299,7 @@ def submit_second_annotation(
     item.pair.has_validator = item.pair_has_validator  # read by validation's hand-off
     evidence = id_set(evidence_ids)
     kinds, written = check_second_annotation(item, label, evidence)
-    with lifecycle.batched():
+    with lifecycle.batched():  # the events in one INSERT at the end
         annotation = EvidenceAnnotation.objects.create(
             claim_id=item.claim_id, item=item, annotator=user, label=label
         )
@@ -347,52 +342,35 @@ def _compare(
     claim's review (`submit_second_annotation`)."""
     claim = item.claim
     review = claim.review
-    threshold = settings.EVIDENCE_JACCARD_THRESHOLD
-    score = jaccard(written, evidence)
-    pair = item.pair
-    broken = {
-        who: problem
-        for who, marked in (("writer", written), ("second annotator", evidence))
-        if (problem := evidence_rule_problem(pair.subset, marked, kinds, pair.task.sampled_ids))
-    }
-    agreed = not broken and is_agreed(
-        claim.label, written, annotation.label, evidence, jaccard_threshold=threshold
+    comparison = compare(
+        written_label=claim.label,
+        written=written,
+        second_label=annotation.label,
+        evidence=evidence,
+        subset=item.pair.subset,
+        kinds=kinds,
+        sampled=item.pair.task.sampled_ids,
+        threshold=settings.EVIDENCE_JACCARD_THRESHOLD,
     )
-    if agreed:  # the writer's evidence stays (it met the subset's rules; equal by default)
-        to, changes = (
-            ReviewState.UNANIMOUS,
-            {"disagreement": Disagreement.NONE, "final_label": claim.label},
-        )
-    else:
-        to, changes = (
-            ReviewState.ADJUDICATION,
-            {
-                "disagreement": (
-                    Disagreement.LABEL if claim.label != annotation.label else Disagreement.EVIDENCE
-                )
-            },
-        )
-    if agreed:  # the final evidence is in place before the claim is handed on
-        # A review compared for the first time has none yet (one INSERT, no read).
+    if comparison.agreed:  # the final evidence is in place before the claim is handed on
+        # The writer's evidence stays (it met the subset's rules); a review compared for the
+        # first time has none yet (one INSERT, no read).
         review.final_evidence.through.objects.bulk_create(
             review.final_evidence.through(claimreview=review, element_id=pk)
             for pk in sorted(written)
         )
-    new = {"disagreement": changes["disagreement"], "jaccard": score, "threshold": threshold}
-    if broken:
-        new["evidence_rule"] = broken
     lifecycle.move(
         review,
-        to,
+        comparison.state,
         actor=actor,
         action=WorkAction.COMPARED,
         item=item,
-        changes={"evidence_jaccard": score, **changes},
-        new=new,
+        changes=comparison.changes,
+        new=comparison.event,
         refusal=f"Claim {claim.pk} is {review.get_state_display()}.",
         locked=(review.state, review.version),
     )
-    if not agreed:
+    if not comparison.agreed:
         work.create_item(
             kind=WorkKind.ADJUDICATE,
             paper_id=item.paper_id,
@@ -401,6 +379,14 @@ def _compare(
             pair_id=claim.pair_id,
             claim=claim,
         )
+
+
+def _annotations(claim: Claim, second: EvidenceAnnotation) -> list[Annotation]:
+    """The writer's and the second annotator's label and evidence (two queries)."""
+    return [
+        Annotation(claim.label, frozenset(claim.evidence.values_list("pk", flat=True))),
+        Annotation(second.label, frozenset(second.evidence.values_list("pk", flat=True))),
+    ]
 
 
 @transaction.atomic
@@ -429,34 +415,19 @@ def submit_adjudication(
     claim = Claim.objects.only("id", "label").get(pk=item.claim_id)
     second = EvidenceAnnotation.objects.get(claim=claim)
     evidence, notes = id_set(evidence_ids), notes.strip()
-    errors: dict[str, str] = {}
-    if decision not in AdjudicationDecision.values:
-        errors["decision"] = "Decide, or leave the claim unresolved."
-    if confidence not in Confidence.values:
-        errors["confidence"] = "Give your confidence (low, medium, high)."
-    if reason not in AdjudicationReason.values:
-        errors["reason"] = "Choose the reason for the disagreement."
-    overrides_both = False
-    if decision == AdjudicationDecision.DECIDED:
-        if label not in LABELS:
-            errors["label"] = "Choose the final label."
-        problem = _adjudication_evidence_problem(item, evidence)
-        if problem:
-            errors["evidence"] = problem
-        written = set(claim.evidence.values_list("pk", flat=True))
-        seconded = set(second.evidence.values_list("pk", flat=True))
-        final = (label, frozenset(evidence))
-        overrides_both = final not in {
-            (claim.label, frozenset(written)),
-            (second.label, frozenset(seconded)),
-        }
-        if overrides_both and not notes:
-            errors["notes"] = "Your decision differs from both annotations: say why in the notes."
-    elif decision == AdjudicationDecision.UNRESOLVED and not notes:
-        errors["notes"] = "Say in the notes why the claim stays unresolved."
+    decided = decision == AdjudicationDecision.DECIDED
+    errors, overrides_both = adjudication_errors(
+        decision=decision,
+        label=label,
+        confidence=confidence,
+        reason=reason,
+        notes=notes,
+        final=Annotation(label, frozenset(evidence)),
+        evidence_problem=_adjudication_evidence_problem(item, evidence) if decided else "",
+        annotations=_annotations(claim, second) if decided else [],
+    )
     if errors:
         raise InvalidAnnotation(errors)
-    decided = decision == AdjudicationDecision.DECIDED
     adjudication = Adjudication.objects.create(
         claim=claim,
         item=item,
@@ -468,6 +439,29 @@ def submit_adjudication(
         notes=notes,
         overrides_both=overrides_both,
     )
+    _settle(adjudication, evidence, item=item, user=user, token=token)
+    if decided and claim.label == "refuted" and label == "entailed":
+        reperturbation.open_reperturbation(
+            claim=claim,
+            actor=user,
+            why=f"adjudicated entailed ({adjudication.get_reason_display()})"
+            + (f": {notes}" if notes else ""),
+        )
+    return adjudication
+
+
+def _settle(
+    adjudication: Adjudication,
+    evidence: set[int],
+    *,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    token: uuid.UUID,
+) -> None:
+    """Move the claim's review as the adjudication settles it (adjudicated, with its final
+    label and evidence, or unresolved) and finish the adjudication item."""
+    claim = adjudication.claim
+    decided = adjudication.decision == AdjudicationDecision.DECIDED
     review = ClaimReview.objects.select_related("claim").get(claim=claim)
     previous = review.state
     if decided:
@@ -479,8 +473,8 @@ def submit_adjudication(
         actor=user,
         action=WorkAction.ADJUDICATED,
         item=item,
-        changes={"final_label": label} if decided else {},
-        new={"decision": decision, "label": adjudication.label},
+        changes={"final_label": adjudication.label} if decided else {},
+        new={"decision": adjudication.decision, "label": adjudication.label},
         refusal=f"Claim {claim.pk} is {review.get_state_display()}.",
     )
     work.finish_submission(
@@ -490,24 +484,16 @@ def submit_adjudication(
         pair=None,
         old={"draft": item.draft, "state": previous},
         new={
-            "decision": decision,
+            "decision": adjudication.decision,
             "label": adjudication.label,
             "evidence": sorted(evidence),
-            "confidence": confidence,
-            "reason": reason,
-            "notes": notes,
-            "overrides_both": overrides_both,
+            "confidence": adjudication.confidence,
+            "reason": adjudication.reason,
+            "notes": adjudication.notes,
+            "overrides_both": adjudication.overrides_both,
             "state": review.state,
         },
     )
-    if decided and claim.label == "refuted" and label == "entailed":
-        reperturbation.open_reperturbation(
-            claim=claim,
-            actor=user,
-            why=f"adjudicated entailed ({adjudication.get_reason_display()})"
-            + (f": {notes}" if notes else ""),
-        )
-    return adjudication
 
 
 @transaction.atomic

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
+from annotation import events
 from annotation.assignment import selectors as assignment_selectors
 from annotation.models import (
     Adjudication,
@@ -83,9 +84,10 @@ def agreement_items() -> list[AgreementItem]:
         .values_list("item__claim_id", "old")
     ):
         if claim_id in seconds:  # newest first: the first edit's `old` is set last
+            first = events.read(events.Answer, old)
             pk, _, name = seconds[claim_id]
-            seconds[claim_id] = (pk, old["label"], name)
-            seconded[pk] = set(old["evidence"])
+            seconds[claim_id] = (pk, first["label"], name)
+            seconded[pk] = set(first["evidence"])
     codes = assignment_selectors.paper_subfield_codes({paper for _, _, _, paper, _, _ in claims})
     items = []
     for claim_id, label, subset, paper_id, writer, flagged in claims:

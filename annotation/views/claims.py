@@ -5,6 +5,8 @@ creation, and the admins' overview."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
@@ -15,7 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import access, lists
+from annotation import access, events, lists
 from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text, visuals_needed
@@ -382,7 +384,7 @@ def pair(request: HttpRequest, pair_key: str) -> HttpResponse:
             "entailed": current.get("entailed"),
             "refuted": current.get("refuted"),
             "history": [
-                (event, _as_json(event.old), _as_json(event.new))
+                (event, _as_json(events.old_of(event)), _as_json(events.new_of(event)))
                 for event in writing.pair_history(detail)
             ],
             "definition": SUBSET_GUIDE[detail.subset][0],
@@ -390,7 +392,7 @@ def pair(request: HttpRequest, pair_key: str) -> HttpResponse:
     )
 
 
-def _as_json(values: dict) -> str:
+def _as_json(values: Mapping[str, Any]) -> str:
     return json.dumps(values, indent=1, ensure_ascii=False) if values else ""
 
 

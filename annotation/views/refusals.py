@@ -18,6 +18,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from annotation import events
 from annotation.errors import AnnotationError
 from annotation.inputs import id_set
 from annotation.models import WorkAction, WorkEvent, WorkItem
@@ -96,7 +97,7 @@ def compare(spec: Spec, kept: Mapping, won: Mapping | None) -> list[tuple[str, s
     ]
 
 
-def submitted_values(item: WorkItem) -> dict:
+def submitted_values(item: WorkItem) -> events.SubmittedNew:
     """What the item's submission recorded, as its history row has it."""
 
     new = (
@@ -105,7 +106,7 @@ def submitted_values(item: WorkItem) -> dict:
         .values_list("new", flat=True)
         .first()
     )
-    return new if isinstance(new, dict) else {}
+    return events.read(events.SubmittedNew, new)
 
 
 def for_work(request: HttpRequest, item: WorkItem, exc: AnnotationError, **shown) -> Refusal:

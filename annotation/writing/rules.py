@@ -1,12 +1,18 @@
-"""Pure rules of claim writing: subset guide, surrounding paragraphs, and what a pair must meet."""
+"""Pure rules of claim writing: subset guide, surrounding paragraphs, the claim tasks a request
+makes, what a pair and a new perturbation must meet, and what their history keeps."""
 
 from __future__ import annotations
 
+import random
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from annotation.errors import AnnotationError, InvalidTransition
 from annotation.evidence import evidence_rule_problem
+from annotation.writing.sampling import choose_subset, sample_elements
 
 # Definitions from the SciVer paper (§3); the examples are written for this guide.
 SUBSET_GUIDE: dict[str, tuple[str, str]] = {
@@ -32,6 +38,8 @@ SUBSET_GUIDE: dict[str, tuple[str, str]] = {
     ),
 }
 MIN_EXPLANATION_CHARS = 10
+# What the writer of a new perturbation controls (the entailed claim and its evidence are final).
+REPERTURB_FIELDS = ("refuted", "refuted_evidence", "explanation", "perturbation_kind")
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,3 +174,165 @@ def _evidence_problem(
     if not evidence:
         return "Mark the evidence that supports the claim."
     return evidence_rule_problem(subset, evidence, kinds, sampled, labels=labels)
+
+
+# --- Claim tasks, pairs and new perturbations: what a submission must meet ---------------------
+
+
+def check_task_request(*, paper: str, has_context: bool, count: int) -> None:
+    """Refuse claim tasks for a paper (`paper`: its versioned id) with no curated context of its
+    own, or a count outside 1–100 (AnnotationError)."""
+    if not has_context:
+        raise AnnotationError(f"{paper} has no curated context yet: curate it first.")
+    if not 1 <= count <= 100:
+        raise AnnotationError("Create between 1 and 100 tasks at a time.")
+
+
+def check_task_candidates(*, context_number: int, candidates: int) -> None:
+    """Refuse claim tasks from a context that keeps fewer than three tables/charts: each task
+    samples three."""
+    if candidates < 3:
+        raise AnnotationError(
+            f"Context v{context_number} keeps {candidates} tables/charts; claim tasks need 3."
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPlan:
+    """One claim task to create: its seed, its sampled tables/charts, its subset and the
+    paragraphs shown with them."""
+
+    seed: int
+    sampled: list[int]
+    subset: str
+    paragraphs: list[int]
+
+
+def plan_tasks(
+    *,
+    count: int,
+    seed: int | None,
+    candidates: Sequence[int],
+    subset_counts: Counter[str],
+    targets: Mapping[str, float],
+    elements: Sequence[ContextElement],
+    references: Mapping[int, Collection[int]],
+) -> list[TaskPlan]:
+    """`count` tasks, each with its own uniform sample of three of `candidates` and a subset
+    chosen to keep the subsets balanced towards `targets` (`subset_counts` counts those made
+    before and is updated); seeds follow `seed` (seed, seed+1, …) or are drawn at random."""
+    seeds = random.SystemRandom() if seed is None else None
+    plans = []
+    for n in range(count):
+        task_seed = seeds.getrandbits(62) if seeds else seed + n  # type: ignore[operator]
+        sampled = sample_elements(candidates, k=3, seed=task_seed)
+        subset = choose_subset(subset_counts, targets, seed=task_seed)
+        subset_counts[subset] += 1
+        paragraphs = surrounding_paragraphs(elements, references, sampled)
+        plans.append(TaskPlan(task_seed, sampled, subset, paragraphs))
+    return plans
+
+
+def pair_draft(
+    *,
+    subset: str,
+    entailed: str,
+    evidence: frozenset[int],
+    refuted: str,
+    refuted_evidence: frozenset[int] | None,
+    explanation: str,
+    perturbation_kind: str,
+) -> PairDraft:
+    """A submission as the rules read it: texts stripped, and the refuted claim's evidence the
+    entailed claim's unless the writer chose other."""
+    return PairDraft(
+        subset=subset,
+        entailed=entailed.strip(),
+        evidence=evidence,
+        refuted=refuted.strip(),
+        refuted_evidence=evidence if refuted_evidence is None else refuted_evidence,
+        explanation=explanation.strip(),
+        perturbation_kind=perturbation_kind,
+    )
+
+
+def claim_fields(draft: PairDraft, suggestion: str) -> dict[str, dict[str, str]]:
+    """The fields of the pair's two claims, by label."""
+    return {
+        "entailed": {"text": draft.entailed},
+        "refuted": {
+            "text": draft.refuted,
+            "perturbation_kind": draft.perturbation_kind,
+            "suggestion": suggestion.strip(),
+            "explanation": draft.explanation,
+        },
+    }
+
+
+def pair_submitted(draft: PairDraft, *, suggestion: str, reference_note: str) -> dict[str, Any]:
+    """What the writing item's history keeps of a pair written."""
+    fields = claim_fields(draft, suggestion)
+    return {
+        "subset": draft.subset,
+        "entailed": {**fields["entailed"], "evidence": sorted(draft.evidence)},
+        "refuted": {
+            "text": draft.refuted,
+            "evidence": sorted(draft.refuted_evidence),
+            **{k: v for k, v in fields["refuted"].items() if k != "text"},
+        },
+    } | ({"reference_note": reference_note} if reference_note else {})
+
+
+def check_reperturbation_target(*, pair: int, dropped: bool, superseded: bool) -> None:
+    """Refuse a new perturbation for a dropped pair, or for a claim already replaced
+    (InvalidTransition)."""
+    if dropped:
+        raise InvalidTransition(f"Pair {pair} was dropped.")
+    if superseded:
+        raise InvalidTransition("A new perturbation already replaced this claim.")
+
+
+def reperturbation_errors(
+    errors: Mapping[str, str], *, draft: PairDraft, replaced: str
+) -> dict[str, str]:
+    """What is wrong with a new perturbation, from `check_pair`'s `errors` on the pair it would
+    make: only the fields its writer controls (the entailed claim and its evidence are final),
+    shared evidence that breaks the evidence rule named on the new claim's evidence, and a
+    refuted claim that repeats the entailed one or `replaced` (the perturbation found true)."""
+    errors = dict(errors)
+    if "evidence" in errors and draft.refuted_evidence == draft.evidence:
+        errors["refuted_evidence"] = (
+            "The entailed claim's final evidence does not meet the evidence rule, so the new "
+            f"claim cannot share it: {errors['evidence']} Cite different evidence."
+        )
+    errors = {name: message for name, message in errors.items() if name in REPERTURB_FIELDS}
+    if "refuted" not in errors and draft.refuted:
+        if normalise(draft.refuted) == normalise(draft.entailed):
+            errors["refuted"] = (
+                "The refuted claim must differ from the entailed one (not only in case or spaces)."
+            )
+        elif normalise(draft.refuted) == normalise(replaced):
+            errors["refuted"] = "This is the perturbation that turned out true: write a new one."
+    return errors
+
+
+def perturbation_record(
+    claim: int,
+    *,
+    text: str,
+    evidence: Iterable[int],
+    perturbation_kind: str,
+    explanation: str,
+    suggestion: str | None = None,
+) -> dict[str, Any]:
+    """A refuted claim as a new perturbation's history keeps it (the new one with the writer's
+    suggestion, the one it replaces without)."""
+    record: dict[str, Any] = {
+        "claim": claim,
+        "text": text,
+        "evidence": sorted(evidence),
+        "perturbation_kind": perturbation_kind,
+    }
+    if suggestion is not None:
+        record["suggestion"] = suggestion.strip()
+    return record | {"explanation": explanation}

@@ -27,6 +27,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Concat
 
+from annotation import events as audit
 from annotation import inputs as parse
 from annotation.curation import selectors as curation_selectors
 from annotation.models import (
@@ -480,7 +481,8 @@ def validator_changes(claim: Claim) -> tuple[list[ValidatorChange], str]:
             reopen_reason = event.note
             continue
         reopen_reason = ""  # validated again since
-        new, old = event.new or {}, event.old or {}
+        new = audit.read(audit.SubmittedNew, event.new)
+        old = audit.read(audit.SubmittedOld, event.old)
         changes.extend(
             ValidatorChange(
                 name, old.get(name), new[name], list(new.get("criteria_failed", [])), event.actor

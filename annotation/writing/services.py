@@ -4,7 +4,6 @@ arguments, domain errors)."""
 
 from __future__ import annotations
 
-import random
 import secrets
 import uuid
 from collections import Counter
@@ -19,7 +18,7 @@ from django.utils import timezone
 from annotation import access, lifecycle
 from annotation.assignment import selectors as assignment_selectors
 from annotation.curation import selectors as curation_selectors
-from annotation.errors import AnnotationError, InvalidTransition, NotAssigned
+from annotation.errors import AnnotationError, NotAssigned
 from annotation.experts import selectors as expert_selectors
 from annotation.inputs import id_set
 from annotation.models import (
@@ -41,8 +40,20 @@ from annotation.models import (
 )
 from annotation.queue import work
 from annotation.writing import selectors as writing_selectors
-from annotation.writing.rules import PairDraft, check_pair, normalise, surrounding_paragraphs
-from annotation.writing.sampling import choose_subset, sample_elements
+from annotation.writing.rules import (
+    PairDraft,
+    TaskPlan,
+    check_pair,
+    check_reperturbation_target,
+    check_task_candidates,
+    check_task_request,
+    claim_fields,
+    pair_draft,
+    pair_submitted,
+    perturbation_record,
+    plan_tasks,
+    reperturbation_errors,
+)
 from papers.models import Element, Paper
 
 
@@ -71,19 +82,22 @@ def create_claim_tasks(
     if by is not None and not access.can_curate(by, paper.pk):
         raise NotAssigned(f"{paper.versioned_id} is not assigned to you.")
     context = context or curation_selectors.latest_context(paper.pk)
-    if context is None or context.paper_id != paper.pk:
-        raise AnnotationError(f"{paper.versioned_id} has no curated context yet: curate it first.")
     count = settings.CLAIM_TASKS_PER_PAPER if count is None else count
-    if not 1 <= count <= 100:
-        raise AnnotationError("Create between 1 and 100 tasks at a time.")
+    has_context = context is not None and context.paper_id == paper.pk
+    check_task_request(paper=paper.versioned_id, has_context=has_context, count=count)
     elements, references = writing_selectors.context_layout(context)
     candidates = sorted(e.id for e in elements if e.kind in ("table", "chart"))
-    if len(candidates) < 3:
-        raise AnnotationError(
-            f"Context v{context.number} keeps {len(candidates)} tables/charts; claim tasks need 3."
-        )
-    counts = Counter(
-        dict(ClaimTask.objects.values("subset").annotate(n=Count("id")).values_list("subset", "n"))
+    check_task_candidates(context_number=context.number, candidates=len(candidates))
+    plans = plan_tasks(
+        count=count,
+        seed=seed,
+        candidates=candidates,
+        subset_counts=Counter(
+            dict(ClaimTask.objects.values_list("subset").annotate(n=Count("id")))
+        ),
+        targets=settings.CLAIM_SUBSET_TARGETS,
+        elements=elements,
+        references=references,
     )
     writer = (
         Assignment.objects.filter(paper=paper, role=Role.WRITER, status__in=Assignment.OPEN)
@@ -91,33 +105,43 @@ def create_claim_tasks(
         .first()
     )
     code = assignment_selectors.paper_subfield_codes([paper.pk])[paper.pk] or ""
-    seeds = random.SystemRandom() if seed is None else None
-    tasks = []
-    for n in range(count):
-        task_seed = seeds.getrandbits(62) if seeds else seed + n
-        sampled = sample_elements(candidates, k=3, seed=task_seed)
-        subset = choose_subset(counts, settings.CLAIM_SUBSET_TARGETS, seed=task_seed)
-        counts[subset] += 1
-        task = ClaimTask.objects.create(
-            paper=paper,
-            context=context,
-            subset=subset,
-            seed=task_seed,
-            candidate_ids=candidates,
-            sampled_ids=sampled,
-            paragraph_ids=surrounding_paragraphs(elements, references, sampled),
-            created_by=by,
-        )
-        work.create_item(
-            kind=WorkKind.WRITE,
-            paper_id=paper.pk,
-            subfield_code=code,
-            actor=by,
-            task=task,
-            assignee_id=writer,
-        )
-        tasks.append(task)
-    return tasks
+    return [
+        _create_task(paper, context, plan, candidates=candidates, writer=writer, code=code, by=by)
+        for plan in plans
+    ]
+
+
+def _create_task(
+    paper: Paper,
+    context: CuratedContext,
+    plan: TaskPlan,
+    *,
+    candidates: list[int],
+    writer: int | None,
+    code: str,
+    by: AbstractBaseUser | None,
+) -> ClaimTask:
+    """One planned claim task, and its writing item for the paper's `writer` (or any expert
+    eligible for `code` if it has none)."""
+    task = ClaimTask.objects.create(
+        paper=paper,
+        context=context,
+        subset=plan.subset,
+        seed=plan.seed,
+        candidate_ids=candidates,
+        sampled_ids=plan.sampled,
+        paragraph_ids=plan.paragraphs,
+        created_by=by,
+    )
+    work.create_item(
+        kind=WorkKind.WRITE,
+        paper_id=paper.pk,
+        subfield_code=code,
+        actor=by,
+        task=task,
+        assignee_id=writer,
+    )
+    return task
 
 
 def _labels(kinds: dict[int, str], *evidence: Iterable[int]) -> dict[int, str]:
@@ -125,6 +149,21 @@ def _labels(kinds: dict[int, str], *evidence: Iterable[int]) -> dict[int, str]:
     refusal (one query)."""
     ids = {pk for ids in evidence for pk in ids if kinds.get(pk) in ("table", "chart")}
     return dict(Element.objects.filter(pk__in=ids).values_list("pk", "label")) if ids else {}
+
+
+def _pair_errors(draft: PairDraft, *, context: CuratedContext, sampled: list[int]) -> dict:
+    """`check_pair` on a draft, with the task's context read and the settings' word limits."""
+    kinds, texts = writing_selectors.evidence_kinds_and_texts(context)
+    return check_pair(
+        draft,
+        sampled=sampled,
+        kinds=kinds,
+        paragraph_texts=texts,
+        min_words=settings.CLAIM_MIN_WORDS,
+        max_words=settings.CLAIM_MAX_WORDS,
+        perturbation_kinds=PerturbationKind.values,
+        labels=_labels(kinds, draft.evidence, draft.refuted_evidence),
+    )
 
 
 @transaction.atomic
@@ -152,32 +191,43 @@ def submit_claim_pair(
     if replay:
         return ClaimPair.objects.get(pk=item.pair_id)
     task = ClaimTask.objects.select_related("context").get(pk=item.task_id)
-    evidence = frozenset(id_set(evidence_ids))
-    refuted_evidence = (
-        evidence if refuted_evidence_ids is None else frozenset(id_set(refuted_evidence_ids))
-    )
-    draft = PairDraft(
+    draft = pair_draft(
         subset=task.subset,
-        entailed=entailed.strip(),
-        evidence=evidence,
-        refuted=refuted.strip(),
-        refuted_evidence=refuted_evidence,
-        explanation=explanation.strip(),
+        entailed=entailed,
+        evidence=frozenset(id_set(evidence_ids)),
+        refuted=refuted,
+        refuted_evidence=None
+        if refuted_evidence_ids is None
+        else frozenset(id_set(refuted_evidence_ids)),
+        explanation=explanation,
         perturbation_kind=perturbation_kind,
     )
-    kinds, texts = writing_selectors.evidence_kinds_and_texts(task.context)
-    errors = check_pair(
-        draft,
-        sampled=task.sampled_ids,
-        kinds=kinds,
-        paragraph_texts=texts,
-        min_words=settings.CLAIM_MIN_WORDS,
-        max_words=settings.CLAIM_MAX_WORDS,
-        perturbation_kinds=PerturbationKind.values,
-        labels=_labels(kinds, evidence, refuted_evidence),
-    )
-    if errors:
+    if errors := _pair_errors(draft, context=task.context, sampled=task.sampled_ids):
         raise InvalidClaim(errors)
+    pair = _write_pair(task, item, draft, user=user, suggestion=suggestion, note=reference_note)
+    work.finish_submission(
+        item,
+        user=user,
+        token=token,
+        pair=pair,
+        old={"draft": item.draft},
+        new=pair_submitted(draft, suggestion=suggestion, reference_note=pair.reference_note),
+    )
+    lifecycle.hand_on(lifecycle.PAIR_WRITTEN, pair, actor=user)
+    return pair
+
+
+def _write_pair(
+    task: ClaimTask,
+    item: WorkItem,
+    draft: PairDraft,
+    *,
+    user: AbstractBaseUser,
+    suggestion: str,
+    note: str,
+) -> ClaimPair:
+    """The pair of a checked draft, its two claims (created in random order) with their
+    evidence, and its writer's role."""
     pair = ClaimPair.objects.create(
         task=task,
         paper_id=task.paper_id,
@@ -185,7 +235,7 @@ def submit_claim_pair(
         subset=task.subset,
         writer=user,
         subfield_code=item.subfield_code,
-        reference_note=reference_note.strip(),
+        reference_note=note.strip(),
     )
     lifecycle.opened(
         pair,
@@ -194,15 +244,7 @@ def submit_claim_pair(
         item=item,
         new={"subset": pair.subset, "subfield": pair.subfield_code},
     )
-    fields = {
-        ClaimLabel.ENTAILED: {"text": draft.entailed},
-        ClaimLabel.REFUTED: {
-            "text": draft.refuted,
-            "perturbation_kind": draft.perturbation_kind,
-            "suggestion": suggestion.strip(),
-            "explanation": draft.explanation,
-        },
-    }
+    fields = claim_fields(draft, suggestion)
     order = list(fields)
     secrets.SystemRandom().shuffle(order)  # nothing may follow from which claim came first
     claims = {
@@ -211,33 +253,10 @@ def submit_claim_pair(
     claims[ClaimLabel.ENTAILED].evidence.set(sorted(draft.evidence))
     claims[ClaimLabel.REFUTED].evidence.set(sorted(draft.refuted_evidence))
     PairRole.objects.create(pair=pair, expert=user, role=Role.WRITER)
-    work.finish_submission(
-        item,
-        user=user,
-        token=token,
-        pair=pair,
-        old={"draft": item.draft},
-        new={
-            "subset": task.subset,
-            "entailed": {"text": draft.entailed, "evidence": sorted(draft.evidence)},
-            "refuted": {
-                "text": draft.refuted,
-                "evidence": sorted(draft.refuted_evidence),
-                "perturbation_kind": draft.perturbation_kind,
-                "suggestion": suggestion.strip(),
-                "explanation": draft.explanation,
-            },
-        }
-        | ({"reference_note": pair.reference_note} if pair.reference_note else {}),
-    )
-    lifecycle.hand_on(lifecycle.PAIR_WRITTEN, pair, actor=user)
     return pair
 
 
 # --- A new perturbation ------------------------------------------------------------------------
-
-# What the writer of a new perturbation controls (the entailed claim and its evidence are final).
-REPERTURB_FIELDS = ("refuted", "refuted_evidence", "explanation", "perturbation_kind")
 
 
 @transaction.atomic
@@ -272,53 +291,44 @@ def submit_reperturbation(
         .select_related("task", "context")
         .get(pk=item.pair_id)
     )
-    if pair.state == PairState.DROPPED:
-        raise InvalidTransition(f"Pair {pair.pk} was dropped.")
     old = Claim.objects.select_for_update().get(pk=item.claim_id)
-    if old.superseded:
-        raise InvalidTransition("A new perturbation already replaced this claim.")
-    entailed = writing_selectors.current_claim(pair, ClaimLabel.ENTAILED)
-    entailed_evidence = frozenset(writing_selectors.final_or_written_evidence(entailed))
-    refuted_evidence = (
-        entailed_evidence
-        if refuted_evidence_ids is None
-        else frozenset(id_set(refuted_evidence_ids))
+    check_reperturbation_target(
+        pair=pair.pk, dropped=pair.state == PairState.DROPPED, superseded=old.superseded
     )
-    draft = PairDraft(
+    entailed = writing_selectors.current_claim(pair, ClaimLabel.ENTAILED)
+    draft = pair_draft(
         subset=pair.subset,
         entailed=entailed.text,
-        evidence=entailed_evidence,
-        refuted=refuted.strip(),
-        refuted_evidence=refuted_evidence,
-        explanation=explanation.strip(),
+        evidence=frozenset(writing_selectors.final_or_written_evidence(entailed)),
+        refuted=refuted,
+        refuted_evidence=None
+        if refuted_evidence_ids is None
+        else frozenset(id_set(refuted_evidence_ids)),
+        explanation=explanation,
         perturbation_kind=perturbation_kind,
     )
-    kinds, texts = writing_selectors.evidence_kinds_and_texts(pair.context)
-    errors = check_pair(
-        draft,
-        sampled=pair.task.sampled_ids,
-        kinds=kinds,
-        paragraph_texts=texts,
-        min_words=settings.CLAIM_MIN_WORDS,
-        max_words=settings.CLAIM_MAX_WORDS,
-        perturbation_kinds=PerturbationKind.values,
-        labels=_labels(kinds, entailed_evidence, refuted_evidence),
-    )
-    if "evidence" in errors and refuted_evidence == entailed_evidence:
-        errors["refuted_evidence"] = (
-            "The entailed claim's final evidence does not meet the evidence rule, so the new "
-            f"claim cannot share it: {errors['evidence']} Cite different evidence."
-        )
-    errors = {name: message for name, message in errors.items() if name in REPERTURB_FIELDS}
-    if "refuted" not in errors and draft.refuted:
-        if normalise(draft.refuted) == normalise(entailed.text):
-            errors["refuted"] = (
-                "The refuted claim must differ from the entailed one (not only in case or spaces)."
-            )
-        elif normalise(draft.refuted) == normalise(old.text):
-            errors["refuted"] = "This is the perturbation that turned out true: write a new one."
-    if errors:
+    errors = _pair_errors(draft, context=pair.context, sampled=pair.task.sampled_ids)
+    if errors := reperturbation_errors(errors, draft=draft, replaced=old.text):
         raise InvalidClaim(errors)
+    new = _replace_claim(pair, old, draft, suggestion=suggestion, item=item, user=user)
+    _record_replacement(
+        pair, old, new, draft, suggestion=suggestion, item=item, user=user, token=token
+    )
+    lifecycle.hand_on(lifecycle.CLAIM_REPLACED, new, actor=user)
+    return new
+
+
+def _replace_claim(
+    pair: ClaimPair,
+    old: Claim,
+    draft: PairDraft,
+    *,
+    suggestion: str,
+    item: WorkItem,
+    user: AbstractBaseUser,
+) -> Claim:
+    """Mark `old` superseded and write the new refuted claim of `draft` in its place; the work
+    still open on the old claim (e.g. a re-opened validation) has nothing left to judge."""
     old.superseded_at = timezone.now()
     old.save(update_fields=["superseded_at"])
     new = Claim.objects.create(
@@ -331,27 +341,42 @@ def submit_reperturbation(
         replaces=old,
     )
     new.evidence.set(sorted(draft.refuted_evidence))
-    # Work still open on the old claim (e.g. a re-opened validation) has nothing left to judge.
     work.cancel_items(
         WorkItem.objects.filter(claim=old).exclude(pk=item.pk),
         actor=user,
         note=f"claim {old.pk} superseded by claim {new.pk}",
     )
-    submitted = {
-        "claim": new.pk,
-        "text": draft.refuted,
-        "evidence": sorted(draft.refuted_evidence),
-        "perturbation_kind": draft.perturbation_kind,
-        "suggestion": suggestion.strip(),
-        "explanation": draft.explanation,
-    }
-    replaced = {
-        "claim": old.pk,
-        "text": old.text,
-        "evidence": sorted(old.evidence.values_list("pk", flat=True)),
-        "perturbation_kind": old.perturbation_kind,
-        "explanation": old.explanation,
-    }
+    return new
+
+
+def _record_replacement(
+    pair: ClaimPair,
+    old: Claim,
+    new: Claim,
+    draft: PairDraft,
+    *,
+    suggestion: str,
+    item: WorkItem,
+    user: AbstractBaseUser,
+    token: uuid.UUID,
+) -> None:
+    """Finish the new-perturbation item and make the pair active again, both events naming
+    the claim replaced and the one that replaces it."""
+    submitted = perturbation_record(
+        new.pk,
+        text=draft.refuted,
+        evidence=draft.refuted_evidence,
+        perturbation_kind=draft.perturbation_kind,
+        explanation=draft.explanation,
+        suggestion=suggestion,
+    )
+    replaced = perturbation_record(
+        old.pk,
+        text=old.text,
+        evidence=old.evidence.values_list("pk", flat=True),
+        perturbation_kind=old.perturbation_kind,
+        explanation=old.explanation,
+    )
     work.finish_submission(
         item,
         user=user,
@@ -370,8 +395,6 @@ def submit_reperturbation(
         new=submitted,
         note=f"claim {old.pk} superseded; claim {new.pk} goes to blind second annotation",
     )
-    lifecycle.hand_on(lifecycle.CLAIM_REPLACED, new, actor=user)
-    return new
 
 
 def _drop_unused_writer_role(item: WorkItem) -> None:

@@ -10,6 +10,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from annotation.errors import AnnotationError
+
 __all__ = [
     "DEFAULT_SEED",
     "SPLIT_NAME_RULE",
@@ -18,11 +20,15 @@ __all__ = [
     "SplitPair",
     "SplitShortfall",
     "check_licence_codes",
+    "check_new_split",
     "check_split_name",
+    "chosen_licences",
     "default_sizes",
     "even_quotas",
+    "left_out_by_licence",
     "make_split",
     "reachable_sizes",
+    "shortfall_message",
 ]
 
 SCIVER_SIZES = (1000, 2000)  # validation and test claims of the SciVer benchmark
@@ -550,3 +556,43 @@ def reachable_sizes(
     except SplitShortfall as exc:
         return exc.reachable
     return validation, test
+
+
+def chosen_licences(licences: Iterable[str], *, default: Collection[str]) -> tuple[list[str], bool]:
+    """The licences a split takes, normalised and sorted, and whether they are the `default`
+    (none named: those that allow redistribution with adaptations)."""
+    chosen = sorted({lic.strip().lower() for lic in licences if lic.strip()})
+    return (chosen, False) if chosen else (sorted(default), True)
+
+
+def left_out_by_licence(pool: Iterable[SplitPair], licences: Collection[str]) -> dict[str, int]:
+    """The pool's pairs a split leaves out for their licence, counted by licence (sorted)."""
+    left_out = Counter(p.licence or "unknown" for p in pool if p.licence not in licences)
+    return dict(sorted(left_out.items()))
+
+
+def shortfall_message(problem: str, *, validated: int, pairs: int, waiting: int) -> str:
+    """A split the pool cannot draw, with the pool's numbers: the validated claims, the
+    complete pairs that may take part, and the pairs waiting for a new perturbation."""
+    return (
+        f"{problem} — {validated} validated claims exist, {2 * pairs} of them in "
+        f"{pairs} complete pair(s) that may take part"
+        + (f"; {waiting} pair(s) wait for a new perturbation by their writer" if waiting else "")
+        + "."
+    )
+
+
+def check_new_split(
+    name: str, licences: Iterable[str], *, known: Collection[str], taken: bool
+) -> list[str]:
+    """Refuse a split name that is malformed or `taken` (splits are frozen), or an unknown
+    licence code, as AnnotationError (every caller, command, page or shell, gets the same
+    guards); returns the licence codes."""
+    try:
+        check_split_name(name)
+        codes = check_licence_codes(licences, known)
+    except SplitError as exc:
+        raise AnnotationError(str(exc)) from exc
+    if taken:
+        raise AnnotationError(f"A split named {name} exists; splits are frozen, choose a new name.")
+    return codes

@@ -33,10 +33,14 @@ from validation.split.rules import (
     SplitError,
     SplitPair,
     check_licence_codes,
+    check_new_split,
     check_split_name,
+    chosen_licences,
     default_sizes,
+    left_out_by_licence,
     make_split,
     reachable_sizes,
+    shortfall_message,
 )
 
 
@@ -119,21 +123,11 @@ def freeze_split(
     left out are counted by licence on the split. The parts share no paper; with
     `allow_shared_papers` they may, only where no paper-disjoint draw exists (the split
     records it)."""
-
     name = (name or next_split_name()).strip()
-    try:  # every caller (command, page, shell) gets the same guards
-        check_split_name(name)
-        licences = check_licence_codes(licences or (), KNOWN_LICENCES)
-    except SplitError as exc:
-        raise AnnotationError(str(exc)) from exc
-    if SplitVersion.objects.filter(name=name).exists():
-        raise AnnotationError(f"A split named {name} exists; splits are frozen, choose a new name.")
+    taken = SplitVersion.objects.filter(name=name).exists()
+    licences = check_new_split(name, licences or (), known=KNOWN_LICENCES, taken=taken)
     pool = split_pool()
-    licence_list = sorted({lic.strip().lower() for lic in licences or () if lic.strip()})
-    by_default = not licence_list
-    if by_default:
-        licence_list = sorted(REDISTRIBUTABLE)
-    left_out = Counter(p.licence or "unknown" for p in pool if p.licence not in licence_list)
+    licence_list, by_default = chosen_licences(licences, default=REDISTRIBUTABLE)
     try:
         split = make_split(
             pool,
@@ -144,13 +138,14 @@ def freeze_split(
             allow_shared_papers=allow_shared_papers,
         )
     except SplitError as exc:
-        validated = selectors.validated_claims().count()
         _, back = selectors.complete_pair_ids()
         raise AnnotationError(
-            f"{exc} — {validated} validated claims exist, {2 * len(pool)} of them in "
-            f"{len(pool)} complete pair(s) that may take part"
-            + (f"; {len(back)} pair(s) wait for a new perturbation by their writer" if back else "")
-            + "."
+            shortfall_message(
+                str(exc),
+                validated=selectors.validated_claims().count(),
+                pairs=len(pool),
+                waiting=len(back),
+            )
         ) from exc
     version = SplitVersion.objects.create(
         name=name,
@@ -159,7 +154,7 @@ def freeze_split(
         test_size=test,
         licences=licence_list,
         licences_by_default=by_default,
-        left_out=dict(sorted(left_out.items())),
+        left_out=left_out_by_licence(pool, licence_list),
         created_by=by,
         counts={part: split.claims_by_subset(part) for part in PARTS},
         papers={part: len(split.papers(part)) for part in PARTS},
