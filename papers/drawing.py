@@ -82,18 +82,7 @@ def render_paper_images(
     added or changed); one browser for the whole paper."""
 
     paper = Paper.objects.get(pk=paper_id)
-    elements = paper.elements.all()
-    if element_ids is not None:
-        elements = elements.filter(pk__in=element_ids)
-    tables = list(elements.filter(kind=Element.Kind.TABLE, is_image_table=False).order_by("order"))
-    # Charts, and image tables, whose panels are vector graphics (an <embed> in a table float).
-    svg_charts = list(
-        elements.filter(panels__svg__gt="")
-        .filter(Q(kind=Element.Kind.CHART) | Q(kind=Element.Kind.TABLE, is_image_table=True))
-        .distinct()
-        .order_by("order")
-        .prefetch_related("panels")
-    )
+    tables, svg_charts = _elements_to_draw(paper, element_ids)
     total = len(tables) + len(svg_charts)
     problems: list[str] = []
     done = 0
@@ -103,24 +92,7 @@ def render_paper_images(
     ) as renderer:
         renderer_name = renderer.name
         for element in tables:
-            try:
-                png = renderer.render_table(
-                    table_html=element.table_html,
-                    grids=element.cell_grids(),
-                    label=element.label,
-                    caption=element.caption,
-                )
-            except Exception as exc:  # noqa: BLE001 - one bad table must not stop the paper
-                log.warning("table %s of %s: %s", element.anchor, paper.versioned_id, exc)
-                reason = storable_text(str(exc))
-                problems.append(f"{element.label}: screenshot failed: {reason}")
-                element.image_error = reason[:2000]
-                element.save(update_fields=["image_error"])
-            else:
-                save_file(element.image, paper.media_dir, file_name(element.anchor), png)
-                element.image_renderer = renderer.name
-                element.image_error = ""
-                element.save(update_fields=["image", "image_renderer", "image_error"])
+            _screenshot_table(element, renderer, problems, paper)
             done += 1
             if progress:
                 progress(done, total, f"{element.label} rendered with {renderer.name}")
@@ -137,6 +109,49 @@ def render_paper_images(
         "svg_charts": len(svg_charts),
         "problems": problems,
     }
+
+
+def _elements_to_draw(
+    paper: Paper, element_ids: list[int] | None
+) -> tuple[list[Element], list[Element]]:
+    """The paper's tables to screenshot and its vector charts to rasterise, in reading order
+    (only those of `element_ids` when given)."""
+    elements = paper.elements.all()
+    if element_ids is not None:
+        elements = elements.filter(pk__in=element_ids)
+    tables = list(elements.filter(kind=Element.Kind.TABLE, is_image_table=False).order_by("order"))
+    # Charts, and image tables, whose panels are vector graphics (an <embed> in a table float).
+    svg_charts = list(
+        elements.filter(panels__svg__gt="")
+        .filter(Q(kind=Element.Kind.CHART) | Q(kind=Element.Kind.TABLE, is_image_table=True))
+        .distinct()
+        .order_by("order")
+        .prefetch_related("panels")
+    )
+    return tables, svg_charts
+
+
+def _screenshot_table(element: Element, renderer, problems: list[str], paper: Paper) -> None:
+    """Draw one table's screenshot and save it; a failure is the table's error and a problem
+    of the paper's, never the end of the paper's drawing."""
+    try:
+        png = renderer.render_table(
+            table_html=element.table_html,
+            grids=element.cell_grids(),
+            label=element.label,
+            caption=element.caption,
+        )
+    except Exception as exc:  # noqa: BLE001 - one bad table must not stop the paper
+        log.warning("table %s of %s: %s", element.anchor, paper.versioned_id, exc)
+        reason = storable_text(str(exc))
+        problems.append(f"{element.label}: screenshot failed: {reason}")
+        element.image_error = reason[:2000]
+        element.save(update_fields=["image_error"])
+    else:
+        save_file(element.image, paper.media_dir, file_name(element.anchor), png)
+        element.image_renderer = renderer.name
+        element.image_error = ""
+        element.save(update_fields=["image", "image_renderer", "image_error"])
 
 
 def _render_svg_chart(

@@ -99,55 +99,22 @@ def import_paper(
     already parsed and its images read by `prepare_page`, for storing many copies of one page
     (demo and benchmark data); everything after the parse is the same.
     """
-    try:
-        check_paper_key(arxiv_id, version)
-    except Unstorable as exc:
-        raise PaperImportError(
-            f"no paper can be stored as {arxiv_id!r}v{version}: {exc}", code="unstorable"
-        ) from None
+    _check_key(arxiv_id, version)
     if prepared is not None and (prepared.html, prepared.page_url) != (html, page_url):
         raise ValueError("`prepared` was made from another page")
-    try:
-        parsed = prepared.parsed if prepared is not None else parse_page(html, page_url)
-    except ParseError as exc:
-        _record_import_failure(arxiv_id, version, f"parse error: {exc.reason}", metadata)
-        raise PaperImportError(exc.reason) from None
-    except Unstorable as exc:
-        _record_import_failure(arxiv_id, version, f"unstorable: {exc}", metadata)
-        raise PaperImportError(str(exc), code="unstorable") from None
-
-    # The parsed counts bound what can be kept: below the minimum, no image is fetched at all.
-    tables, charts = len(parsed.tables()), len(parsed.charts())
-    rejection = rejection_reason(tables, charts, min_tables, min_charts)
-    problems: list[str] = []
-    if rejection:
-        panel_files = {}
-    elif prepared is not None:
-        panel_files, problems = dict(prepared.panel_files), list(prepared.problems)
-    else:
-        panel_files = load_panels(parsed, assets, problems)
-    if not rejection:
-        # Only what was kept with an image counts towards MIN_TABLES / MIN_CHARTS.
-        tables, charts = _usable_counts(parsed, panel_files, problems)
-        rejection = rejection_reason(tables, charts, min_tables, min_charts, with_images=True)
-
+    parsed = _parse_or_record(html, page_url, prepared, arxiv_id, version, metadata)
+    kept = _read_images(parsed, assets, prepared, (min_tables, min_charts))
     media_dir = new_media_dir(arxiv_id, version)
     try:
         with transaction.atomic():
             paper = _store(
                 parsed=parsed,
-                html=html,
-                page_url=page_url,
+                page=StoredPage(html, page_url, fetched_at or timezone.now(), licence_from_page),
                 arxiv_id=arxiv_id,
                 version=version,
                 metadata=metadata,
-                fetched_at=fetched_at or timezone.now(),
-                rejection=rejection,
-                panel_files=panel_files,
-                problems=problems,
+                kept=kept,
                 media_dir=media_dir,
-                counts=(tables, charts),
-                licence_from_page=licence_from_page,
             )
     except Unstorable as exc:
         remove_tree(media_dir)  # the database rolled back: so do the files
@@ -156,24 +123,8 @@ def import_paper(
     except BaseException:
         remove_tree(media_dir)
         raise
-    skipped = {loss.message() for loss in parsed.skipped()}
-    result = ImportResult(
-        paper=paper,
-        status=paper.status,
-        sections=len(parsed.sections),
-        paragraphs=len(parsed.paragraphs()),
-        tables=tables,
-        charts=charts,
-        degraded=paper.degraded_count,
-        images="skipped",
-        problems=problems,
-        warnings=[w for w in parsed.warnings if w not in skipped],
-        notes=[w for w in parsed.warnings if w in skipped],
-        lost=len(parsed.lost()),
-        skipped=len(parsed.skipped()),
-        duplicates=len(parsed.duplicates),
-    )
-    if rejection or images == "none":
+    result = import_result(paper, parsed, kept)
+    if kept.rejection or images == "none":
         return result
     # The context is committed; its screenshots follow. A process killed while drawing them
     # leaves images_status "none" on a parsed paper: a resumed crawl (or `render_images`)
@@ -182,6 +133,118 @@ def import_paper(
     result.problems.extend(problems)
     paper.refresh_from_db()
     return result
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    """The page as the paper keeps it: its bytes, address, when it was fetched, and whether
+    its banner's licence is taken when the paper has none."""
+
+    html: bytes
+    page_url: str
+    fetched_at: datetime
+    licence_from_page: bool
+
+
+@dataclass
+class KeptImages:
+    """What an import keeps of a parse: the chart images read (and the problems reading them),
+    the tables and charts counted towards the minimums, and why the paper is rejected ("" when
+    it is not)."""
+
+    panel_files: dict[tuple[str, int], PanelImage]
+    problems: list[str]
+    tables: int
+    charts: int
+    rejection: str
+
+
+def _check_key(arxiv_id: str, version: int) -> None:
+    """PaperImportError ("unstorable"), writing nothing, when no paper can be stored under
+    this identifier and version."""
+    try:
+        check_paper_key(arxiv_id, version)
+    except Unstorable as exc:
+        raise PaperImportError(
+            f"no paper can be stored as {arxiv_id!r}v{version}: {exc}", code="unstorable"
+        ) from None
+
+
+def _parse_or_record(
+    html: bytes,
+    page_url: str,
+    prepared: PreparedPage | None,
+    arxiv_id: str,
+    version: int,
+    metadata: PaperMetadata | None,
+) -> ParsedPaper:
+    """The page parsed (or `prepared`'s parse); a page that is no paper's context, or holds a
+    value no column can hold, is recorded as the paper's failure and raises PaperImportError."""
+    try:
+        return prepared.parsed if prepared is not None else parse_page(html, page_url)
+    except ParseError as exc:
+        _record_import_failure(arxiv_id, version, f"parse error: {exc.reason}", metadata)
+        raise PaperImportError(exc.reason) from None
+    except Unstorable as exc:
+        _record_import_failure(arxiv_id, version, f"unstorable: {exc}", metadata)
+        raise PaperImportError(str(exc), code="unstorable") from None
+
+
+def _read_images(
+    parsed: ParsedPaper,
+    assets: AssetSource,
+    prepared: PreparedPage | None,
+    minimums: tuple[int | None, int | None],
+) -> KeptImages:
+    """The parse's chart images read (or `prepared`'s), unless its counts are already below
+    the minimums: then no image is fetched at all (`kept_images` says what counts)."""
+    if rejection_reason(len(parsed.tables()), len(parsed.charts()), *minimums):
+        return kept_images(parsed, None, [], minimums)
+    if prepared is not None:
+        return kept_images(parsed, dict(prepared.panel_files), list(prepared.problems), minimums)
+    problems: list[str] = []
+    panel_files = load_panels(parsed, assets, problems)
+    return kept_images(parsed, panel_files, problems, minimums)
+
+
+def kept_images(
+    parsed: ParsedPaper,
+    panel_files: dict[tuple[str, int], PanelImage] | None,
+    problems: list[str],
+    minimums: tuple[int | None, int | None],
+) -> KeptImages:
+    """The rule of what an import keeps: with no images read (`panel_files` None, the parse
+    already below the minimums) the parse's counts and their rejection; otherwise only what
+    is kept with an image counts towards MIN_TABLES / MIN_CHARTS (each table or chart without
+    one is a problem). No database."""
+    if panel_files is None:
+        tables, charts = len(parsed.tables()), len(parsed.charts())
+        return KeptImages({}, problems, tables, charts, rejection_reason(tables, charts, *minimums))
+    tables, charts = _usable_counts(parsed, panel_files, problems)
+    rejection = rejection_reason(tables, charts, *minimums, with_images=True)
+    return KeptImages(panel_files, problems, tables, charts, rejection)
+
+
+def import_result(paper: Paper, parsed: ParsedPaper, kept: KeptImages) -> ImportResult:
+    """What an import reports of a stored paper, before its images are drawn: the parse's
+    counts, the warnings apart from the floats skipped on purpose (those are notes)."""
+    skipped = {loss.message() for loss in parsed.skipped()}
+    return ImportResult(
+        paper=paper,
+        status=paper.status,
+        sections=len(parsed.sections),
+        paragraphs=len(parsed.paragraphs()),
+        tables=kept.tables,
+        charts=kept.charts,
+        degraded=paper.degraded_count,
+        images="skipped",
+        problems=kept.problems,
+        warnings=[w for w in parsed.warnings if w not in skipped],
+        notes=[w for w in parsed.warnings if w in skipped],
+        lost=len(parsed.lost()),
+        skipped=len(parsed.skipped()),
+        duplicates=len(parsed.duplicates),
+    )
 
 
 def parse_page(html: bytes, page_url: str) -> ParsedPaper:
@@ -290,19 +353,36 @@ def _usable_counts(
 def _store(
     *,
     parsed: ParsedPaper,
-    html: bytes,
-    page_url: str,
+    page: StoredPage,
     arxiv_id: str,
     version: int,
     metadata: PaperMetadata | None,
-    fetched_at: datetime,
-    rejection: str,
-    panel_files: dict[tuple[str, int], PanelImage],
-    problems: list[str],
+    kept: KeptImages,
     media_dir: str,
-    counts: tuple[int, int],
-    licence_from_page: bool,
 ) -> Paper:
+    """The writes of an import, in the caller's transaction: the paper's row, cleared of its
+    earlier context, describes the new parse; then its sections, elements, cross-references
+    and panels are stored."""
+    paper = _clear_paper(arxiv_id, version, metadata)
+    paper.media_dir = media_dir
+    transaction.on_commit(lambda: remove_other_media(arxiv_id, version, keep=media_dir))
+    describe_import(paper, parsed, page, kept)
+    fit_row(paper, truncate=CUT_METADATA | {"generator"}, where=paper.versioned_id)
+    paper.save()
+    sections: dict[str, Section] = {}
+    for parsed_section in parsed.sections:
+        parent = sections.get(parsed_section.parent_anchor or "")
+        sections[parsed_section.anchor] = new_section(paper, parsed_section, parent)
+    by_anchor = _store_elements(paper, parsed, sections)
+    for e in parsed.elements:
+        if e.panels:
+            store_panels(by_anchor[e.anchor], e, kept.panel_files, media_dir, written=[])
+    return paper
+
+
+def _clear_paper(arxiv_id: str, version: int, metadata: PaperMetadata | None) -> Paper:
+    """The paper's row (made, or its metadata brought up to date), locked, with its earlier
+    context deleted; refused (PaperImportError "expert_work") when work cites that context."""
     paper = (
         upsert_paper_metadata(metadata=metadata)
         if metadata is not None
@@ -320,30 +400,32 @@ def _store(
             "re-importing would discard it, so the stored import was kept",
             code="expert_work",
         ) from None
-    paper.media_dir = media_dir
-    transaction.on_commit(lambda: remove_other_media(arxiv_id, version, keep=media_dir))
+    return paper
 
+
+def describe_import(paper: Paper, parsed: ParsedPaper, page: StoredPage, kept: KeptImages) -> None:
+    """The paper's row as the import leaves it (not saved here; no database): its page, its
+    status (rejected, with why, or parsed), its counts and the parse's report."""
     if not paper.title:
         paper.title = parsed.title
-    paper.html_url = page_url if page_url.startswith("http") else paper.html_url
-    paper.raw_html = html
-    paper.html_fetched_at = fetched_at
-    paper.status = Paper.Status.REJECTED if rejection else Paper.Status.PARSED
-    paper.status_reason = rejection
-    paper.parse_warnings = parsed.warnings + problems
-    paper.table_count, paper.chart_count = counts
+    paper.html_url = page.page_url if page.page_url.startswith("http") else paper.html_url
+    paper.raw_html = page.html
+    paper.html_fetched_at = page.fetched_at
+    paper.status = Paper.Status.REJECTED if kept.rejection else Paper.Status.PARSED
+    paper.status_reason = kept.rejection
+    paper.parse_warnings = parsed.warnings + kept.problems
+    paper.table_count, paper.chart_count = kept.tables, kept.charts
     paper.paragraph_count = len(parsed.paragraphs())
     paper.degraded_count = sum(1 for e in parsed.elements if e.degraded)
     paper.images_status = Paper.ImagesStatus.NONE
-    record_parse_report(paper, parsed, licence_from_page=licence_from_page)
-    fit_row(paper, truncate=CUT_METADATA | {"generator"}, where=paper.versioned_id)
-    paper.save()
+    record_parse_report(paper, parsed, licence_from_page=page.licence_from_page)
 
-    sections: dict[str, Section] = {}
-    for parsed_section in parsed.sections:
-        parent = sections.get(parsed_section.parent_anchor or "")
-        sections[parsed_section.anchor] = new_section(paper, parsed_section, parent)
 
+def _store_elements(
+    paper: Paper, parsed: ParsedPaper, sections: dict[str, Section]
+) -> dict[str, Element]:
+    """The parse's elements stored under their sections, with their cross-references; returns
+    the stored rows by anchor."""
     rows = [
         Element(
             paper=paper,
@@ -365,7 +447,6 @@ def _store(
     ]
     Element.objects.bulk_create(rows, batch_size=500)
     by_anchor = {row.anchor: row for row in Element.objects.filter(paper=paper)}
-
     through = Element.references.through
     links = [
         through(from_element_id=by_anchor[e.anchor].pk, to_element_id=by_anchor[target].pk)
@@ -374,11 +455,7 @@ def _store(
         if target in by_anchor
     ]
     through.objects.bulk_create(links, batch_size=1000)
-
-    for e in parsed.elements:
-        if e.panels:
-            store_panels(by_anchor[e.anchor], e, panel_files, media_dir, written=[])
-    return paper
+    return by_anchor
 
 
 def new_section(paper: Paper, item: ParsedSection, parent: Section | None) -> Section:

@@ -52,21 +52,7 @@ def reparse_paper(
     parses. A dry run computes the same report and writes nothing.
     """
     paper = Paper.objects.get(pk=paper_id)
-    html = paper.raw_html
-    if not html:
-        raise PaperImportError(f"{paper.versioned_id}: no stored page to re-parse")
-    page_url = paper.html_url or f"https://arxiv.org/html/{paper.versioned_id}"
-    try:
-        parsed = parse_page(html, page_url)
-    except ParseError as exc:
-        raise PaperImportError(
-            f"{paper.versioned_id}: the stored page no longer parses: {exc.reason}"
-        ) from None
-    except Unstorable as exc:
-        raise PaperImportError(
-            f"{paper.versioned_id}: the stored page's context cannot be stored: {exc}",
-            code="unstorable",
-        ) from None
+    parsed = _parse_stored(paper)
     report = ReparseReport(
         paper=paper,
         dry_run=dry_run,
@@ -81,14 +67,8 @@ def reparse_paper(
     plan = plan_reparse(paper, parsed, report)
     if dry_run:
         return report
-    if assets is not None:  # images an earlier import never read (a rejected paper's)
-        plan.needs_images |= plan.missing_images
-        plan.apply |= plan.missing_images
-        report.changed += [
-            ElementChange(e.anchor, e.label, e.kind, ["images read"])
-            for e in parsed.elements
-            if e.anchor in plan.missing_images
-        ]
+    if assets is not None:
+        _read_missing_images(plan, parsed, report)
     to_load = [e for e in parsed.elements if e.anchor in plan.needs_images]
     panel_files = _load_reparse_panels(to_load, assets, report.problems)
     written: list[str] = []
@@ -107,6 +87,38 @@ def reparse_paper(
     paper.refresh_from_db()
     report.paper = paper
     return report
+
+
+def _read_missing_images(plan: ReparsePlan, parsed: ParsedPaper, report: ReparseReport) -> None:
+    """With an image source, the images an earlier import never read (a rejected paper's) are
+    read now: their elements are rewritten with them, each said in the report."""
+    plan.needs_images |= plan.missing_images
+    plan.apply |= plan.missing_images
+    report.changed += [
+        ElementChange(e.anchor, e.label, e.kind, ["images read"])
+        for e in parsed.elements
+        if e.anchor in plan.missing_images
+    ]
+
+
+def _parse_stored(paper: Paper) -> ParsedPaper:
+    """The paper's stored page parsed with the current parser; PaperImportError when there is
+    none, or it no longer parses, or its context cannot be stored."""
+    html = paper.raw_html
+    if not html:
+        raise PaperImportError(f"{paper.versioned_id}: no stored page to re-parse")
+    page_url = paper.html_url or f"https://arxiv.org/html/{paper.versioned_id}"
+    try:
+        return parse_page(html, page_url)
+    except ParseError as exc:
+        raise PaperImportError(
+            f"{paper.versioned_id}: the stored page no longer parses: {exc.reason}"
+        ) from None
+    except Unstorable as exc:
+        raise PaperImportError(
+            f"{paper.versioned_id}: the stored page's context cannot be stored: {exc}",
+            code="unstorable",
+        ) from None
 
 
 def _load_reparse_panels(
@@ -137,23 +149,7 @@ def _apply_reparse(
     paper = Paper.objects.select_for_update().get(pk=paper.pk)
     if not paper.media_dir:
         paper.media_dir = new_media_dir(paper.arxiv_id, paper.version)
-
-    # Sections: new ones and rewritten ones (the parse lists a parent before its children).
-    sections: dict[str, Section] = dict(plan.sections)
-    for item in parsed.sections:
-        parent = sections.get(item.parent_anchor or "")
-        section_row = sections.get(item.anchor)
-        if section_row is None:
-            sections[item.anchor] = new_section(paper, item, parent)
-        elif item.anchor in plan.section_apply:
-            section_row.number, section_row.title, section_row.level = (
-                item.number,
-                item.title,
-                item.level,
-            )
-            section_row.kind, section_row.parent = item.kind, parent
-            section_row.save(update_fields=["number", "title", "level", "kind", "parent"])
-
+    sections = _write_sections(paper, parsed, plan)
     # Elements: remove what no work cites and the page no longer holds; add; rewrite.
     old_files = [
         name
@@ -169,35 +165,89 @@ def _apply_reparse(
         if row is not None and element.anchor not in plan.apply:
             rows[element.anchor] = row
             continue
-        row = row or Element(paper=paper)
-        row.anchor, row.section = element.anchor, sections[element.section_anchor]
-        row.kind, row.label, row.number = element.kind, element.label, element.number
-        row.caption, row.text, row.table_html = element.caption, element.text, element.table_html
-        row.cells, row.is_image_table = parsed_cells(element), element.is_image_table
-        row.degraded, row.degraded_reasons = element.degraded, element.degraded_reasons
-        row.order = element.order
-        row.save()
+        row = _write_element(row or Element(paper=paper), element, sections)
         rows[element.anchor] = row
         if element.anchor in plan.needs_images:
             old_files += [p.image.name for p in row.panels.all() if p.image.name]
-            row.panels.all().delete()
-            store_panels(row, element, panel_files, paper.media_dir, written)
-            if row.panels.filter(svg__gt="").exists():
-                redraw.append(row.pk)  # a vector graphic (inline, or fetched): rasterised
-                if row.panels.filter(svg__gt="").exclude(source_url="").exists():
-                    report.vectors.append(row.label or row.anchor)
+            redraw += _restore_panels(row, element, panel_files, paper.media_dir, written, report)
         if element.kind == "table" and not element.is_image_table:
             redraw.append(row.pk)
+    _write_order(parsed, plan, rows, sections)
+    _write_references(paper, parsed, plan, rows)
+    _write_paper(paper, parsed, report, minimums)
 
-    # Reading order: the parse's, with each cited row the page lost after its old neighbour.
-    order = _merged_order(
+    def delete_old_files() -> None:
+        for name in old_files:
+            default_storage.delete(name)
+
+    transaction.on_commit(delete_old_files)
+    return redraw
+
+
+def _write_sections(paper: Paper, parsed: ParsedPaper, plan: ReparsePlan) -> dict[str, Section]:
+    """New sections added and rewritten ones saved (the parse lists a parent before its
+    children); returns the parse's sections by anchor."""
+    sections: dict[str, Section] = dict(plan.sections)
+    for item in parsed.sections:
+        parent = sections.get(item.parent_anchor or "")
+        section_row = sections.get(item.anchor)
+        if section_row is None:
+            sections[item.anchor] = new_section(paper, item, parent)
+        elif item.anchor in plan.section_apply:
+            section_row.number, section_row.title, section_row.level = (
+                item.number,
+                item.title,
+                item.level,
+            )
+            section_row.kind, section_row.parent = item.kind, parent
+            section_row.save(update_fields=["number", "title", "level", "kind", "parent"])
+    return sections
+
+
+def _write_element(row: Element, element: ParsedElement, sections: dict[str, Section]) -> Element:
+    """A stored element (or a new one) rewritten from the parse, and saved."""
+    row.anchor, row.section = element.anchor, sections[element.section_anchor]
+    row.kind, row.label, row.number = element.kind, element.label, element.number
+    row.caption, row.text, row.table_html = element.caption, element.text, element.table_html
+    row.cells, row.is_image_table = parsed_cells(element), element.is_image_table
+    row.degraded, row.degraded_reasons = element.degraded, element.degraded_reasons
+    row.order = element.order
+    row.save()
+    return row
+
+
+def _restore_panels(
+    row: Element,
+    element: ParsedElement,
+    panel_files: dict[tuple[str, int], PanelImage],
+    media_dir: str,
+    written: list[str],
+    report: ReparseReport,
+) -> list[int]:
+    """An element's panels replaced by the parse's with their images; returns the element's
+    pk when a vector graphic (inline, or fetched) is to be rasterised, noting fetched ones."""
+    row.panels.all().delete()
+    store_panels(row, element, panel_files, media_dir, written)
+    if not row.panels.filter(svg__gt="").exists():
+        return []
+    if row.panels.filter(svg__gt="").exclude(source_url="").exists():
+        report.vectors.append(row.label or row.anchor)
+    return [row.pk]
+
+
+def _write_order(
+    parsed: ParsedPaper, plan: ReparsePlan, rows: dict[str, Element], sections: dict[str, Section]
+) -> None:
+    """Reading order: the parse's, with each cited row (element or section) the page lost
+    after its old neighbour; then the sections no longer in the page nor kept are deleted."""
+    order = merged_order(
         [e.anchor for e in parsed.elements], plan.old_order, {r.anchor for r in plan.stale_kept}
     )
     for index, anchor in enumerate(order):
         rows[anchor].order = index
     Element.objects.bulk_update(list(rows.values()), ["order"], batch_size=500)
     sections.update({row.anchor: row for row in plan.sections_stale_kept})
-    section_order = _merged_order(
+    section_order = merged_order(
         [s.anchor for s in parsed.sections],
         plan.old_section_order,
         {row.anchor for row in plan.sections_stale_kept},
@@ -207,7 +257,11 @@ def _apply_reparse(
     Section.objects.bulk_update(list(sections.values()), ["order"], batch_size=500)
     Section.objects.filter(pk__in=[row.pk for row in plan.sections_removed]).delete()
 
-    # Cross-references: the parse's, added; a cited paragraph's are never taken away.
+
+def _write_references(
+    paper: Paper, parsed: ParsedPaper, plan: ReparsePlan, rows: dict[str, Element]
+) -> None:
+    """Cross-references: the parse's, added; a cited paragraph's are never taken away."""
     through = Element.references.through
     existing = set(
         through.objects.filter(from_element__paper=paper).values_list(
@@ -228,7 +282,14 @@ def _apply_reparse(
         if a not in plan.cited:
             through.objects.filter(from_element_id=a, to_element_id=b).delete()
 
-    # The paper: what the new parse says, what is kept with an image, and its status.
+
+def _write_paper(
+    paper: Paper,
+    parsed: ParsedPaper,
+    report: ReparseReport,
+    minimums: tuple[int | None, int | None],
+) -> None:
+    """The paper: what the new parse says, what is kept with an image, and its status."""
     tables, charts = _stored_usable_counts(paper)
     paper.parse_warnings = parsed.warnings + report.problems
     paper.table_count, paper.chart_count = tables, charts
@@ -236,20 +297,20 @@ def _apply_reparse(
     paper.degraded_count = paper.elements.filter(degraded=True).count()
     record_parse_report(paper, parsed, licence_from_page=not paper.html_url)
     paper.reparsed_at = timezone.now()
-    min_tables, min_charts = minimums
-    if paper.status == Paper.Status.REJECTED and (min_tables, min_charts) != (None, None):
-        rejection = rejection_reason(tables, charts, min_tables, min_charts, with_images=True)
-        if not rejection:
-            paper.status, paper.status_reason = Paper.Status.PARSED, ""
+    if reparse_revives(paper.status, tables, charts, minimums):
+        paper.status, paper.status_reason = Paper.Status.PARSED, ""
     paper.save()
     report.status_after = paper.status
 
-    def delete_old_files() -> None:
-        for name in old_files:
-            default_storage.delete(name)
 
-    transaction.on_commit(delete_old_files)
-    return redraw
+def reparse_revives(
+    status: str, tables: int, charts: int, minimums: tuple[int | None, int | None]
+) -> bool:
+    """Whether a re-parse makes a rejected paper parsed: minimums were given and the tables
+    and charts now kept with an image reach them. No database."""
+    if status != Paper.Status.REJECTED or minimums == (None, None):
+        return False
+    return not rejection_reason(tables, charts, *minimums, with_images=True)
 
 
 def _stored_usable_counts(paper: Paper) -> tuple[int, int]:
@@ -269,7 +330,7 @@ def _stored_usable_counts(paper: Paper) -> tuple[int, int]:
     return tables, charts
 
 
-def _merged_order(new: list[str], old: list[str], kept_stale: set[str]) -> list[str]:
+def merged_order(new: list[str], old: list[str], kept_stale: set[str]) -> list[str]:
     """Reading order after a re-parse: the parse's order, with each stale row that stays
     placed right after the row it used to follow."""
     present = set(new)

@@ -87,6 +87,8 @@ class ReparsePlan:
 
 
 def plan_reparse(paper: Paper, parsed: ParsedPaper, report: ReparseReport) -> ReparsePlan:
+    """What a re-parse of `paper` to `parsed` writes, each difference said in `report`: the
+    elements and sections matched, rewritten, added, removed, or kept because work cites them."""
     stored_sections = {s.anchor: s for s in paper.sections.select_related("parent")}
     stored = {
         e.anchor: e for e in paper.elements.select_related("section").prefetch_related("panels")
@@ -96,6 +98,52 @@ def plan_reparse(paper: Paper, parsed: ParsedPaper, report: ReparseReport) -> Re
     report.work_exists = bool(cited or cited_sections)
 
     matched = _match(stored, parsed.elements)
+    apply, needs_images, missing_images = _plan_elements(parsed, matched, cited, report)
+    removed, stale_kept = _plan_removals(stored, matched, cited, report)
+
+    sections = {
+        s.anchor: stored_sections[s.anchor] for s in parsed.sections if s.anchor in stored_sections
+    }
+    section_apply, final_parent = _plan_sections(parsed, sections, cited_sections, report)
+    # A stale section stays while it is cited, holds an element that stays, or is the parent
+    # of a section that stays (deleting a section deletes what it holds).
+    parsed_anchors = {s.anchor for s in parsed.sections}
+    stale = {row.pk: row for row in stored_sections.values() if row.anchor not in parsed_anchors}
+    holding = {pk for pk in stale if cited_sections.get(pk)}
+    holding |= {row.section_id for row in stale_kept}
+    holding |= {row.section_id for a, row in matched.items() if a not in apply}
+    parents = {pk: row.parent_id for pk, row in stale.items()}
+    staying = staying_sections(parents, final_parent, holding)
+    sections_removed = [row for pk, row in stale.items() if pk not in staying]
+    report.sections_removed = [row.anchor for row in sections_removed]
+    return ReparsePlan(
+        matched=matched,
+        apply=apply,
+        needs_images=needs_images,
+        missing_images=missing_images,
+        removed=removed,
+        stale_kept=stale_kept,
+        old_order=[row.anchor for row in sorted(stored.values(), key=lambda r: r.order)],
+        sections=sections,
+        section_apply=section_apply,
+        sections_removed=sections_removed,
+        sections_stale_kept=[row for pk, row in stale.items() if pk in staying],
+        old_section_order=[
+            row.anchor for row in sorted(stored_sections.values(), key=lambda r: r.order)
+        ],
+        cited=cited,
+    )
+
+
+def _plan_elements(
+    parsed: ParsedPaper,
+    matched: dict[str, Element],
+    cited: dict[int, list[str]],
+    report: ReparseReport,
+) -> tuple[set[str], set[str], set[str]]:
+    """Each parsed element against its stored row: added, rewritten (uncited and different),
+    or protected (cited and different). Returns the anchors rewritten, those whose panels are
+    stored again with their images, and those whose images were never read."""
     apply: set[str] = set()
     needs_images: set[str] = set()
     missing_images: set[str] = set()
@@ -117,6 +165,17 @@ def plan_reparse(paper: Paper, parsed: ParsedPaper, report: ReparseReport) -> Re
                 needs_images.add(element.anchor)
         elif not by and element.panels and not row.image and not any(p.svg for p in element.panels):
             missing_images.add(element.anchor)  # e.g. a rejected import never read them
+    return apply, needs_images, missing_images
+
+
+def _plan_removals(
+    stored: dict[str, Element],
+    matched: dict[str, Element],
+    cited: dict[int, list[str]],
+    report: ReparseReport,
+) -> tuple[list[Element], list[Element]]:
+    """The stored elements the parse no longer has: removed, or kept (and protected) while
+    work cites them. Returns both lists."""
     taken = {row.pk for row in matched.values()}
     removed: list[Element] = []
     stale_kept: list[Element] = []
@@ -131,12 +190,19 @@ def plan_reparse(paper: Paper, parsed: ParsedPaper, report: ReparseReport) -> Re
         else:
             report.removed.append(ElementChange(row.anchor, row.label, row.kind))
             removed.append(row)
+    return removed, stale_kept
 
-    sections = {
-        s.anchor: stored_sections[s.anchor] for s in parsed.sections if s.anchor in stored_sections
-    }
+
+def _plan_sections(
+    parsed: ParsedPaper,
+    sections: dict[str, Section],
+    cited_sections: dict[int, list[str]],
+    report: ReparseReport,
+) -> tuple[set[str], dict[int, int | None]]:
+    """Each parsed section against its stored row: added, rewritten, or protected. Returns the
+    anchors rewritten, and each stored section left as it is -> its parent's pk."""
     section_apply: set[str] = set()
-    final_parent: dict[int, int | None] = {}  # stored section pk -> its parent's pk afterwards
+    final_parent: dict[int, int | None] = {}
     for section in parsed.sections:
         stored_row = sections.get(section.anchor)
         if stored_row is None:
@@ -164,38 +230,24 @@ def plan_reparse(paper: Paper, parsed: ParsedPaper, report: ReparseReport) -> Re
             ) or ", ".join(diff)
         if section.anchor not in section_apply:
             final_parent[stored_row.pk] = stored_row.parent_id
-    # A stale section stays while it is cited, holds an element that stays, or is the parent
-    # of a section that stays (deleting a section deletes what it holds).
-    parsed_anchors = {s.anchor for s in parsed.sections}
-    stale = {row.pk: row for row in stored_sections.values() if row.anchor not in parsed_anchors}
-    staying = {pk for pk in stale if cited_sections.get(pk)}
-    staying |= {row.section_id for row in stale_kept}
-    staying |= {row.section_id for a, row in matched.items() if a not in apply}
-    staying &= set(stale)
-    parents = {pk: final_parent.get(pk, row.parent_id) for pk, row in stale.items()}
-    parents.update(final_parent)
+    return section_apply, final_parent
+
+
+def staying_sections(
+    stale_parents: dict[int, int | None],
+    final_parent: dict[int, int | None],
+    holding: set[int],
+) -> set[int]:
+    """The stale sections (those no longer in the page: pk -> parent pk) that stay: those in
+    `holding` (cited, or holding an element that stays), and every stale ancestor of a section
+    that stays, stale or kept (`final_parent`: a kept section -> its parent pk afterwards), as
+    deleting a section deletes what it holds. No database."""
+    staying = holding & set(stale_parents)
+    parents = {**stale_parents, **final_parent}
     frontier = list(staying | set(final_parent))
     while frontier:
         parent_pk = parents.get(frontier.pop())
-        if parent_pk in stale and parent_pk not in staying:
+        if parent_pk in stale_parents and parent_pk not in staying:
             staying.add(parent_pk)
             frontier.append(parent_pk)
-    sections_removed = [row for pk, row in stale.items() if pk not in staying]
-    report.sections_removed = [row.anchor for row in sections_removed]
-    return ReparsePlan(
-        matched=matched,
-        apply=apply,
-        needs_images=needs_images,
-        missing_images=missing_images,
-        removed=removed,
-        stale_kept=stale_kept,
-        old_order=[row.anchor for row in sorted(stored.values(), key=lambda r: r.order)],
-        sections=sections,
-        section_apply=section_apply,
-        sections_removed=sections_removed,
-        sections_stale_kept=[row for pk, row in stale.items() if pk in staying],
-        old_section_order=[
-            row.anchor for row in sorted(stored_sections.values(), key=lambda r: r.order)
-        ],
-        cited=cited,
-    )
+    return staying

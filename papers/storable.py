@@ -18,7 +18,9 @@ from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
 from papers.models import Element, ElementPanel, Section
-from papers.parsing import ParsedPaper
+from papers.parsing import Element as ParsedElement
+from papers.parsing import Panel, ParsedPaper
+from papers.parsing import Section as ParsedSection
 from papers.parsing.text import CONTROL
 
 
@@ -177,78 +179,10 @@ def fit_parsed(parsed: ParsedPaper) -> ParsedPaper:
     element_keys = _fitted_keys(
         [e.anchor for e in parsed.elements], Element._meta.get_field("anchor").max_length
     )
-    sections = []
-    for section in parsed.sections:
-        where = f"section {cut(section.anchor, 40)}"
-        values = fit_values(
-            Section,
-            {
-                "number": section.number,
-                "title": section.title,
-                "level": section.level,
-                "order": section.order,
-            },
-            truncate={"number"},
-            notes=notes,
-            where=where,
-        )
-        parent = section_keys.get(section.parent_anchor) if section.parent_anchor else None
-        sections.append(
-            replace(section, anchor=section_keys[section.anchor], parent_anchor=parent, **values)
-        )
-    row_high = _RANGES[ElementPanel._meta.get_field("row").get_internal_type()][1]
-    elements = []
-    for element in parsed.elements:
-        where = cut(element.label or element.anchor, 40)
-        values = fit_values(
-            Element,
-            {
-                "label": element.label,
-                "number": element.number,
-                "caption": element.caption,
-                "text": element.text,
-                "table_html": element.table_html,
-                "order": element.order,
-                "degraded_reasons": element.degraded_reasons,
-            },
-            truncate={"label"},
-            notes=notes,
-            where=where,
-        )
-        panels = []
-        for index, panel in enumerate(element.panels):
-            fit_values(ElementPanel, {"order": index}, where=f"{where}, panel {index + 1}")
-            row = panel.row
-            if row > row_high:
-                notes.append(
-                    f"{where}: panel {index + 1} is in layout row {row}; stored in row "
-                    f"{row_high}, the last a panel can be in"
-                )
-                row = row_high
-            panels.append(
-                replace(
-                    panel,
-                    src=storable_text(panel.src),
-                    url=storable_text(panel.url),
-                    caption=storable_text(panel.caption),
-                    svg=storable_text(panel.svg),
-                    row=row,
-                )
-            )
-        elements.append(
-            replace(
-                element,
-                anchor=element_keys[element.anchor],
-                section_anchor=section_keys[element.section_anchor],
-                grids=[
-                    [[replace(c, text=storable_text(c.text)) for c in row] for row in grid]
-                    for grid in element.grids
-                ],
-                panels=panels,
-                refs=[element_keys[r] for r in element.refs if r in element_keys],
-                **values,
-            )
-        )
+    sections = [_fit_section(section, section_keys, notes) for section in parsed.sections]
+    elements = [
+        _fit_element(element, section_keys, element_keys, notes) for element in parsed.elements
+    ]
     licence = parsed.licence
     if licence is not None:
         licence = replace(
@@ -271,6 +205,87 @@ def fit_parsed(parsed: ParsedPaper) -> ParsedPaper:
         ],
         licence=licence,
         generator=storable_text(parsed.generator),
+    )
+
+
+def _fit_section(
+    section: ParsedSection, section_keys: dict[str, str], notes: list[str]
+) -> ParsedSection:
+    """A parsed section with its anchor and parent's fitted, its number cut to its column."""
+    values = fit_values(
+        Section,
+        {
+            "number": section.number,
+            "title": section.title,
+            "level": section.level,
+            "order": section.order,
+        },
+        truncate={"number"},
+        notes=notes,
+        where=f"section {cut(section.anchor, 40)}",
+    )
+    parent = section_keys.get(section.parent_anchor) if section.parent_anchor else None
+    return replace(section, anchor=section_keys[section.anchor], parent_anchor=parent, **values)
+
+
+def _fit_element(
+    element: ParsedElement,
+    section_keys: dict[str, str],
+    element_keys: dict[str, str],
+    notes: list[str],
+) -> ParsedElement:
+    """A parsed element with its anchors (its own, its section's, its references') fitted, its
+    label cut to its column, and its cells' and panels' texts cleaned."""
+    where = cut(element.label or element.anchor, 40)
+    values = fit_values(
+        Element,
+        {
+            "label": element.label,
+            "number": element.number,
+            "caption": element.caption,
+            "text": element.text,
+            "table_html": element.table_html,
+            "order": element.order,
+            "degraded_reasons": element.degraded_reasons,
+        },
+        truncate={"label"},
+        notes=notes,
+        where=where,
+    )
+    return replace(
+        element,
+        anchor=element_keys[element.anchor],
+        section_anchor=section_keys[element.section_anchor],
+        grids=[
+            [[replace(c, text=storable_text(c.text)) for c in row] for row in grid]
+            for grid in element.grids
+        ],
+        panels=[
+            _fit_panel(panel, index, where, notes) for index, panel in enumerate(element.panels)
+        ],
+        refs=[element_keys[r] for r in element.refs if r in element_keys],
+        **values,
+    )
+
+
+def _fit_panel(panel: Panel, index: int, where: str, notes: list[str]) -> Panel:
+    """A parsed panel with its texts cleaned; a layout row beyond the column is the last row."""
+    fit_values(ElementPanel, {"order": index}, where=f"{where}, panel {index + 1}")
+    row_high = _RANGES[ElementPanel._meta.get_field("row").get_internal_type()][1]
+    row = panel.row
+    if row > row_high:
+        notes.append(
+            f"{where}: panel {index + 1} is in layout row {row}; stored in row "
+            f"{row_high}, the last a panel can be in"
+        )
+        row = row_high
+    return replace(
+        panel,
+        src=storable_text(panel.src),
+        url=storable_text(panel.url),
+        caption=storable_text(panel.caption),
+        svg=storable_text(panel.svg),
+        row=row,
     )
 
 

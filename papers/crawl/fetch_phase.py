@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from papers.assets import AssetError, decode_data_uri
 from papers.crawl.bookkeeping import ExecutionState, is_infrastructure_error
-from papers.crawl.client import ArxivClient
+from papers.crawl.client import ArxivClient, HtmlPage
 from papers.crawl.errors import (
     ConversionFailed,
     FetchError,
@@ -24,7 +24,7 @@ from papers.crawl.errors import (
 )
 from papers.crawl.services import log_event
 from papers.drawing import make_paper_images
-from papers.importing import PaperImportError, import_paper
+from papers.importing import ImportResult, PaperImportError, import_paper
 from papers.metadata import mark_paper_status
 from papers.models import CrawlEvent, CrawlItem, CrawlRun, Paper
 from papers.parsing import Panel
@@ -85,23 +85,44 @@ class FetchPhase(ExecutionState):
         self.report("fetch", counts["fetched"], run.target(counts), "done")
 
     def process(self, item: CrawlItem) -> None:
+        """Fetch and import one item's paper, log what its import says, and finish the item;
+        a paper stored already (by a killed session, or another run) is finished as stored."""
         paper = Paper.objects.get(pk=item.paper_id)
-        again = (paper.status == Paper.Status.FAILED and self.run.retry_failed) or (
-            paper.status == Paper.Status.REJECTED and self.run.keep_all
-        )
-        if paper.status != Paper.Status.FOUND and not (again and not item.attempted_at):
-            # Stored by an earlier session (killed before it could close the item), or by
-            # another run meanwhile: finish the item from what is stored, fetch nothing.
-            if paper.status == Paper.Status.PARSED:
-                if not paper.license_url:
-                    self.store_licence(item, paper)
-                self.finish_images(item, paper)
-            self.finish_from_paper(item, paper)
+        if not fetch_again(
+            paper.status,
+            retry_failed=self.run.retry_failed,
+            keep_all=self.run.keep_all,
+            attempted=item.attempted_at is not None,
+        ):
+            self.finish_stored(item, paper)
             return
         CrawlItem.objects.filter(pk=item.pk).update(attempted_at=timezone.now())
-        label = paper.versioned_id
+        page = self.fetch_page(item, paper)
+        if page is None:
+            return
+        result = self.import_page(item, paper, page)
+        if result is None:
+            return
+        self.log_import(item, result)
+        paper = result.paper
+        if paper.status == Paper.Status.PARSED:
+            self.store_licence(item, paper)
+        self.finish_from_paper(item, paper)
+
+    def finish_stored(self, item: CrawlItem, paper: Paper) -> None:
+        """Finish the item from what is stored, fetching no page: a parsed paper gets the
+        licence and the images an earlier session did not finish."""
+        if paper.status == Paper.Status.PARSED:
+            if not paper.license_url:
+                self.store_licence(item, paper)
+            self.finish_images(item, paper)
+        self.finish_from_paper(item, paper)
+
+    def fetch_page(self, item: CrawlItem, paper: Paper) -> HtmlPage | None:
+        """The paper's HTML page, or None with the item finished: no HTML version (or a
+        failed conversion) is the paper's outcome, a failed fetch its failure."""
         try:
-            page = self.client.fetch_html(paper.arxiv_id, paper.version)
+            return self.client.fetch_html(paper.arxiv_id, paper.version)
         except (NotFound, ConversionFailed) as exc:
             what = "no HTML version" if isinstance(exc, NotFound) else "HTML conversion failed"
             code = "not_found" if isinstance(exc, NotFound) else "conversion_failed"
@@ -113,7 +134,6 @@ class FetchPhase(ExecutionState):
                 level=CrawlEvent.Level.INFO,
                 url=exc.url,
             )
-            return
         except FetchError as exc:
             self.record_outcome(
                 item,
@@ -122,9 +142,14 @@ class FetchPhase(ExecutionState):
                 _failure_code(exc),
                 url=exc.url,
             )
-            return
+        return None
+
+    def import_page(self, item: CrawlItem, paper: Paper, page: HtmlPage) -> ImportResult | None:
+        """The page imported with the run's minimums and images, or None with the item
+        finished as failed (an infrastructure error is raised: the run fails, and resumes)."""
+        label = paper.versioned_id
         try:
-            result = import_paper(
+            return import_paper(
                 html=page.html,
                 page_url=page.url,
                 assets=GatedAssets(self.client),
@@ -149,38 +174,25 @@ class FetchPhase(ExecutionState):
                 level=CrawlEvent.Level.ERROR,
                 url=page.url,
             )
-            return
         except Exception as exc:  # noqa: BLE001 - one paper must not stop the run
             if is_infrastructure_error(exc):
                 raise  # not the paper's fault: the run fails, and resumes from here
             log.exception("importing %s failed", label)
             self.record_failure(item, exc, url=page.url)
-            return
-        for warning in result.warnings:
-            # Numbered floats not kept, numbers printed twice, package alerts.
-            log_event(
-                self.run,
-                warning,
-                kind="parse",
-                paper=label,
-                item_id=item.pk,
-                level=CrawlEvent.Level.WARNING,
-            )
-        for note in result.notes:  # algorithm/listing floats skipped: the log, not the problems
+        return None
+
+    def log_import(self, item: CrawlItem, result: ImportResult) -> None:
+        """What the import says about the page, in the run's log: the parse's warnings
+        (numbered floats not kept, numbers printed twice, package alerts), the floats skipped
+        on purpose (algorithms, listings: a note, not a problem), and the images not read."""
+        label = result.paper.versioned_id
+        warning = CrawlEvent.Level.WARNING
+        for text in result.warnings:
+            log_event(self.run, text, kind="parse", paper=label, item_id=item.pk, level=warning)
+        for note in result.notes:
             log_event(self.run, note, kind="parse", paper=label, item_id=item.pk)
         for problem in result.problems:
-            log_event(
-                self.run,
-                problem,
-                kind="asset",
-                paper=label,
-                item_id=item.pk,
-                level=CrawlEvent.Level.WARNING,
-            )
-        paper = result.paper
-        if paper.status == Paper.Status.PARSED:
-            self.store_licence(item, paper)
-        self.finish_from_paper(item, paper)
+            log_event(self.run, problem, kind="asset", paper=label, item_id=item.pk, level=warning)
 
     def finish_images(self, item: CrawlItem, paper: Paper) -> None:
         """Screenshots a killed session did not finish: a parsed paper whose images were
@@ -328,6 +340,18 @@ class FetchPhase(ExecutionState):
             charts=item.charts,
             finished_at=timezone.now(),
         )
+
+
+def fetch_again(status: str, *, retry_failed: bool, keep_all: bool, attempted: bool) -> bool:
+    """Whether an item's paper is fetched (and imported) now: a paper only found is; a failed
+    one is under --retry-failed, a rejected one under --keep-all, each only if this run has
+    not tried it yet (a killed session's try is finished from what it stored)."""
+    if status == Paper.Status.FOUND:
+        return True
+    again = (status == Paper.Status.FAILED and retry_failed) or (
+        status == Paper.Status.REJECTED and keep_all
+    )
+    return again and not attempted
 
 
 def _failure_code(exc: FetchError) -> str:

@@ -96,6 +96,20 @@ class PoliteSession(requests.Session):
         kwargs.pop("stream", None)
         if kwargs.get("timeout") is None:
             kwargs["timeout"] = self.timeout
+        response = self._send_with_retries(request, **kwargs)
+        if allow_redirects and response.is_redirect:
+            # Each hop is a request of its own and passes the gate (through self.send).
+            history = [response]
+            history.extend(self.resolve_redirects(response, request, **kwargs))
+            response = history.pop()
+            response.history = history
+        return response
+
+    def _send_with_retries(
+        self, request: requests.PreparedRequest, **kwargs: Any
+    ) -> requests.Response:
+        """One request, tried again (by the policy) on a connection error, a timeout, a
+        truncated body, a 429 or a 5xx; the answer says how many tries it took (`tries`)."""
         kind = self.classify(request.url or "")
         tried = 0
 
@@ -108,51 +122,35 @@ class PoliteSession(requests.Session):
             response.tries = tried  # type: ignore[attr-defined]
             return response
 
-        def wait(state: tenacity.RetryCallState) -> float:
-            pause = self.policy.backoff(state.attempt_number)
-            outcome = state.outcome
-            if outcome is None or outcome.failed:
-                return pause
-            response = outcome.result()
-            retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            if retry_after is not None:
-                retry_after = min(retry_after, self.policy.max_retry_after)
-                self.gate.defer(retry_after)  # every worker waits, not only this one
-                pause = max(pause, retry_after)
-            log.info(
-                "HTTP %s from %s; try %s again in %.1f s",
-                response.status_code,
-                request.url,
-                state.attempt_number + 1,
-                pause,
-            )
-            return pause
-
-        def exhausted(state: tenacity.RetryCallState) -> requests.Response:
-            outcome = state.outcome
-            assert outcome is not None
-            if outcome.failed:  # the last try raised too: said with how many there were
-                exc = outcome.exception()
-                raise RetriesExhausted(
-                    f"{exc.__class__.__name__}: {exc} (after {state.attempt_number} tries)",
-                    tries=state.attempt_number,
-                ) from exc
-            return outcome.result()  # the last answer (a 429 or 5xx): the caller says it
-
-        response = self.policy.retrying(
+        return self.policy.retrying(
             retry=tenacity.retry_if_exception_type(RETRY_EXCEPTIONS)
             | tenacity.retry_if_result(lambda r: r.status_code in RETRY_STATUSES),
-            wait=wait,
+            wait=lambda state: self._retry_pause(state, request.url),
             sleep=self._pause,
-            exhausted=exhausted,
+            exhausted=_exhausted,
         )(attempt)
-        if allow_redirects and response.is_redirect:
-            # Each hop is a request of its own and passes the gate (through self.send).
-            history = [response]
-            history.extend(self.resolve_redirects(response, request, **kwargs))
-            response = history.pop()
-            response.history = history
-        return response
+
+    def _retry_pause(self, state: tenacity.RetryCallState, url: str | None) -> float:
+        """How long to wait before the next try: the policy's back-off, or an answer's
+        Retry-After (capped) when longer, which defers every worker through the gate."""
+        pause = self.policy.backoff(state.attempt_number)
+        outcome = state.outcome
+        if outcome is None or outcome.failed:
+            return pause
+        response = outcome.result()
+        retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        if retry_after is not None:
+            retry_after = min(retry_after, self.policy.max_retry_after)
+            self.gate.defer(retry_after)  # every worker waits, not only this one
+            pause = max(pause, retry_after)
+        log.info(
+            "HTTP %s from %s; try %s again in %.1f s",
+            response.status_code,
+            url,
+            state.attempt_number + 1,
+            pause,
+        )
+        return pause
 
     def _send_once(
         self, request: requests.PreparedRequest, *, kind: str, **kwargs: Any
@@ -208,3 +206,17 @@ class PoliteSession(requests.Session):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or parts.netloc not in self.allowed_hosts:
             raise FetchError(f"refusing to fetch {url}: not an arXiv address", url=url)
+
+
+def _exhausted(state: tenacity.RetryCallState) -> requests.Response:
+    """When no try is left: the last answer (a 429 or 5xx, which the caller says), or the last
+    try's exception, said with how many tries there were."""
+    outcome = state.outcome
+    assert outcome is not None
+    if outcome.failed:
+        exc = outcome.exception()
+        raise RetriesExhausted(
+            f"{exc.__class__.__name__}: {exc} (after {state.attempt_number} tries)",
+            tries=state.attempt_number,
+        ) from exc
+    return outcome.result()
