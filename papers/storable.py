@@ -208,18 +208,26 @@ def fit_parsed(parsed: ParsedPaper) -> ParsedPaper:
     )
 
 
+# The parsed values a section's and an element's columns hold (the anchors are fitted apart).
+_SECTION_VALUES = ("number", "title", "level", "order")
+_ELEMENT_VALUES = (
+    "label",
+    "number",
+    "caption",
+    "text",
+    "table_html",
+    "order",
+    "degraded_reasons",
+)
+
+
 def _fit_section(
     section: ParsedSection, section_keys: dict[str, str], notes: list[str]
 ) -> ParsedSection:
     """A parsed section with its anchor and parent's fitted, its number cut to its column."""
     values = fit_values(
         Section,
-        {
-            "number": section.number,
-            "title": section.title,
-            "level": section.level,
-            "order": section.order,
-        },
+        {name: getattr(section, name) for name in _SECTION_VALUES},
         truncate={"number"},
         notes=notes,
         where=f"section {cut(section.anchor, 40)}",
@@ -239,15 +247,7 @@ def _fit_element(
     where = cut(element.label or element.anchor, 40)
     values = fit_values(
         Element,
-        {
-            "label": element.label,
-            "number": element.number,
-            "caption": element.caption,
-            "text": element.text,
-            "table_html": element.table_html,
-            "order": element.order,
-            "degraded_reasons": element.degraded_reasons,
-        },
+        {name: getattr(element, name) for name in _ELEMENT_VALUES},
         truncate={"label"},
         notes=notes,
         where=where,
