@@ -15,7 +15,10 @@ KEYWORDS = ("bearer", "token")
 
 class TokenAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request: Request) -> tuple[object, ApiToken] | None:
-        header = authentication.get_authorization_header(request).split()
+        try:
+            header = authentication.get_authorization_header(request).split()
+        except UnicodeEncodeError:  # beyond Latin-1: no server delivers it, a test client may
+            raise exceptions.AuthenticationFailed("This token is not valid.") from None
         if not header or header[0].decode("latin-1").lower() not in KEYWORDS:
             return None  # no token: the session may still sign the request in
         if len(header) != 2:

@@ -44,9 +44,21 @@ class Refused(exceptions.APIException):
         super().__init__(message, code)
 
 
+def printable(value: Any) -> Any:
+    """`value` with lone surrogates (which no UTF-8 body can carry) shown as U+FFFD: a message
+    may quote what was sent, and "\\ud800" is a JSON string a client can send."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable(v) for v in value]
+    return value
+
+
 def refusal(status_code: int, code: str, message: str, field: str = "", **more: Any) -> Response:
     body = {"status": status_code, "code": code, "message": message, "field": field, **more}
-    return Response(body, status=status_code)
+    return Response(printable(body), status=status_code)
 
 
 def _first(detail: Any) -> tuple[str, str, str]:
@@ -87,7 +99,7 @@ def handler(exc: Exception, context: dict) -> Response | None:
     elif isinstance(exc, exceptions.Throttled):
         code = "throttled"
     body = {"status": response.status_code, "code": code, "message": message, "field": field}
-    response.data = body
+    response.data = printable(body)
     return response
 
 

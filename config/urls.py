@@ -30,6 +30,7 @@ urlpatterns = [
     path("accounts/", include("annotation.account_urls")),
     path("api/", include("api.urls")),
     path("crawl/", include("papers.urls_crawl")),
+    path("", include("api.page_urls")),
     path("", include("workspace.urls")),  # the workspace home and the annotation app's pages
     path("", include("guidelines.urls")),
     path("", include("annotation.answer_urls")),  # "edit my last answer"

@@ -9,12 +9,15 @@ unreadable JSON. The data is real (built by the services the pages call), so the
 parsing code rather than stop at a permission check: every row with fields must answer at least
 one hostile request with 400. Each request runs in a savepoint rolled back after it, so a value
 that happens to be accepted changes nothing for the next one. The Django admin's routes are
-covered too, with fewer values each."""
+covered too, with fewer values each; so are the HTTP API's (/api/), each route read from the
+resolver and its fields from the API's OpenAPI schema (no table to keep), with an admin's token,
+every refusal in the API's JSON shape."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import time
 import traceback
 from collections.abc import Callable
@@ -37,6 +40,7 @@ from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import reperturbation
 from annotation.writing import services as writing
+from api.tokens import issue_token
 from evaluation.models import EvaluationRun
 from papers.models import CrawlRun, Element
 from tests.annotation.claim_factories import curated_paper, submit
@@ -194,6 +198,7 @@ def _world() -> World:
         "subfield": Subfield.objects.get(code="cs.CL").pk,
         "pair0": pair0,
         "evaluation_run": evaluation_run.pk,
+        "api_token": issue_token(user=erin, name="hostile input")[0].pk,
     }
     for name in ("write", "reperturb", "evidence", "adjudication", "validation", "baseline"):
         kw[name].refresh_from_db()
@@ -515,6 +520,8 @@ ROUTES = [
         form=lambda w: {"username": "writer", "address": "192.0.2.1"},
     ),
     Route("account_sessions", users=("writer",), methods=BOTH, says_400=False),
+    Route("api_tokens", users=("writer", "admin"), methods=BOTH, form=lambda w: {"name": "a"}),
+    Route("manage_api_tokens", methods=BOTH, form=lambda w: {"revoke": str(w.kw["api_token"])}),
     Route(
         "annotation:archive",
         methods=POST,
@@ -789,8 +796,8 @@ def _converters(patterns=None, namespace: str = "") -> dict[str, dict[str, objec
     found: dict[str, dict[str, object]] = {}
     for p in get_resolver().url_patterns if patterns is None else patterns:
         if isinstance(p, URLResolver):
-            if p.app_name == "admin" or str(p.pattern).startswith("django-rq"):
-                continue
+            if p.app_name in ("admin", "api") or str(p.pattern).startswith("django-rq"):
+                continue  # the admin's and the API's routes: tests of their own below
             found |= _converters(p.url_patterns, p.namespace or namespace)
         elif isinstance(p, URLPattern):
             if str(p.pattern).startswith("^media/"):
@@ -1134,6 +1141,269 @@ def test_the_admin_answers_hostile_values_without_a_server_error(world_media):
     assert not outcome.failures, f"{len(outcome.failures)} failures:\n" + "\n".join(
         outcome.failures[:200]
     )
+
+
+# --- The HTTP API (/api/): its routes, its fields, in its JSON shape ---------------------------
+
+# Every route of the `api` namespace is read from the resolver (a route added later is covered
+# with no row to write), and the fields of each operation from the OpenAPI schema the API
+# serves: its query parameters and its request body's properties. An admin's token sends them
+# hostile values; no answer may be a 5xx, and every refusal is `{status, code, message, field}`.
+
+API_SHAPE = {"status", "code", "message", "field"}
+API_QUERY = ["²", "9" * 5000, "-1", "\x00", ["1", "١٢"], str(2**70), "", "null"]
+API_JSON = [
+    10**30,
+    2**70,
+    -1,
+    None,
+    [],
+    {},
+    "\x00",
+    "\ud800",  # sent as the JSON escape "\ud800": a lone surrogate
+    [["1"]],
+    ["²"],
+    "9" * 5000,
+    True,
+    1.5,
+    {"a": 1},
+    ["\ud800"],
+    "",
+]
+API_BODIES = [
+    b"",
+    b"{",
+    b"\xff\xfe",
+    b"null",
+    b"[]",
+    b"5",
+    b'"x"',
+    b"NaN",
+    b'{"a": NaN}',
+    b"1e999999",
+    b'"\\ud800"',
+    b"[" * 50_000,
+    MB.encode(),
+    json.dumps({"x": MB}).encode(),
+]
+API_PATH_VALUES = {  # per converter: values its pattern takes that no object has, and others
+    "IdConverter": ["0", "9" * 18, str(2**70), "-1", "987654321987"],
+    "IntConverter": ["0", "9" * 18, str(2**70), "9" * 5000, "-1"],
+    "ArxivIdConverter": ["9999.99999", "x" * 2000, "..", "-1", "²"],
+}
+API_PATH_OTHER = ["A" * 22, "..", "²", "\x00", "x" * 2000]
+API_METHODS = ("get", "post", "put", "patch", "delete")
+SPECTACULAR = ("api:schema", "api:docs")  # the schema is built per request: fewer values
+
+
+@dataclass
+class ApiRoute:
+    name: str
+    pattern: str  # e.g. "api/people/<id:user_id>/"
+    methods: tuple[str, ...]
+    converters: dict[str, object]
+
+    @property
+    def openapi_path(self) -> str:
+        return "/" + re.sub(r"<(?:[^>:]+:)?([^>]+)>", r"{\1}", self.pattern)
+
+    def url(self, values: dict[str, str]) -> str:
+        def part(match: re.Match) -> str:
+            return quote(str(values[match.group(1)]), safe="")
+
+        return "/" + re.sub(r"<(?:[^>:]+:)?([^>]+)>", part, self.pattern)
+
+
+def _api_routes(patterns=None, namespace: str = "", prefix: str = "") -> list[ApiRoute]:
+    found: list[ApiRoute] = []
+    for p in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(p, URLResolver):
+            found += _api_routes(p.url_patterns, p.namespace or namespace, prefix + str(p.pattern))
+        elif isinstance(p, URLPattern) and namespace == "api" and p.name != "unknown":
+            view = getattr(p.callback, "cls", None)
+            allowed = getattr(view, "http_method_names", API_METHODS)
+            methods = tuple(m for m in API_METHODS if m in allowed and hasattr(view, m))
+            converters = dict(getattr(p.pattern, "converters", {}))
+            found.append(ApiRoute(f"api:{p.name}", prefix + str(p.pattern), methods, converters))
+    return found
+
+
+def _real_values(route: ApiRoute, w: World) -> dict[str, str]:
+    """The route's URL parts with objects of the world where it has them (any value else: the
+    route then answers 404, after reading its query and body)."""
+    by_name = {
+        "arxiv_id": w.kw["arxiv_id"],
+        "version": w.kw["version"],
+        "user_id": w.kw["erin"],
+        "split_id": w.kw["split"],
+        "export_id": w.kw["export"],
+        "run_id": w.kw["evaluation_run"] if "evaluation" in route.pattern else w.kw["crawl"],
+    }
+    return {name: str(by_name.get(name, 1)) for name in route.converters}
+
+
+def _schema_fields(schema: dict, route: ApiRoute, method: str) -> tuple[list[str], list[str]]:
+    """(query parameters, body fields) the schema gives the operation."""
+    operation = schema["paths"].get(route.openapi_path, {}).get(method, {})
+    query = [p["name"] for p in operation.get("parameters", []) if p.get("in") == "query"]
+    body: list[str] = []
+    for media in operation.get("requestBody", {}).get("content", {}).values():
+        described = media.get("schema", {})
+        if "$ref" in described:
+            described = schema["components"]["schemas"][described["$ref"].rsplit("/", 1)[-1]]
+        body += [name for name in described.get("properties", {}) if name not in body]
+    return query, body
+
+
+def _api_send(
+    outcome: Outcome,
+    client: Client,
+    method: str,
+    url: str,
+    what: str,
+    label: str,
+    body: bytes | str | None = None,
+    content_type: str = "application/json",
+) -> None:
+    """One API request in a savepoint rolled back after it: a 5xx, an exception or a refusal
+    out of the JSON shape is a failure."""
+    outcome.requests += 1
+    try:
+        with transaction.atomic():
+            try:
+                if method == "get":
+                    response = client.get(url)
+                else:
+                    response = getattr(client, method)(url, body or b"", content_type=content_type)
+            finally:
+                transaction.set_rollback(True)
+    except Exception as exc:  # noqa: BLE001 - any exception out of a view is the failure
+        where = "".join(traceback.format_exception(exc)[-3:]).strip().splitlines()[-1]
+        outcome.failures.append(f"{label}: {method.upper()} {what}: raised {where}")
+        return
+    status = response.status_code
+    outcome.statuses.setdefault((label, "admin"), []).append(status)
+    if status >= 500:
+        outcome.failures.append(f"{label}: {method.upper()} {what}: {status}")
+    elif status >= 400 and label not in SPECTACULAR:
+        try:
+            refusal = json.loads(response.content)
+        except ValueError:
+            refusal = None
+        if not (
+            isinstance(refusal, dict) and API_SHAPE <= set(refusal) and refusal["status"] == status
+        ):
+            outcome.failures.append(
+                f"{label}: {method.upper()} {what}: {status} not in the JSON shape: "
+                f"{response.content[:120]!r}"
+            )
+
+
+def _attack_api(route: ApiRoute, schema: dict, w: World, client: Client, outcome: Outcome) -> None:
+    light = route.name in SPECTACULAR
+    real = _real_values(route, w)
+    url = route.url(real)
+    label = route.name
+
+    def send(method: str, target: str, what: str, body=None, kind="application/json") -> None:
+        _api_send(outcome, client, method, target, what, label, body, kind)
+
+    for method in route.methods:
+        query, fields = _schema_fields(schema, route, method)
+        if method == "get":
+            names = query + ["cursor", "page_size", "q", "format"]
+            for name in ["format", "lang"] if light else names:
+                for value in API_QUERY[:3] if light else API_QUERY:
+                    send("get", f"{url}?{_form({name: value})}", f"?{name}={_shown(value)}")
+            if not light:  # every parameter at once, a 1 MB one too
+                for value in ("\x00", MB):
+                    params = _form(dict.fromkeys(names, value))
+                    send("get", f"{url}?{params}", f"every parameter {_shown(value)}")
+            continue
+        for body in API_BODIES:
+            send(method, url, f"JSON body {_shown(body)}", body)
+        send(method, url, "form body", _form({"x": "\x00"}), "application/x-www-form-urlencoded")
+        for name in fields or ["x"]:
+            for value in API_JSON:
+                send(method, url, f"{name}={_shown(value)}", json.dumps({name: value}))
+        for value in (MB, 10**30, [], "\ud800"):
+            every = json.dumps(dict.fromkeys(fields or ["x"], value))
+            send(method, url, f"every field {_shown(value)}", every)
+            if fields:
+                send(
+                    method,
+                    url,
+                    f"every field {_shown(value)}, form",
+                    _form(dict.fromkeys(fields, value if value == MB else "²")),
+                    "application/x-www-form-urlencoded",
+                )
+    # The methods it does not take, the JSON shape too (405).
+    for method in (m for m in API_METHODS if m not in route.methods):
+        send(method, url, f"{method.upper()} (not taken)", b"{}")
+    # Its URL parts: values of their form that no object has, and others.
+    for name, converter in route.converters.items():
+        kind = type(converter).__name__
+        for value in API_PATH_VALUES.get(kind, API_PATH_OTHER):
+            hostile = route.url(real | {name: value})
+            for method in route.methods:
+                send(method, hostile, f"{name}={_shown(value)}", b"{}")
+
+
+API_ROUTES = _api_routes()  # read when the module is collected: each route is a test
+API_SPOTS = {r.name: r for r in API_ROUTES}
+
+
+@pytest.fixture
+def api_admin(world_media, settings) -> Client:
+    """An admin's token client, with no request budget (these tests send many requests)."""
+    from django.core.cache import cache
+
+    settings.API_RATE = ""
+    cache.clear()
+    _, raw = issue_token(user=world_media.users["admin"], name="hostile")
+    return Client(headers={"Authorization": f"Bearer {raw}"})
+
+
+@pytest.fixture(scope="module")
+def api_schema(django_db_setup, django_db_blocker) -> dict:
+    with django_db_blocker.unblock():
+        return Client().get("/api/schema/?format=json").json()
+
+
+def test_the_api_routes_are_enumerated():
+    names = set(API_SPOTS)
+    assert {"api:schema", "api:docs"} <= names and "api:unknown" not in names
+    assert len(names) > 2, "no API route besides the schema and its docs"
+
+
+@pytest.mark.parametrize("name", list(API_SPOTS))
+def test_the_api_answers_hostile_values_in_its_json_shape(name, world_media, api_admin, api_schema):
+    """One /api/ route with an admin's token: hostile query parameters, JSON bodies (wrong
+    types, huge numbers, NUL, lone surrogates, 1 MB strings, unreadable JSON), form bodies,
+    methods it does not take and hostile URL parts. The schema and its docs are drf-spectacular's
+    (YAML and HTML): no 5xx, their refusals need not be the API's JSON."""
+    route = API_SPOTS[name]
+    started = time.perf_counter()
+    outcome = Outcome()
+    _attack_api(route, api_schema, world_media, api_admin, outcome)
+    elapsed = time.perf_counter() - started
+    print(f"{outcome.requests} hostile requests to {name} in {elapsed:.1f} s")
+    assert not outcome.failures, f"{len(outcome.failures)} failures:\n" + "\n".join(
+        outcome.failures[:200]
+    )
+    # The values reached the parsing code: a route that reads a body refused one with 400.
+    if any(m != "get" for m in route.methods):
+        assert 400 in outcome.statuses.get((name, "admin"), []), "never refused a bad body"
+
+
+def test_an_address_no_api_route_takes_answers_the_json_404(api_admin):
+    outcome = Outcome()
+    for value in ("x", "\x00", "²" * 50, "../" * 20, "x" * 5000, "people/" + str(2**70) + "/"):
+        for method in API_METHODS:
+            url = "/api/" + quote(value, safe="/")
+            _api_send(outcome, api_admin, method, url, f"/api/{_shown(value)}", "unknown", b"{}")
+    assert not outcome.failures, "\n".join(outcome.failures)
+    assert set(outcome.statuses[("unknown", "admin")]) == {404}
 
 
 # --- What the issue found, one by one: a readable 400, and nothing lost ------------------------

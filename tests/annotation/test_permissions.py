@@ -343,6 +343,7 @@ CASES = [
     Case("annotation:expert", lambda w: f"/manage/people/{w.users['other'].pk}/", STAFF_ONLY),
     Case("annotation:people_time_csv", lambda w: "/manage/people/time.csv", STAFF_ONLY),
     Case("sign_ins", lambda w: "/manage/sign-ins/", STAFF_ONLY),
+    Case("manage_api_tokens", lambda w: "/manage/api-tokens/", STAFF_ONLY),
     Case(
         "sign_ins",
         lambda w: "/manage/sign-ins/",
@@ -351,6 +352,7 @@ CASES = [
         data=lambda w: {"address": "192.0.2.1"},
     ),
     Case("account_sessions", lambda w: "/accounts/sessions/", EVERYONE),
+    Case("api_tokens", lambda w: "/accounts/api-tokens/", EVERYONE),
     # Archiving (issue 20): posts that change nothing here (un-archive what is not archived).
     Case(
         "annotation:archive",
