@@ -47,6 +47,7 @@ from annotation.models import (
 )
 from annotation.models.review import FINAL_STATES
 from annotation.queue import work
+from annotation.writing import rewrites
 from annotation.writing import warnings as claim_warnings
 from annotation.writing.perturbation import (
     EvidenceChart,
@@ -54,7 +55,7 @@ from annotation.writing.perturbation import (
     Suggestion,
     perturbation_suggestions,
 )
-from annotation.writing.rules import SUBSET_GUIDE, ContextElement, normalise
+from annotation.writing.rules import SUBSET_GUIDE, ContextElement
 from papers.models import Element, Paper, Section
 from papers.parsing.document import Cell, GridTooLarge, grid_occupancy
 from papers.render.limits import MAX_GRID_SLOTS
@@ -506,13 +507,16 @@ def _failed(claim: Claim) -> FailedPerturbation:
 
 
 def reperturbation_suggestions(page: ReperturbationPage) -> list[Suggestion]:
-    """The suggester's perturbations of the entailed claim, without those already found true."""
-    tried = {normalise(c.text) for c in [page.failed.claim, *page.earlier]}
+    """The suggester's perturbations of the entailed claim, without those that make a change
+    already found true for this pair (the perturbation that turned out true and every earlier
+    one), compared by the values and words they change, not by their text (`rewrites`)."""
+    tried = [c.text for c in [page.failed.claim, *page.earlier]]
+    claim = page.entailed.text
     evidence = {e.pk for e in page.evidence}
     return [
         s
-        for s in suggestions(page.pair.task, page.entailed.text, evidence)
-        if normalise(s.text) not in tried
+        for s in suggestions(page.pair.task, claim, evidence)
+        if not rewrites.found_true(claim, s.text, tried)
     ]
 
 
