@@ -3,6 +3,7 @@ and images, and the admins' page (waiting items, overrides, reopening, dropping 
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -38,6 +39,7 @@ from annotation.views.common import (
 )
 from annotation.views.work_page import WorkItemPage
 from annotation.writing import selectors as writing
+from annotation.writing import warnings as claim_warnings
 from papers.access import staff_required
 
 
@@ -120,6 +122,11 @@ class _ReviewPage(WorkItemPage):
 
     def context_of(self, page) -> dict:
         return {
+            # Only the warnings of the claim's own text: none comparing it with its pair or
+            # its evidence (they would tell the label or the writer's evidence).
+            "claim_warnings": claim_warnings.text_warnings(
+                page.claim_text, low=settings.CLAIM_MIN_WORDS, high=settings.CLAIM_MAX_WORDS
+            ),
             "page": page,
             "item": page.item,
             "editable": page.item.held_by(self.request.user),

@@ -1,5 +1,6 @@
-"""Automatic warnings on a claim, shown to writers as they type and to validators, never
-blocking: pure functions, no Django."""
+"""Automatic warnings on a claim, never blocking: pure functions, no Django. Those of the claim's
+own text (`text_warnings`) are shown to every stage that reads it; those comparing it with its
+pair or its evidence (`comparing_warnings`) to writers as they type and to validators only."""
 
 from __future__ import annotations
 
@@ -432,6 +433,44 @@ def negation_artifact(entailed: str, refuted: str) -> Warning | None:
     )
 
 
+def text_warnings(text: str, *, low: int = 6, high: int = 120) -> list[Warning]:
+    """The warnings computed from the claim's own text alone (repeated words, misspellings,
+    length, HTML or LaTeX markup), in a fixed order: shown to every stage that reads the claim,
+    the blind second annotator and the adjudicator too, since they tell nothing of its pair,
+    its label or its evidence."""
+    found = [
+        repeated_words(text),
+        misspellings(text),
+        length_out_of_range(text, low=low, high=high),
+    ]
+    return [w for w in found if w is not None] + markup(text)
+
+
+def comparing_warnings(
+    *,
+    text: str,
+    entailed: str = "",
+    refuted: str = "",
+    paragraphs: Iterable[str] = (),
+    visuals: Iterable[str] = (),
+    evidence: Iterable[tuple[str, str, str]] | None = None,
+) -> list[Warning]:
+    """The warnings that compare the claim with its pair or its evidence (numbers only in the
+    text, a table or figure named but not among its evidence, a refuted claim stating the
+    entailed one's facts or only negating it), in a fixed order: for the writer and the
+    validator only. A blind annotator or an adjudicator never sees one: each would tell them
+    something of the pair, the claim's label or the writer's evidence."""
+    paragraphs, visuals = list(paragraphs), list(visuals)
+    trivial = trivial_perturbation(entailed, refuted)
+    found = [
+        text_only_numbers(text, paragraphs, visuals),
+        reference_mismatch(text, evidence) if evidence is not None else None,
+        trivial,
+        None if trivial else negation_artifact(entailed, refuted),
+    ]
+    return [w for w in found if w is not None]
+
+
 def claim_warnings(
     *,
     text: str,
@@ -443,16 +482,14 @@ def claim_warnings(
     low: int = 6,
     high: int = 120,
 ) -> list[Warning]:
-    """Every warning for one claim, in a fixed order. `evidence`: the claim's tables/charts as
+    """Every warning for one claim, in a fixed order: those comparing it with its pair or
+    evidence, then those of its own text. `evidence`: the claim's tables/charts as
     (kind, label, number), when known (`reference_mismatch`)."""
-    paragraphs, visuals = list(paragraphs), list(visuals)
-    found = [
-        text_only_numbers(text, paragraphs, visuals),
-        reference_mismatch(text, evidence) if evidence is not None else None,
-        trivial_perturbation(entailed, refuted),
-        None if trivial_perturbation(entailed, refuted) else negation_artifact(entailed, refuted),
-        repeated_words(text),
-        misspellings(text),
-        length_out_of_range(text, low=low, high=high),
-    ]
-    return [w for w in found if w is not None] + markup(text)
+    return comparing_warnings(
+        text=text,
+        entailed=entailed,
+        refuted=refuted,
+        paragraphs=paragraphs,
+        visuals=visuals,
+        evidence=evidence,
+    ) + text_warnings(text, low=low, high=high)
