@@ -7,6 +7,8 @@ import datetime as dt
 from django import forms
 from django.utils import timezone
 
+from annotation.errors import too_long
+from annotation.experts.services import MAX_NAME, MAX_NOTES, MAX_VENUE
 from annotation.inputs import MAX_ID, BadInput, parse_id
 from annotation.models import AssignmentStatus, Subfield
 from annotation.models.experts import MAX_PUBLICATION_TITLE
@@ -30,10 +32,29 @@ class ModelIdsField(forms.ModelMultipleChoiceField):
         return super().clean(value)
 
 
+class LimitedText(forms.CharField):
+    """Free text of at most `limit` characters: longer is refused, naming the field and the
+    limit, never cut. The input carries `data-max` (the counter of static/js/counter.js), not
+    `maxlength`, at which a browser would silently cut a paste."""
+
+    def __init__(self, limit: int, **kwargs):
+        self.limit = limit
+        super().__init__(**kwargs)
+
+    def widget_attrs(self, widget: forms.Widget) -> dict:
+        return super().widget_attrs(widget) | {"data-max": str(self.limit)}
+
+    def clean(self, value):
+        value = super().clean(value)
+        if problem := too_long(str(self.label or "text"), value or "", self.limit):
+            raise forms.ValidationError(problem, code="too_long")
+        return value
+
+
 class AccountForm(forms.Form):
-    username = forms.CharField(max_length=150)
-    first_name = forms.CharField(max_length=150, required=False)
-    last_name = forms.CharField(max_length=150, required=False)
+    username = LimitedText(MAX_NAME, label="Username")
+    first_name = LimitedText(MAX_NAME, required=False, label="First name")
+    last_name = LimitedText(MAX_NAME, required=False, label="Last name")
     email = forms.EmailField(required=False)
     is_staff = forms.BooleanField(required=False, label="Admin (staff)")
 
@@ -43,13 +64,17 @@ class ExpertProfileForm(forms.Form):
         queryset=Subfield.objects.all(), required=False, widget=forms.CheckboxSelectMultiple
     )
     active = forms.BooleanField(required=False, label="Active (gets new assignments)")
-    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    notes = LimitedText(
+        MAX_NOTES, widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Notes"
+    )
 
 
 class PublicationForm(forms.Form):
     # No max_length: the input would get a maxlength, at which a browser silently cuts a paste.
-    title = forms.CharField(widget=forms.TextInput(attrs={"class": "medium"}))
-    venue = forms.CharField(max_length=200)
+    title = forms.CharField(
+        widget=forms.TextInput(attrs={"class": "medium", "data-max": MAX_PUBLICATION_TITLE})
+    )
+    venue = LimitedText(MAX_VENUE, label="Venue")
     year = forms.IntegerField(min_value=1950, max_value=2100)
     subfield = forms.ModelChoiceField(queryset=Subfield.objects.all())
 
@@ -66,8 +91,10 @@ class PublicationForm(forms.Form):
 
 class TrainingForm(forms.Form):
     completed_on = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
-    trainer = forms.CharField(max_length=150, label="Trained by")
-    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    trainer = LimitedText(MAX_NAME, label="Trained by")
+    notes = LimitedText(
+        MAX_NOTES, widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Notes"
+    )
 
     def __init__(self, *args, **kwargs):
         # Its ids differ from the profile form's on the same page (both have `notes`).
@@ -124,7 +151,7 @@ class PaperSelectionForm(forms.Form):
     per_expert = forms.IntegerField(required=False, min_value=1, max_value=100_000)
     reassign = forms.BooleanField(required=False)
     subfield = forms.ModelChoiceField(queryset=Subfield.objects.all(), required=False)
-    note = forms.CharField(required=False, max_length=500)
+    note = LimitedText(500, required=False, label="Note")
 
     def __init__(self, *args, expert_choices: list[tuple[int, str]], **kwargs):
         super().__init__(*args, **kwargs)

@@ -132,6 +132,7 @@ class FlagFix(AppendOnly):
 
     class Meta:
         ordering = ["at", "id"]
+        verbose_name_plural = "flag fixes"  # not Django's "flag fixs"
         constraints = [
             models.CheckConstraint(condition=Q(action__in=FixAction.values), name="flagfix_action")
         ]

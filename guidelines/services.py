@@ -29,8 +29,10 @@ from jobs.models import Job
 from papers.drawing import render_paper_images
 from papers.models import Element, Paper
 
-MAX_NOTE = 4000  # a version's note, a flag's, a fix's note or reason
+MAX_NOTE = 5000  # a version's note, a flag's, a fix's note or reason
 MAX_KEY, MAX_TITLE, MAX_BODY = 64, 200, 20000  # a guideline section's key, title and text
+# What the pages' counters show (`data-max`): the same limits the services refuse beyond.
+LIMITS = {"note": MAX_NOTE, "key": MAX_KEY, "title": MAX_TITLE, "body": MAX_BODY}
 
 
 class GuidelineError(AnnotationError):

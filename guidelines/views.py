@@ -120,6 +120,7 @@ def edit(request: HttpRequest) -> HttpResponse:
         "error": error,
         "errors": errors,
         "latest": latest,
+        "limits": services.LIMITS,
     }
     return render(request, "guidelines/edit.html", context, status=400 if error else 200)
 
@@ -178,6 +179,7 @@ def _flag_page(request, *, item=None, paper=None, context_id=None, back=""):
         "errors": errors,
         "mine": mine,
         "back": back,
+        "limits": services.LIMITS,
     }
     return render(request, "guidelines/flag.html", context, status=400 if error else 200)
 
@@ -289,6 +291,7 @@ def flag_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "errors": errors,
             "posted": posted,
             "rerender": rerender,
+            "limits": services.LIMITS,
         },
         status=400 if error else 200,
     )

@@ -15,9 +15,7 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from annotation.errors import (
-    AccountError,
-)
+from annotation.errors import AccountError, too_long
 from annotation.models import (
     ExpertProfile,
     Publication,
@@ -30,6 +28,20 @@ User = get_user_model()
 
 
 log = logging.getLogger(__name__)
+
+# Free text of the People pages, refused whole (never cut) when longer, by the page's form and
+# by these services alike (a command, the shell or a script meets the same limit).
+MAX_NOTES = 5000  # an expert profile's notes, a training's notes
+MAX_NAME = 150  # a username, a first or last name, who gave a training (the columns' own)
+MAX_VENUE = 200  # a publication's venue (its column)
+
+
+def _refuse_long(fields: Iterable[tuple[str, str, int]]) -> None:
+    """Refuse, naming each (field, text, limit) longer than its limit with the limit and the
+    length; nothing is recorded."""
+    problems = [message for name, text, limit in fields if (message := too_long(name, text, limit))]
+    if problems:
+        raise AccountError("Nothing was saved: " + " ".join(problems), reason="too_long")
 
 
 # --- Accounts ------------------------------------------------------------------------------
@@ -56,6 +68,14 @@ def create_account(
     """A new account without a password, and its expert profile; returns the user and the path
     of the one-time link with which they choose their password (no e-mail is sent)."""
     username = username.strip()
+    _refuse_long(
+        [
+            ("Username", username, MAX_NAME),
+            ("First name", first_name.strip(), MAX_NAME),
+            ("Last name", last_name.strip(), MAX_NAME),
+            ("Email", email.strip(), 254),
+        ]
+    )
     if not username:
         raise AccountError("A username is required.")
     if User.objects.filter(username__iexact=username).exists():
@@ -101,6 +121,7 @@ def update_expert_profile(
     active: bool,
     notes: str = "",
 ) -> ExpertProfile:
+    _refuse_long([("Notes", notes, MAX_NOTES)])
     profile.active = active
     profile.notes = notes
     profile.save(update_fields=["active", "notes", "updated_at"])
@@ -115,11 +136,7 @@ def add_publication(
     title, venue = title.strip(), venue.strip()
     if not title or not venue:
         raise AccountError("A publication needs a title and a venue.")
-    if len(title) > MAX_PUBLICATION_TITLE:
-        raise AccountError(
-            f"This title has {len(title):,} characters; at most {MAX_PUBLICATION_TITLE:,} are "
-            "accepted. Nothing was saved."
-        )
+    _refuse_long([("Title", title, MAX_PUBLICATION_TITLE), ("Venue", venue, MAX_VENUE)])
     if not 1950 <= year <= timezone.now().year + 1:
         raise AccountError(f"{year} is not a plausible publication year.")
     return Publication.objects.create(
@@ -145,6 +162,7 @@ def record_training(
         raise AccountError("Training can only be recorded once it has taken place.")
     if not trainer.strip():
         raise AccountError("Say who gave the training.")
+    _refuse_long([("Trained by", trainer.strip(), MAX_NAME), ("Notes", notes, MAX_NOTES)])
     return Training.objects.create(
         expert=profile,
         completed_on=completed_on,

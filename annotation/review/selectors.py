@@ -11,6 +11,7 @@ from django.db.models import Count, Prefetch, QuerySet
 from annotation import inputs as parse
 from annotation.curation import selectors as curation_selectors
 from annotation.models import (
+    AdjudicationDecision,
     Claim,
     ClaimReview,
     EvidenceAnnotation,
@@ -151,7 +152,9 @@ def adjudication_page(item: WorkItem) -> AdjudicationPage:
         ],
         disagreement=claim.review.disagreement,
         jaccard=claim.review.evidence_jaccard,
-        earlier=item.claim.adjudications.count(),
+        earlier=claim.adjudications.exclude(item_id=item.pk)
+        .filter(decision=AdjudicationDecision.UNRESOLVED)
+        .count(),
     )
 
 

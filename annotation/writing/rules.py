@@ -135,7 +135,7 @@ def check_pair(
     for field, text in (("entailed", draft.entailed), ("refuted", draft.refuted)):
         n = word_count(text)
         if not text.strip():
-            errors[field] = "Write the claim."
+            errors[field] = f"Write the {field} claim."
         elif n < min_words or n > max_words:
             errors[field] = f"A claim has {min_words}–{max_words} words; this one has {n}."
         elif copied_from(text, paragraph_texts):

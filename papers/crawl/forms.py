@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -9,6 +10,9 @@ from django.conf import settings
 
 from papers.crawl.ids import IdListError, ListedId, read_id_lines
 from papers.crawl.services import DEFAULT_CATEGORIES, DEFAULT_WINDOW
+
+# An arXiv category as the crawl service takes it ("cs.CL", "math", "q-bio.NC").
+_CATEGORY = re.compile(r"[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?")
 
 
 class _FilterForm(forms.Form):
@@ -44,7 +48,9 @@ class CrawlForm(_FilterForm):
         widget=forms.CheckboxSelectMultiple,
     )
     other_categories = forms.CharField(
-        required=False, help_text="More categories, comma-separated (e.g. cs.HC, stat.ML)"
+        required=False,
+        max_length=500,
+        help_text="More categories, comma-separated (e.g. cs.HC, stat.ML)",
     )
     max_papers = forms.IntegerField(
         required=False,
@@ -54,9 +60,22 @@ class CrawlForm(_FilterForm):
     )
     accepted_only = forms.BooleanField(required=False, label="Accepted papers only")
 
+    def clean_other_categories(self) -> list[str]:
+        """The typed categories, each once; what is not a category is refused here, beside the
+        field, once (not again by the service the valid form is handed to)."""
+        extra = [c.strip() for c in self.cleaned_data["other_categories"].split(",") if c.strip()]
+        extra = list(dict.fromkeys(extra))
+        if bad := [c for c in extra if not _CATEGORY.fullmatch(c)]:
+            raise forms.ValidationError(
+                f"These are not arXiv categories: {', '.join(bad)} (e.g. cs.CL)."
+            )
+        return extra
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        extra = [c.strip() for c in data.get("other_categories", "").split(",") if c.strip()]
+        if "other_categories" in self.errors:
+            return data
+        extra = data.get("other_categories", [])
         data["all_categories"] = list(dict.fromkeys([*data.get("categories", []), *extra]))
         if not data["all_categories"]:
             raise forms.ValidationError("Choose at least one category.")

@@ -74,7 +74,7 @@ def draft(**kw) -> PairDraft:
     ("changes", "field", "message"),
     [
         ({}, None, None),
-        ({"entailed": "  "}, "entailed", "Write the claim"),
+        ({"entailed": "  "}, "entailed", "Write the entailed claim"),
         ({"entailed": "Too short."}, "entailed", "6–40 words; this one has 2"),
         ({"entailed": "word " * 41}, "entailed", "has 41"),
         ({"entailed": "The paragraph says exactly this about results."}, "entailed", "copied"),

@@ -116,7 +116,10 @@ def test_an_existing_split_with_an_unsafe_name_exports_inside_release_dir(
     }
     if name.startswith("/"):  # not /tmp/sciver-escape-…-<stamp>/SciVer
         assert not list(Path(name).parent.glob(f"{Path(name).name}*"))
-    assert str(out) in client.get(response.url).content.decode()
+    # The page names the folder within RELEASE_DIR, never the server's absolute path (issue 44).
+    page = client.get(response.url).content.decode()
+    assert out.relative_to(settings.RELEASE_DIR).as_posix() in page
+    assert str(settings.RELEASE_DIR) not in page and str(tmp_path) not in page
 
 
 # --- 2. Claims re-opened after the split was frozen ------------------------------------------
