@@ -59,6 +59,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "config.middleware.SignedOutAnswers",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Under DEBUG (`make run`): the project's 404 page, not Django's list of every URL.
+    "config.errors.OwnNotFoundPage",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: it turns the sign-in throttle's verdict into the lockout page (config/signin.py).
     "axes.middleware.AxesMiddleware",
@@ -302,7 +304,9 @@ AXES_VERBOSE = False  # no banner on every command; lockouts are still logged
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # A 400 is one line (its path and message), not a traceback (config/errors.py).
+    "filters": {"one_line_400": {"()": "config.errors.OneLineBadRequests"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["one_line_400"]}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     # Axes tells of every sign-in at INFO; failures and lockouts are WARNING.
     "loggers": {"axes": {"level": "WARNING"}},

@@ -3,7 +3,8 @@
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.static import serve
 
@@ -19,12 +20,18 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever a page links (templates/base.html links the SVG)."""
+    return HttpResponsePermanentRedirect(static("favicon.svg"))
+
+
 # A BadInput from the forms and readers of annotation/inputs.py says what was wrong.
 handler400 = "annotation.views.common.bad_request"
 guard_admin_input(admin.site)  # the admin's own crashes on bad values: 400/404 (before its URLs)
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("manage/sign-ins/", sign_ins, name="sign_ins"),
     path("admin/", admin_urls(admin.site)),
     path("accounts/", include("annotation.account_urls")),

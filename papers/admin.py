@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from django.apps import apps
 from django.contrib import admin
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -11,6 +12,10 @@ from django.utils.safestring import mark_safe
 
 from papers import admin_crawl  # noqa: F401  (registers the crawl run admin)
 from papers.models import Element, ElementPanel, Paper, Section
+
+# What a claim was written on: once claims exist, these change only through a flag and its
+# recorded fix (guidelines' flag queue), never silently here.
+CLAIMED_READ_ONLY = ("caption", "text", "cells", "table_html", "image")
 
 THUMBNAIL_HEIGHTS = (60, 160, 400)  # px; classes in static/css/admin.css (no style attributes)
 
@@ -23,6 +28,26 @@ def _thumbnail(field_file, height: int = 160) -> str:
         field_file.url,
         min(THUMBNAIL_HEIGHTS, key=lambda h: abs(h - height)),
     )
+
+
+def claims_on(element: Element) -> list[int]:
+    """The claims written on this element: those citing it as evidence, and those of pairs
+    written on a task that sampled it. Through Django's model registry, so that papers imports
+    no later app (as papers.models.work_citing does); no claims app, no claims."""
+    try:
+        claim = apps.get_model("annotation", "Claim")
+        task = apps.get_model("annotation", "ClaimTask")
+    except LookupError:
+        return []
+    sampled = [
+        pk
+        for pk, ids in task.objects.filter(paper_id=element.paper_id).values_list(
+            "pk", "sampled_ids"
+        )
+        if element.pk in (ids or [])
+    ]
+    found = claim.objects.filter(Q(evidence=element) | Q(pair__task__in=sampled))
+    return sorted(set(found.values_list("pk", flat=True)))
 
 
 class AdminStyles:
@@ -260,6 +285,47 @@ class ElementAdmin(admin.ModelAdmin):
     exclude = ("references",)
     inlines = [ElementPanelInline]
     list_per_page = 50
+
+    def _claims(self, element: Element | None) -> list[int]:
+        if element is None or element.pk is None:
+            return []
+        # Asked once per request: the change page's element is one instance throughout.
+        if not hasattr(element, "_claims_on"):
+            element._claims_on = claims_on(element)  # type: ignore[attr-defined]
+        return element._claims_on  # type: ignore[attr-defined]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Element | None = None):
+        fields = ("correction", *super().get_readonly_fields(request, obj))
+        if self._claims(obj):
+            fields = (*fields, *CLAIMED_READ_ONLY)
+        return fields
+
+    def get_fields(self, request: HttpRequest, obj: Element | None = None):
+        # The note on corrections first; then the fields in the model's order.
+        fields = [f for f in super().get_fields(request, obj) if f != "correction"]
+        return ["correction", *fields]
+
+    @admin.display(description="corrections")
+    def correction(self, element: Element) -> str:
+        claims = self._claims(element)
+        if not claims:
+            return (
+                "No claim was written on this element yet: its caption, text, cells, HTML and "
+                "image may be corrected here. Once claims are written on it they are read-only."
+            )
+        return format_html(
+            '<p class="sv-warn"><strong>{} claim{} {} written on this element</strong> ({}): '
+            "its caption, text, cells, HTML and image are read-only here.</p>"
+            '<p class="help">A correction goes through a flag and its recorded fix: raise a flag '
+            'on the element from its task page, then correct it from <a href="{}">the flag '
+            "queue</a> (edit the caption or text, re-render, or mark it degraded), where the "
+            "fix is recorded with who, when, and the values before and after.</p>",
+            len(claims),
+            "s" if len(claims) != 1 else "",
+            "were" if len(claims) != 1 else "was",
+            ", ".join(f"claim #{pk}" for pk in claims[:10]) + (" …" if len(claims) > 10 else ""),
+            reverse("guidelines:queue"),
+        )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Element]:
         return super().get_queryset(request).select_related("paper")

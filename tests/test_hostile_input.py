@@ -290,6 +290,7 @@ WRITER, ANNOTATOR = ("writer", "admin"), ("annotator", "admin")
 
 ROUTES = [
     Route("healthz", users=("writer",)),
+    Route("favicon", users=("writer",)),
     Route(
         "login",
         users=("anonymous",),

@@ -64,7 +64,19 @@ def curate(request: HttpRequest, arxiv_id: str, version: int) -> HttpResponse:
         page = curation_selectors.curation_page(paper, version)
     except CuratedContext.DoesNotExist:
         return HttpResponseBadRequest("No such version of this paper's context.")
-    return render(request, "annotation/curate.html", {"page": page})
+    return render(request, "annotation/curate.html", _page_context(page))
+
+
+def _page_context(page: curation_selectors.CurationPage, **more) -> dict:
+    """The page and the sections held out by a removed section around them: their keep boxes
+    (and their elements') show "removed with its section", not their own ticked choice."""
+    live = {s.section.pk for s in page.sections if s.in_context}
+    held = {
+        s.section.pk
+        for s in page.sections
+        if s.section.parent_id and s.section.parent_id not in live
+    }
+    return {"page": page, "held_sections": held, **more}
 
 
 def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
@@ -92,7 +104,7 @@ def _save(request: HttpRequest, paper: Paper) -> HttpResponse:
         found = _differences(paper, page, decisions, form["based_on"]) if stale else None
         if not problems:
             page = curation_selectors.with_decisions(page, *decisions)
-        context = {"page": page, "error": exc.message, "note": form["note"], "stale": found}
+        context = _page_context(page, error=exc.message, note=form["note"], stale=found)
         status = 409 if stale else 400
         if refusals.is_script(request):
             return JsonResponse(

@@ -9,8 +9,45 @@
   let current = null;
   let dirty = false;
 
+  function ownKept(box) {
+    // A box held off by a removed section keeps its own choice in a hidden own-keep field.
+    if (!box.disabled) return box.checked;
+    return !!box.parentElement.querySelector("input.own-keep");
+  }
+
   function sectionKept(section) {
-    return section.querySelector(":scope > .cur-heading input.keep").checked;
+    return ownKept(section.querySelector(":scope > .cur-heading input.keep"));
+  }
+
+  function hold(box, held) {
+    // Inside a removed section an item is removed with it: its box is off and disabled, and
+    // its own choice waits in a hidden field (posted, so a save keeps it) until the section
+    // comes back. The server renders the same (templates/annotation/curate.html).
+    const label = box.parentElement;
+    const name = box.dataset.name || "";
+    if (held && !box.disabled) {
+      if (box.checked) {
+        const own = document.createElement("input");
+        own.type = "hidden";
+        own.className = "own-keep";
+        own.name = box.name;
+        own.value = box.value;
+        box.after(own);
+      }
+      box.checked = false;
+      box.disabled = true;
+    } else if (!held && box.disabled) {
+      const own = label.querySelector("input.own-keep");
+      box.checked = !!own;
+      if (own) own.remove();
+      box.disabled = false;
+    }
+    const words = label.querySelector(".w-removed");
+    if (words) words.textContent = held ? "removed with its section" : "removed";
+    if (name) {
+      const capital = name.charAt(0).toUpperCase() + name.slice(1);
+      box.setAttribute("aria-label", held ? `${capital}: removed with its section` : `Keep ${name}`);
+    }
   }
 
   function inContext(section) {
@@ -29,15 +66,20 @@
     const counts = { tables: 0, charts: 0, not_charts: 0, paragraphs: 0 };
     for (const section of sections) {
       const live = inContext(section);
+      const parent = byId.get(section.dataset.parent || "");
+      const held = !!parent && !inContext(parent);
+      hold(section.querySelector(":scope > .cur-heading input.keep"), held);
       const kept = sectionKept(section);
-      section.classList.toggle("removed", !kept);
+      section.classList.toggle("removed", !kept || held);
+      section.classList.toggle("with-section", held);
       section.classList.toggle("out", !live);
-      const note = section.querySelector(":scope > .cur-heading .state-note");
-      note.textContent = kept && !live ? "inside a removed section" : "";
       for (const item of section.querySelectorAll(".cur-element")) {
-        const keep = item.querySelector("input.keep").checked;
+        const box = item.querySelector("input.keep");
+        hold(box, !live);
+        const keep = box.checked;
         const notChart = item.querySelector("input.notchart");
         item.classList.toggle("removed", !keep);
+        item.classList.toggle("with-section", !live);
         item.classList.toggle("not-chart", !!(notChart && notChart.checked));
         if (!live || !keep) continue;
         const kind = item.dataset.kind;
@@ -73,7 +115,11 @@
   }
 
   function visibleItems() {
-    return Array.from(form.querySelectorAll("[data-item]")).filter((el) => el.offsetParent !== null);
+    // Items removed with their section are skipped: their boxes are disabled.
+    const held = ":scope > .keep-toggle input.keep:disabled";
+    return Array.from(form.querySelectorAll("[data-item]")).filter(
+      (el) => el.offsetParent !== null && !el.querySelector(held),
+    );
   }
 
   function setCurrent(item, scroll) {
@@ -100,7 +146,7 @@
   }
 
   function toggle(box) {
-    if (!box) return;
+    if (!box || box.disabled) return;
     box.checked = !box.checked;
     box.dispatchEvent(new Event("change", { bubbles: true }));
   }
@@ -109,9 +155,14 @@
     for (const section of sections) {
       if (section.dataset.proposed === "root") {
         const box = section.querySelector(":scope > .cur-heading input.keep");
-        if (box.checked) toggle(box);
+        const own = box.disabled && box.parentElement.querySelector("input.own-keep");
+        if (own) {
+          own.remove(); // held by a removed section: its own choice becomes "removed"
+          markDirty();
+        } else if (box.checked) toggle(box);
       }
     }
+    refresh();
   }
 
   form.addEventListener("change", () => {

@@ -434,6 +434,7 @@ CASES = [
     ),
     Case("password_reset_complete", lambda w: "/accounts/reset/done/", {r: 200 for r in ROLES}),
     Case("healthz", lambda w: "/healthz", {r: 200 for r in ROLES}),
+    Case("favicon", lambda w: "/favicon.ico", {r: 301 for r in ROLES}),
     Case(
         "admin",
         lambda w: "/admin/annotation/assignment/",

@@ -787,7 +787,10 @@ def simulate(
         )
     report = Report()
     before = Paper.objects.filter(synthetic=True).count()
-    copies = ensure_copies(papers, progress=progress)
+    copies = ensure_copies(
+        papers,
+        progress=None if progress is None else (lambda d, t, m: progress(d, t, f"imported {m}")),
+    )
     report.papers_imported = Paper.objects.filter(synthetic=True).count() - before
     fresh = [p for p in copies if _writer_of(p) is None]
     if not fresh:
@@ -834,6 +837,14 @@ def _simulate(
             if picked is not None:
                 tail[stage] = picked
     full = pool
+    # Progress counts every paper, one step each as it is written or left for people (the
+    # tail too): a batch's review and validation are said at its last paper's count.
+    done = [0]
+
+    def step(paper: Paper, what: str) -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], len(full) + len(tail), f"{paper.versioned_id}: {what}")
 
     def writer_for(paper: Paper, *, person: bool) -> AbstractBaseUser:
         people = people_for(paper.subfield_code or "") if person else []
@@ -865,11 +876,12 @@ def _simulate(
         batch = full[start : start + BATCH]
         for paper in batch:
             write(paper, writer_for(paper, person=False))
+            step(paper, "claims written")
         drain(WorkKind.BLIND, everyone, second_annotate(rng, report))
         drain(WorkKind.ADJUDICATE, everyone, adjudicate(rng, report))
         drain(WorkKind.VALIDATE, everyone, validate(rng, report))
         if progress is not None:
-            progress(start + len(batch), len(full), f"{report.pairs} pairs through validation")
+            progress(done[0], len(full) + len(tail), f"{report.pairs} pairs through validation")
     report.papers_simulated = len(full)
 
     # The tail, in this order so that each stage's queue holds only its own paper's items.
@@ -896,6 +908,7 @@ def _simulate(
         else:
             assign(paper, writer_for(paper, person=True))
         report.left.setdefault(stage.strip(), []).append(paper.versioned_id)
+        step(paper, f"left {stage.strip()}")
     return report
 
 
