@@ -205,6 +205,16 @@ def send(client: Client, headers: dict, method: str, url: str):
     return response
 
 
+# What each refused role's answer says in `code`: no token, a revoked one, not allowed.
+REFUSAL_CODES = {
+    "anonymous": "not_authenticated",
+    "revoked admin": "authentication_failed",
+    "annotator": "permission_denied",
+    "other annotator": "permission_denied",
+    "admin session": "permission_denied",
+}
+
+
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: r.name)
 def test_every_role_gets_what_the_route_allows(route: ApiRoute, callers):
     if route.name not in EXPECTED:
@@ -225,6 +235,7 @@ def test_every_role_gets_what_the_route_allows(route: ApiRoute, callers):
             if status in (401, 403):  # a refusal in the API's JSON shape, saying why
                 body = response.json()
                 assert SHAPE <= set(body) and body["status"] == status, (role, method, body)
+                assert body["code"] == REFUSAL_CODES[role], (role, method, body)
                 if role == "admin session":
                     assert "CSRF" in body["message"], body
             if status == 401:

@@ -304,27 +304,7 @@ def test_a_jobs_progress_message_and_error(admin_api: Api):
     )
 
 
-# --- Who may call them ---------------------------------------------------------------------
-
-ROUTES = [
-    ("get", "/api/papers/"),
-    ("get", "/api/papers/2410.00001v1/"),
-    ("post", "/api/papers/add/"),
-    ("get", "/api/crawls/"),
-    ("get", "/api/crawls/1/"),
-    ("get", "/api/jobs/1/"),
-]
-
-
-@pytest.mark.parametrize(("method", "path"), ROUTES)
-def test_annotators_are_refused_and_strangers_asked_for_a_token(
-    annotator_api: Api, method: str, path: str
-):
-    refused = getattr(annotator_api, method)(path)
-    assert refused.status == 403 and refused.body["code"] == "permission_denied"
-    stranger = getattr(Api(Client()), method)(path)
-    assert stranger.status == 401 and stranger.body["code"] == "not_authenticated"
-    assert not CrawlRun.objects.exists()
+# Who may call them: tests/api/test_api_permissions.py (every route, every role).
 
 
 def test_the_schema_documents_each_routes_answer(admin_api: Api):

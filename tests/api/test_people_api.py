@@ -233,25 +233,7 @@ def test_agreement_is_given_as_numbers(admin_api: Api):
     assert body["archived_papers"] == 0
 
 
-# --- Who may call them ---------------------------------------------------------------------
-
-ROUTES = [
-    ("get", "/api/people/"),
-    ("get", "/api/people/1/"),
-    ("post", "/api/assignments/"),
-    ("get", "/api/progress/"),
-    ("get", "/api/agreement/"),
-]
-
-
-@pytest.mark.parametrize(("method", "path"), ROUTES)
-def test_annotators_are_refused_and_strangers_asked_for_a_token(
-    annotator_api: Api, method: str, path: str
-):
-    refused = getattr(annotator_api, method)(path)
-    assert refused.status == 403 and refused.body["code"] == "permission_denied"
-    stranger = getattr(Api(Client()), method)(path)
-    assert stranger.status == 401 and stranger.body["code"] == "not_authenticated"
+# Who may call them: tests/api/test_api_permissions.py (every route, every role).
 
 
 def test_the_schema_documents_each_routes_answer(admin_api: Api):
