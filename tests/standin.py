@@ -22,6 +22,7 @@ import select
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -293,6 +294,23 @@ class StandInArxiv:
             "ARXIV_HTML_URL": self.html_url,
             "ARXIV_ABS_URL": self.abs_url,
         }
+
+    def point_crawler(self, settings, tmp_path) -> None:
+        """Point the crawler (pytest-django's `settings`) at this stand-in: its addresses, no
+        politeness delay, a gate of the test's own, short timeouts and few tries, and the
+        default filter of 2 tables and 2 charts."""
+        for key, value in self.settings().items():
+            setattr(settings, key, value)
+        settings.ARXIV_DELAY_SECONDS = 0.0
+        settings.ARXIV_GATE_FILE = str(tmp_path / "arxiv-gate")
+        settings.ARXIV_GATE_KEY = f"sciver-test:{uuid.uuid4().hex}"
+        settings.ARXIV_BACKOFF_SECONDS = 0.02
+        settings.ARXIV_CONNECT_TIMEOUT = 2.0
+        settings.ARXIV_READ_TIMEOUT = 0.5
+        settings.ARXIV_REQUEST_DEADLINE = 5.0
+        settings.ARXIV_MAX_TRIES = 3
+        settings.MIN_TABLES = 2
+        settings.MIN_CHARTS = 2
 
     def start(self) -> StandInArxiv:
         handler = type("Handler", (_Handler,), {"standin": self})

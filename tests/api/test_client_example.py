@@ -5,7 +5,6 @@ it. Only the example's four settings lines are set here (server, token, ids, siz
 from __future__ import annotations
 
 import re
-import uuid
 import zipfile
 from pathlib import Path
 
@@ -44,13 +43,8 @@ def arxiv(settings, tmp_path):
     server = StandInArxiv(
         [paper("2410.00101", published=day(3)), paper("2410.00102", published=day(4))]
     ).start()
-    for key, value in server.settings().items():
-        setattr(settings, key, value)
-    settings.ARXIV_DELAY_SECONDS = 0.0
-    settings.ARXIV_GATE_FILE = str(tmp_path / "arxiv-gate")
-    settings.ARXIV_GATE_KEY = f"sciver-test:{uuid.uuid4().hex}"
+    server.point_crawler(settings, tmp_path)
     settings.REDIS_URL = ""  # the crawl and the export run in threads of the server
-    settings.MIN_TABLES = settings.MIN_CHARTS = 2
     settings.USE_CHROMIUM = False
     try:
         yield server

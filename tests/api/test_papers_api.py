@@ -4,7 +4,6 @@ gets the page's own message for the same input; annotators get 403, no token 401
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,18 +44,7 @@ def standin() -> Iterator[StandInArxiv]:
 @pytest.fixture
 def arxiv(settings, standin: StandInArxiv, tmp_path: Path) -> StandInArxiv:
     """The crawler pointed at the stand-in, quick, its jobs run inline (no thread to wait for)."""
-    for key, value in standin.settings().items():
-        setattr(settings, key, value)
-    settings.ARXIV_DELAY_SECONDS = 0.0
-    settings.ARXIV_GATE_FILE = str(tmp_path / "arxiv-gate")
-    settings.ARXIV_GATE_KEY = f"sciver-test:{uuid.uuid4().hex}"
-    settings.ARXIV_BACKOFF_SECONDS = 0.02
-    settings.ARXIV_CONNECT_TIMEOUT = 2.0
-    settings.ARXIV_READ_TIMEOUT = 0.5
-    settings.ARXIV_REQUEST_DEADLINE = 5.0
-    settings.ARXIV_MAX_TRIES = 3
-    settings.MIN_TABLES = 2
-    settings.MIN_CHARTS = 2
+    standin.point_crawler(settings, tmp_path)
     settings.USE_CHROMIUM = False
     settings.REDIS_URL = ""
     settings.JOBS_INLINE = True
