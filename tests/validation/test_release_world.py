@@ -206,10 +206,7 @@ def test_a_simulator_release_of_400_records_gives_a_claim_only_model_nothing(dem
     audit = json.loads(run("audit_release", str(out), "--json"))
     overall = audit["baseline"]["overall"]
     assert overall["total"] == test
-    # The verdict is the audit's own rule (its interval against ARTIFACT_MARGIN). The point
-    # estimate moves with the draw, which depends on row ids (and so on the tests that ran
-    # before in this worker): 0.6006 has been seen, so the bound on it is a sanity bound only.
+    assert abs(overall["accuracy"] - overall["chance"]) <= 0.10, overall  # within 10 points
     assert audit["warn"] is False
-    assert abs(overall["accuracy"] - overall["chance"]) <= 0.15, overall
     # No refuted claim is only a negation of its entailed claim.
     assert all(s["negation"] == 0 for s in audit["pairs"].values()), audit["pairs"]
