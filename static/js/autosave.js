@@ -47,13 +47,42 @@ window.workAutosave = function (options) {
   }
 
   // --- This browser's copy: first, always.
-  function keepLocally() {
-    if (!collect || !storageKey) return;
+  // Beside the draft, the drafts this browser sent the server (their text, newest last): a draft
+  // the server holds that this browser sent before its newest typing is older than that typing,
+  // whenever the server happened to record it (a save sent just before the connection went
+  // can be recorded after the text typed offline).
+  const SENT_KEPT = 20;
+
+  function readLocal() {
+    if (!storageKey) return null;
     try {
-      localStorage.setItem(storageKey, JSON.stringify({ at: Date.now(), draft: collect() }));
+      return JSON.parse(localStorage.getItem(storageKey) || "null");
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function writeLocal(saved) {
+    try {
+      localStorage.setItem(storageKey, JSON.stringify(saved));
     } catch (error) {
       // Storage full or refused: the server's draft is the copy.
     }
+  }
+
+  function keepLocally() {
+    if (!collect || !storageKey) return;
+    const saved = readLocal();
+    writeLocal({ at: Date.now(), draft: collect(), sent: (saved && saved.sent) || [] });
+  }
+
+  function keepSent(text) {
+    if (!collect || !storageKey) return;
+    const saved = readLocal() || { at: Date.now(), draft: collect() };
+    const sent = (saved.sent || []).filter((one) => one !== text);
+    sent.push(text);
+    saved.sent = sent.slice(-SENT_KEPT);
+    writeLocal(saved);
   }
 
   function forgetLocally() {
@@ -62,15 +91,15 @@ window.workAutosave = function (options) {
 
   function restoreLocal() {
     if (!collect || !apply || !storageKey || !editable) return;
-    let saved = null;
-    try {
-      saved = JSON.parse(localStorage.getItem(storageKey) || "null");
-    } catch (error) {
-      saved = null;
-    }
+    const saved = readLocal();
     if (!saved || !saved.draft) return;
+    const shown = JSON.stringify(collect());
+    if (JSON.stringify(saved.draft) === shown) return;
+    // The server's draft wins when it is newer than this browser's typing, unless it is one
+    // this browser sent itself (then this browser's newest typing is newer still).
     const serverAt = parseInt(root.dataset.serverDraftAt || "0", 10) * 1000;
-    if (saved.at <= serverAt || JSON.stringify(saved.draft) === JSON.stringify(collect())) return;
+    const ours = (saved.sent || []).includes(shown);
+    if (saved.at <= serverAt && !ours) return;
     apply(saved.draft);
     dirty = true;
     say("Restored text typed in this browser that had not reached the server; saving it now.", true);
@@ -221,11 +250,33 @@ window.workAutosave = function (options) {
     }
   }
 
-  // --- The server's copy.
-  async function save() {
+  // --- The server's copy. One save at a time from this page: a save asked for while one is on
+  // its way goes after it (with the text as it is then), and a submission waits for it, so the
+  // server never records this page's drafts out of order or a draft after the submission.
+  let saving = null; // the save on its way
+  let again = false; // a save asked for meanwhile
+
+  function save() {
+    if (saving) {
+      again = true;
+      return saving;
+    }
+    saving = sendDraft().finally(() => {
+      saving = null;
+      if (again) {
+        again = false;
+        if (!submitting) save();
+      }
+    });
+    return saving;
+  }
+
+  async function sendDraft() {
     clearTimeout(retry);
     if (!collect || !draftUrl || !editable || blocked) return;
-    const body = JSON.stringify({ version: parseInt(root.dataset.version, 10), draft: collect() });
+    const draft = collect();
+    keepSent(JSON.stringify(draft));
+    const body = JSON.stringify({ version: parseInt(root.dataset.version, 10), draft });
     let response;
     try {
       response = await fetch(draftUrl, {
@@ -241,7 +292,7 @@ window.workAutosave = function (options) {
     }
     const data = await response.json().catch(() => null);
     if (response.ok && data) {
-      if (!timer) dirty = false; // nothing changed while the draft was on its way
+      if (!timer && !again) dirty = false; // nothing changed while the draft was on its way
       root.dataset.serverDraftAt = String(Math.floor(Date.now() / 1000));
       say(`Draft saved ${data.saved_at}.`, false);
       recovered();
@@ -286,6 +337,8 @@ window.workAutosave = function (options) {
     clearTimeout(retry);
     keepLocally();
     busy(true);
+    again = false;
+    if (saving) await saving; // its answer is said; the submission goes after it
     let body;
     try {
       body = new FormData(form, event.submitter || null);
