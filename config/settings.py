@@ -216,6 +216,24 @@ if not SECURE_HSTS_PRELOAD:
     # default (SECURE_HSTS_PRELOAD=1 opts in), so its reminder is not a warning here.
     SILENCED_SYSTEM_CHECKS.append("security.W021")
 
+# --- The cache: request budgets of the API (api/throttling.py) and the audit's pool -----------
+# Without CACHE_URL each server process keeps its own in memory (a budget per process: with
+# gunicorn's 4 workers, 4 times API_RATE). With CACHE_URL (redis://host:port/db, a Redis
+# database of its own: the cache may clear it) every process shares one.
+CACHE_URL = env("CACHE_URL", default="")
+if CACHE_URL:
+    if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(
+            f"CACHE_URL must be a Redis address (redis://host:port/db), not {CACHE_URL!r}"
+        )
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "sciver",
+        }
+    }
+
 # --- The HTTP API (api/, docs/api.md) -------------------------------------------------------
 # Requests per token a minute (per person on a session, per address signed out); "" for none.
 API_RATE = env("API_RATE", default="600/min")
