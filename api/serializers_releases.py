@@ -13,6 +13,7 @@ from evaluation.services import OUTCOME_COLUMNS
 from jobs.models import Job
 from validation.export import services as export_services
 from validation.models import ReleaseExport, SplitVersion
+from validation.templatetags.release_paths import release_path
 
 # --- Request bodies (documentation only) -----------------------------------------------------
 
@@ -158,6 +159,9 @@ class ExportSerializer(serializers.ModelSerializer):
         help_text="The export has stopped: finished, failed or cancelled (see status)"
     )
     manifest = serializers.SerializerMethodField()
+    out = serializers.SerializerMethodField(
+        help_text="The release's folder, relative to the server's release folder"
+    )
     url = serializers.SerializerMethodField()
     download_url = serializers.SerializerMethodField()
     labels_url = serializers.SerializerMethodField()
@@ -182,6 +186,9 @@ class ExportSerializer(serializers.ModelSerializer):
             "check_url",
             "created",
         )
+
+    def get_out(self, export: ReleaseExport) -> str:
+        return release_path(export.out)
 
     def get_split(self, export: ReleaseExport) -> dict[str, Any]:
         return {"id": export.split_id, "name": export.split.name}

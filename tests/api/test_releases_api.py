@@ -139,6 +139,9 @@ def test_an_export_is_followed_to_its_archive_labels_and_check(
 
     status = admin_api.get(started.body["url"]).body
     assert status["status"] == "finished", status["job"]["error"]
+    # The folder as the releases page names it: within RELEASE_DIR, not the server's own path.
+    assert status["out"] == Path(export.out).relative_to(settings.RELEASE_DIR).as_posix()
+    assert not status["out"].startswith("/") and str(settings.RELEASE_DIR) not in str(status)
     assert status["job"]["percent"] == 100 and status["hide_test_labels"] is True
     assert status["manifest"]["files"] == len(export.manifest["files"]) > 0
     assert status["manifest"]["hidden_labels_records"] == 4
