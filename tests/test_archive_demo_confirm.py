@@ -89,4 +89,7 @@ def test_the_command_says_what_the_archive_strands(demo_study):
     assert "Stranded by this archive" in output
     assert f"baseline study {study.pk} (answered 1 of {2 * study.items.count()})" in output
     assert "dave holds 1 human-baseline item" in output
-    assert WorkItem.objects.filter(kind=WorkKind.BASELINE, paper__archived_at__isnull=True).count() == 0
+    assert (
+        WorkItem.objects.filter(kind=WorkKind.BASELINE, paper__archived_at__isnull=True).count()
+        == 0
+    )

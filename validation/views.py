@@ -18,6 +18,7 @@ from annotation.evidence import rule_text
 from annotation.inputs import MAX_TEXT, Values
 from annotation.models import Claim, CuratedElement, Subset, WorkItem, WorkKind
 from annotation.queue import work
+from annotation.queue.takers import Takers, takers
 from annotation.views import refusals
 from annotation.views.common import (
     NextStage,
@@ -175,7 +176,8 @@ def overview(request: HttpRequest) -> HttpResponse:
     context = {
         "counts": work.status_counts(WorkKind.VALIDATE),
         "waiting_total": total + back_total,
-        "waiting": waiting + back_waiting,
+        # Allow someone: per validation item, only the experts who may take it.
+        "waiting": _with_takers(waiting) + [(w, None) for w in back_waiting],
         "validated": live.filter(status="validated").count(),
         "revised": live.filter(revisions__gt=0).count(),
         "pending": live.filter(status="pending").count(),
@@ -196,6 +198,13 @@ def overview(request: HttpRequest) -> HttpResponse:
     )
     refused = filters.is_bound and not filters.is_valid()  # its error shows, unfiltered
     return render(request, "validation/overview.html", context, status=400 if refused else 200)
+
+
+def _with_takers(
+    waiting: list[work.WaitingItem],
+) -> list[tuple[work.WaitingItem, Takers | None]]:
+    found = takers([w.item for w in waiting])
+    return [(w, found[w.item.pk]) for w in waiting]
 
 
 @staff_required
@@ -266,9 +275,11 @@ def statistics(request: HttpRequest) -> HttpResponse:
 def baseline(request: HttpRequest) -> HttpResponse:
     candidates = baseline_services.baseline_candidates()
     status = 200
+    chosen: list[int] = []
     if request.method == "POST":
         try:
             form = BaselineStudyForm.read(request.POST)
+            chosen = form["experts"]
             known = {u.pk for u in candidates}
             unknown = [pk for pk in form["experts"] if pk not in known]
             if unknown:
@@ -280,6 +291,7 @@ def baseline(request: HttpRequest) -> HttpResponse:
                 expert_ids=form["experts"],
                 per_subset=form["per_subset"] or settings.BASELINE_PER_SUBSET,
                 seed=form["seed"] or 0,
+                anyway=form["anyway"],
             )
         except (AnnotationError, parse.BadInput) as exc:
             messages.error(request, str(exc))
@@ -289,8 +301,9 @@ def baseline(request: HttpRequest) -> HttpResponse:
                 request, f"Study {study.pk} started with {study.items.count()} claims."
             )
             return redirect("validation:baseline_study", study_id=study.pk)
+    pools = baseline_services.expert_pools([u.pk for u in candidates])
     context = {
-        "candidates": candidates,
+        "candidates": [(u, pools[u.pk], u.pk in chosen) for u in candidates],
         "studies": BaselineStudy.objects.prefetch_related("experts"),
         "per_subset": settings.BASELINE_PER_SUBSET,
     }
