@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from annotation.errors import AnnotationError
 from tests.annotation.factories import make_expert
 from tests.validation.factories import Team, validated_pairs
 from validation.baseline import services as baseline_services
@@ -54,7 +55,7 @@ def test_an_expert_eligible_for_nothing_is_refused_unless_started_anyway(client,
 
 def test_the_service_refuses_too_naming_why(candidates):
     team, ann, _, newbie = candidates
-    with pytest.raises(baseline_services.NothingToAnswer, match=r"newbie: eligible for no subf"):
+    with pytest.raises(AnnotationError, match=r"newbie: eligible for no subfield"):
         baseline_services.start_baseline(by=team.admin, expert_ids=[ann.pk, newbie.pk])
     study = baseline_services.start_baseline(
         by=team.admin, expert_ids=[ann.pk, newbie.pk], anyway=True
