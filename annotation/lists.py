@@ -7,10 +7,11 @@ from typing import Any
 
 from django import forms
 from django.core.paginator import Page, Paginator
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import HttpRequest
 
 from annotation import inputs as parse
+from annotation.models import Claim
 
 PAGE_SIZE = 50
 
@@ -58,6 +59,25 @@ class PairListForm(SearchForm):
     def __init__(self, *args: Any, subset_choices: list[tuple[str, str]], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["subset"].choices = [("", "any"), *subset_choices]
+        self.fields["q"].widget.attrs["placeholder"] = "pair key, paper, writer or claim text"
+
+
+def pair_search(pairs: QuerySet, query: str) -> QuerySet:
+    """Claim pairs whose key is `query`, or whose paper (id, title), writer or claim text (the
+    entailed or the refuted claim, a replaced one too) contains it, ignoring case; each with
+    its claims that match as `matching` (one query more for the page)."""
+    claims = Claim.objects.filter(text__icontains=query)
+    return pairs.filter(
+        Q(key__iexact=query)
+        | Q(paper__arxiv_id__icontains=query)
+        | Q(paper__title__icontains=query)
+        | Q(writer__username__icontains=query)
+        | Q(Exists(claims.filter(pair=OuterRef("pk"))))
+    ).prefetch_related(
+        Prefetch(
+            "claims", queryset=claims.only("id", "pair_id", "label", "text"), to_attr="matching"
+        )
+    )
 
 
 def archived_filter(queryset: QuerySet, show: str, field: str = "archived_at") -> QuerySet:

@@ -45,6 +45,7 @@ class BaselineStudyForm(Form):
     experts = IdsField()
     per_subset = WholeNumberField(min=1, max=10_000)
     seed = WholeNumberField(max=2**31 - 1)
+    anyway = FlagField()  # start even with an expert eligible for none of the claims
 
 
 class SplitForm(Form):

@@ -16,8 +16,9 @@ from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text
 from annotation.inputs import MAX_TEXT, Values
-from annotation.models import Claim, ClaimPair, CuratedElement, Subset, WorkItem, WorkKind
+from annotation.models import Claim, CuratedElement, Subset, WorkItem, WorkKind
 from annotation.queue import work
+from annotation.queue.takers import Takers, takers
 from annotation.views import refusals
 from annotation.views.common import (
     NextStage,
@@ -35,6 +36,7 @@ from validation import selectors, services, stats
 from validation.audit import pool as audit_pool
 from validation.audit.plot import artifact_context
 from validation.baseline import services as baseline_services
+from validation.baseline.report import latest_human_accuracy, study_report
 from validation.export import services as export_services
 from validation.forms import (
     BaselineAnswerForm,
@@ -44,7 +46,6 @@ from validation.forms import (
 )
 from validation.models import (
     CRITERIA,
-    BaselineItem,
     BaselineStudy,
     ReleaseExport,
     SplitVersion,
@@ -175,7 +176,8 @@ def overview(request: HttpRequest) -> HttpResponse:
     context = {
         "counts": work.status_counts(WorkKind.VALIDATE),
         "waiting_total": total + back_total,
-        "waiting": waiting + back_waiting,
+        # Allow someone: per validation item, only the experts who may take it.
+        "waiting": _with_takers(waiting) + [(w, None) for w in back_waiting],
         "validated": live.filter(status="validated").count(),
         "revised": live.filter(revisions__gt=0).count(),
         "pending": live.filter(status="pending").count(),
@@ -196,6 +198,13 @@ def overview(request: HttpRequest) -> HttpResponse:
     )
     refused = filters.is_bound and not filters.is_valid()  # its error shows, unfiltered
     return render(request, "validation/overview.html", context, status=400 if refused else 200)
+
+
+def _with_takers(
+    waiting: list[work.WaitingItem],
+) -> list[tuple[work.WaitingItem, Takers | None]]:
+    found = takers([w.item for w in waiting])
+    return [(w, found[w.item.pk]) for w in waiting]
 
 
 @staff_required
@@ -266,9 +275,11 @@ def statistics(request: HttpRequest) -> HttpResponse:
 def baseline(request: HttpRequest) -> HttpResponse:
     candidates = baseline_services.baseline_candidates()
     status = 200
+    chosen: list[int] = []
     if request.method == "POST":
         try:
             form = BaselineStudyForm.read(request.POST)
+            chosen = form["experts"]
             known = {u.pk for u in candidates}
             unknown = [pk for pk in form["experts"] if pk not in known]
             if unknown:
@@ -280,6 +291,7 @@ def baseline(request: HttpRequest) -> HttpResponse:
                 expert_ids=form["experts"],
                 per_subset=form["per_subset"] or settings.BASELINE_PER_SUBSET,
                 seed=form["seed"] or 0,
+                anyway=form["anyway"],
             )
         except (AnnotationError, parse.BadInput) as exc:
             messages.error(request, str(exc))
@@ -289,68 +301,13 @@ def baseline(request: HttpRequest) -> HttpResponse:
                 request, f"Study {study.pk} started with {study.items.count()} claims."
             )
             return redirect("validation:baseline_study", study_id=study.pk)
+    pools = baseline_services.expert_pools([u.pk for u in candidates])
     context = {
-        "candidates": candidates,
+        "candidates": [(u, pools[u.pk], u.pk in chosen) for u in candidates],
         "studies": BaselineStudy.objects.prefetch_related("experts"),
         "per_subset": settings.BASELINE_PER_SUBSET,
     }
     return render(request, "validation/baseline.html", context, status=status)
-
-
-def latest_human_accuracy() -> float | None:
-    """The newest human-baseline study's average accuracy (0-1), when anyone answered."""
-    study = BaselineStudy.objects.order_by("-pk").first()
-    if study is None:
-        return None
-    average = study_report(study)["average"]
-    return None if average is None else average / 100
-
-
-def study_report(study: BaselineStudy) -> dict:
-    """Accuracy per expert, per subset and averaged, and the disagreements."""
-    experts = list(study.experts.order_by("username"))
-    everything = list(
-        BaselineItem.objects.filter(study=study)
-        .select_related("claim")
-        .prefetch_related("answers__expert")
-    )
-    # A pair dropped after the study began no longer has a gold label in the dataset.
-    dropped = set(
-        ClaimPair.objects.filter(
-            pk__in={e.claim.pair_id for e in everything}, review__dropped=True
-        ).values_list("pk", flat=True)
-    )
-    items = [e for e in everything if e.claim.pair_id not in dropped]
-    per_expert = {e.pk: [0, 0] for e in experts}
-    per_subset: dict[str, list[int]] = {}
-    rows = []
-    for entry in items:
-        answers = {a.expert_id: a for a in entry.answers.all()}
-        for expert_id, answer in answers.items():
-            per_expert.setdefault(expert_id, [0, 0])
-            per_expert[expert_id][0] += answer.label == entry.gold_label
-            per_expert[expert_id][1] += 1
-            bucket = per_subset.setdefault(entry.subset, [0, 0])
-            bucket[0] += answer.label == entry.gold_label
-            bucket[1] += 1
-        labels = {a.label for a in answers.values()}
-        disagree = len(labels) > 1 or (labels and entry.gold_label not in labels)
-        rows.append((entry, [answers.get(e.pk) for e in experts], disagree))
-
-    def pct(pair: list[int]) -> float | None:
-        return round(100 * pair[0] / pair[1], 1) if pair[1] else None
-
-    total = [sum(p[0] for p in per_expert.values()), sum(p[1] for p in per_expert.values())]
-    return {
-        "experts": [(e, pct(per_expert[e.pk]), per_expert[e.pk][1]) for e in experts],
-        "subsets": sorted((s, pct(p), p[1]) for s, p in per_subset.items()),
-        "average": pct(total),
-        "answered": total[1],
-        "expected": 2 * len(items),
-        "rows": rows,
-        "disagreements": [r for r in rows if r[2]],
-        "dropped": len(everything) - len(items),
-    }
 
 
 @staff_required

@@ -19,7 +19,7 @@ from annotation.errors import AnnotationError
 from annotation.views.common import forbidden, redirect_back
 from papers.access import staff_required
 from papers.models import Element, ElementPanel, Paper, Section
-from workspace.demo.archive import archive_demo, demo_counts, unarchive_demo
+from workspace.demo.archive import archive_demo, demo_counts, demo_strands, unarchive_demo
 
 PAPERS_PER_PAGE = 100
 
@@ -97,8 +97,16 @@ def paper_detail(request: HttpRequest, arxiv_id: str, version: int) -> HttpRespo
 @staff_required
 @require_POST
 def archive(request: HttpRequest) -> HttpResponse:
-    """Archive or un-archive the demo data or the selected papers."""
+    """Archive or un-archive the demo data or the selected papers. Archiving the demo is asked
+    twice: without `confirm` the answer is the page saying what it would strand, and nothing is
+    archived."""
     action = request.POST.get("action", "")
+    if action == "archive_demo" and request.POST.get("confirm") != "yes":
+        return render(
+            request,
+            "workspace/archive_demo_confirm.html",
+            {"demo": demo_counts(), "strands": demo_strands()},
+        )
     note = parse.parse_text(
         request.POST.get("note", ""), field="note", max_length=archiving.MAX_NOTE
     )

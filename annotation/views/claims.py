@@ -12,7 +12,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -412,12 +411,7 @@ def overview(request: HttpRequest) -> HttpResponse:
     show = filters.value("show")
     pairs = lists.archived_filter(pairs, show, "paper__archived_at")
     if query := filters.value("q"):
-        pairs = pairs.filter(
-            Q(key__iexact=query)
-            | Q(paper__arxiv_id__icontains=query)
-            | Q(paper__title__icontains=query)
-            | Q(writer__username__icontains=query)
-        )
+        pairs = lists.pair_search(pairs, query)
     if subset := filters.value("subset"):
         pairs = pairs.filter(subset=subset)
     listing = lists.page_of(request, pairs.order_by("-created_at", "-id"), 100)

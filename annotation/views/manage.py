@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -177,12 +179,38 @@ def people(request: HttpRequest) -> HttpResponse:
             **listing,
             "archived_accounts": archiving.archived_account_count(),
             "show": filters.value("show"),
+            "elsewhere": _matches_elsewhere(filters, found=listing["page"].paginator.count),
             "cap_minutes": timing.gap_cap_minutes(),
         },
         status=400
         if request.method == "POST" or (filters.is_bound and not filters.is_valid())
         else 200,
     )
+
+
+def _matches_elsewhere(filters: lists.PeopleListForm, *, found: int) -> dict | None:
+    """When a search finds nobody among the people shown, how many it finds among the others
+    (inactive or disabled, archived), with the link that shows them all."""
+    query, show = filters.value("q"), filters.value("show")
+    if found or not query or show == "all":
+        return None
+    counts = {
+        other: expert_selectors.people(show=other, search=query).count()
+        for other in ("", "inactive", "archived")
+        if other != show
+    }
+    if not any(counts.values()):
+        return None
+    parts = [
+        f"{n} {'active' if other == '' else other} {'person' if n == 1 else 'people'}"
+        for other, n in counts.items()
+        if n
+    ]
+    total = sum(counts.values())
+    return {
+        "said": f"{' and '.join(parts)} match{'es' if total == 1 else ''}",
+        "query": urlencode({"q": query, "show": "all"}),
+    }
 
 
 @staff_required

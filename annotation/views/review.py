@@ -280,10 +280,12 @@ def allow_expert(request: HttpRequest, item_key: str) -> HttpResponse:
     """The one override for an item nobody eligible may take, at any stage (second annotation,
     adjudication, validation); back to the page the admin came from."""
     item = _item(item_key, (WorkKind.BLIND, WorkKind.ADJUDICATE, WorkKind.VALIDATE))
-    expert = get_object_or_404(
-        get_user_model(), pk=parse.parse_id(request.POST.get("expert"), field="expert") or 0
-    )
     back = "validation:overview" if item.kind == WorkKind.VALIDATE else "annotation:review_overview"
+    expert_id = parse.parse_id(request.POST.get("expert"), field="expert")
+    if expert_id is None:  # the list preselects nobody
+        messages.error(request, f"Nobody was allowed to take item {item.key}: choose an expert.")
+        return redirect(back)
+    expert = get_object_or_404(get_user_model(), pk=expert_id)
     errors: dict[str, str] = {}
     note = _note(request.POST, errors)
     if errors:

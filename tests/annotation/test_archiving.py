@@ -97,7 +97,9 @@ def test_the_demo_is_archived_from_the_papers_page_and_only_by_an_admin(client):
     client.force_login(AdminFactory())
     page = client.get("/papers/").content.decode()
     assert 'value="archive_demo"' in page and "2 synthetic papers and 2 synthetic experts" in page
-    response = client.post("/manage/archive/", {"action": "archive_demo"}, follow=True)
+    response = client.post(
+        "/manage/archive/", {"action": "archive_demo", "confirm": "yes"}, follow=True
+    )
     assert "Archived 2 synthetic paper(s) and 2 synthetic expert(s)" in response.content.decode()
     assert Paper.objects.filter(archived_at__isnull=False).count() == 2
     response = client.post(

@@ -30,6 +30,8 @@ def test_an_admin_archives_the_demo_and_brings_it_back(page):
     page.goto("/papers/")
     assert "3 synthetic papers and 2 synthetic experts" in page.inner_text("#demo-archive")
     page.click("#archive-demo")
+    assert "Nobody holds work" in page.inner_text("#strands")  # asked first, nothing stranded
+    page.click("#archive-demo-confirmed")
     page.wait_for_selector("text=Archived 3 synthetic paper(s) and 2 synthetic expert(s)")
     assert page.locator("#paper-list tbody tr").evaluate_all(
         "rows => rows.map(r => r.dataset.paper)"

@@ -14,9 +14,11 @@ from django.db import transaction
 
 from annotation import access
 from annotation.errors import AnnotationError
+from annotation.experts import selectors as expert_selectors
 from annotation.models import (
     Claim,
     PairRole,
+    Subfield,
     Subset,
     WorkItem,
     WorkKind,
@@ -117,6 +119,69 @@ def sample_baseline(
     return sample
 
 
+@dataclass(frozen=True)
+class ExpertPool:
+    """What one expert could answer in a study: the validated claims they never worked on, in
+    the subfields they are eligible for."""
+
+    claims: int
+    eligible_for: tuple[str, ...]  # subfield codes
+    subfields_in_pool: tuple[str, ...]  # where the validated claims they never saw are
+
+    def why_empty(self) -> str:
+        """Why there is nothing for them ("" when there is)."""
+        if self.claims:
+            return ""
+        if not self.eligible_for:
+            return "eligible for no subfield (a declared subfield, training and publications)"
+        if not self.subfields_in_pool:
+            return "every validated claim is on a pair they worked on"
+        return (
+            f"eligible for {', '.join(self.eligible_for)}; the validated claims they never "
+            f"worked on are in {', '.join(self.subfields_in_pool)}"
+        )
+
+
+def expert_pools(expert_ids: Sequence[int]) -> dict[int, ExpertPool]:
+    """Per expert, what they could answer (a fixed number of queries for any number)."""
+    claims = list(selectors.validated_claims().values_list("pair_id", "pair__subfield_code"))
+    worked: dict[int, set[int]] = {e: set() for e in expert_ids}
+    for expert_id, pair_id in PairRole.objects.filter(expert_id__in=expert_ids).values_list(
+        "expert_id", "pair_id"
+    ):
+        worked[expert_id].add(pair_id)
+    codes = list(Subfield.objects.order_by("code").values_list("code", flat=True))
+    eligibility = expert_selectors.eligibility_by_expert(list(expert_ids), codes)
+    pools = {}
+    for expert_id in expert_ids:
+        eligible = tuple(c for c in codes if eligibility[expert_id][c].eligible)
+        unseen = [code for pair_id, code in claims if pair_id not in worked[expert_id]]
+        pools[expert_id] = ExpertPool(
+            claims=sum(1 for code in unseen if code in eligible),
+            eligible_for=eligible,
+            subfields_in_pool=tuple(sorted(set(unseen))),
+        )
+    return pools
+
+
+class NothingToAnswer(AnnotationError):
+    """An expert chosen for a study could answer none of its claims."""
+
+
+def check_pools(users: Sequence[AbstractBaseUser]) -> None:
+    """Refuse experts with nothing in their pool, naming each and why."""
+    pools = expert_pools([u.pk for u in users])
+    empty = [
+        f"{u.get_username()}: {pools[u.pk].why_empty()}" for u in users if not pools[u.pk].claims
+    ]
+    if empty:
+        raise NothingToAnswer(
+            "No study started: an expert is eligible for none of the validated claims ("
+            + "; ".join(empty)
+            + "). Choose another, or tick “start anyway” to give them the claims regardless."
+        )
+
+
 def baseline_candidates() -> list[AbstractBaseUser]:
 
     return list(
@@ -134,17 +199,25 @@ def baseline_order(entries: Sequence[int], *, seed: int, expert_id: int) -> list
 
 @transaction.atomic
 def start_baseline(
-    *, by: AbstractBaseUser, expert_ids: list[int], per_subset: int = 10, seed: int = 0
+    *,
+    by: AbstractBaseUser,
+    expert_ids: list[int],
+    per_subset: int = 10,
+    seed: int = 0,
+    anyway: bool = False,
 ) -> BaselineStudy:
     """Sample `per_subset` validated claims of each subset that the two experts never worked
     on, at most one per pair and labels balanced, and hand each to both, blind, each expert in
-    their own shuffled order."""
+    their own shuffled order. An expert eligible for none of the validated claims is refused
+    unless `anyway` (the admin's explicit override)."""
     access.require_staff(by)
     expert_ids = sorted(set(expert_ids))
     if len(expert_ids) != 2:
         raise AnnotationError("Choose exactly two experts for the study.")
     if per_subset < 1:
         raise AnnotationError("Sample at least one claim per subset.")
+    if not anyway:
+        check_pools(list(get_user_model().objects.filter(pk__in=expert_ids).order_by("username")))
     sample = sample_baseline(
         baseline_pool(expert_ids), per_subset=per_subset, rng=random.Random(seed)
     )

@@ -25,6 +25,8 @@ class Command(BaseCommand):
             by = get_user_model().objects.filter(username=options["by"]).first()
             if by is None:
                 raise CommandError(f"There is no user {options['by']!r}.")
+        if not options["undo"]:
+            self._say_strands(archive.demo_strands())
         try:
             if options["undo"]:
                 result = archive.unarchive_demo(by=by)
@@ -45,3 +47,15 @@ class Command(BaseCommand):
         )
         for name, why in result.kept:
             self.stdout.write(self.style.WARNING(f"  not archived: {name}: {why}"))
+
+    def _say_strands(self, strands: archive.DemoStrands) -> None:
+        """What the archive leaves stranded (the Papers page asks before it; a script is told)."""
+        if not strands:
+            return
+        self.stdout.write(
+            self.style.WARNING(
+                "Stranded by this archive (leaves every queue and workspace until --undo):"
+            )
+        )
+        for line in strands.lines():
+            self.stdout.write(self.style.WARNING(f"  {line}"))
