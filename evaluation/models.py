@@ -149,3 +149,90 @@ class RecordOutcome(models.Model):
 
     def __str__(self) -> str:
         return f"request {self.request_id} of run {self.run_id}"
+
+
+# --- The model in the loop (evaluation/assist): its setting and its text-only checks -------
+class AssistantSetting(models.Model):
+    """The model that checks claims against the text alone and offers perturbation ideas. The
+    newest row is the setting; older rows are its history. A remote endpoint is used only with
+    `confirmed_at` (who, when): unreleased claims leave this machine."""
+
+    endpoint_name = models.CharField(max_length=64)
+    endpoint_url = models.CharField(max_length=500)
+    model = models.CharField(max_length=200)
+    enabled = models.BooleanField(default=True)
+    confirmed_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    set_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    set_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-set_at", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.model} at {self.endpoint_name}"
+
+
+class TextCheck(models.Model):
+    """One claim text judged by a model from a context version's paragraphs only, twice
+    (temperature 0 and 0.7). Cached: the same text, gold label, context version, model,
+    endpoint and prompt version are asked once."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="+")
+    context = models.ForeignKey(
+        "annotation.CuratedContext", on_delete=models.CASCADE, related_name="+"
+    )
+    text_sha256 = models.CharField(max_length=64)
+    text = models.TextField()
+    gold = models.CharField(max_length=8)  # the claim's label: "entailed" or "refuted"
+    model = models.CharField(max_length=200)
+    endpoint_name = models.CharField(max_length=64)
+    prompt_version = models.CharField(max_length=80)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.RUNNING)
+    answers = models.JSONField(default=list)  # [{"temperature", "response", "parsed"}]
+    right = models.PositiveSmallIntegerField(default=0)  # samples whose explicit label is gold
+    error = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=(
+                    "context",
+                    "text_sha256",
+                    "gold",
+                    "model",
+                    "endpoint_name",
+                    "prompt_version",
+                ),
+                name="text_check_once",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} on “{self.text[:60]}” ({self.status})"
+
+    @property
+    def verifiable(self) -> bool:
+        """Right in every sample: the claim may be verifiable from the text alone."""
+        return self.status == self.Status.DONE and self.right == len(self.answers) > 0

@@ -4,6 +4,7 @@ from django.urls import path
 
 import annotation.keys  # noqa: F401  (registers the <id:…> converter)
 from evaluation import views
+from evaluation.assist import urls as assist_urls
 
 app_name = "evaluation"
 
@@ -23,3 +24,6 @@ urlpatterns = [
     path("manage/evaluation/compare.csv", views.compare_csv, name="compare_csv"),
     path("manage/evaluation/compare.json", views.compare_json, name="compare_json"),
 ]
+
+# The model in the loop: its setting, the text-only check and perturbation ideas.
+urlpatterns += assist_urls.urlpatterns
