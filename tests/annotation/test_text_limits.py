@@ -413,6 +413,13 @@ def test_every_limited_field_carries_its_limit_for_the_counter_and_none_cuts_a_p
     assert page.count(f'data-max="{MAX_NOTE}"') == 2 and 'maxlength="' not in page
     page = boss.get("/manage/assignments/").content.decode()
     assert f'name="note" data-max="{MAX_LINE_NOTE}"' in page and 'maxlength="500"' not in page
+    for url, limit in (
+        ("/manage/releases/", 64),  # a split's name
+        ("/manage/evaluation/", 200),  # a model's name
+        ("/accounts/api-tokens/", 100),  # a token's name
+    ):
+        page = boss.get(url).content.decode()
+        assert f'data-max="{limit}"' in page and 'maxlength="' not in page, url
 
     writer = writing_world()
     page = client_for(writer["alice"]).get(f"/claims/write/{writer['item'].key}/").content.decode()
