@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from annotation.assignment import services as assignment_services
 from annotation.curation import services as curation_services
@@ -33,6 +34,7 @@ from annotation.queue import work
 from annotation.review import edits as review_edits
 from annotation.review import services as review
 from annotation.writing import services as writing
+from papers.models import CrawlRun
 from tests.annotation.claim_factories import curated_paper, pair_fields
 from tests.annotation.factories import all_ids, make_expert, make_paper
 from tests.annotation.reperturbation import found_true, reperturb_form, reperturb_item
@@ -459,3 +461,17 @@ def test_text_at_the_limit_is_taken_whole_by_the_services():
     assert said("notes", MAX_NOTE, too_long) in refused.value.errors["notes"]
     assert Adjudication.objects.get().notes == at_limit
     assert ReviewState.ADJUDICATED == Adjudication.objects.get().claim.review.state
+
+
+def test_a_crawls_typed_categories_carry_their_limit_and_a_longer_list_is_refused_whole():
+    """The crawl form's "More categories": a counter, no `maxlength` cutting a pasted list, and
+    a list over 500 characters refused naming the limit, no run started."""
+    boss = client_for(crew()["boss"])
+    page = boss.get(reverse("crawl:list")).content.decode()
+    assert 'name="other_categories" data-max="500"' in page
+    assert 'name="other_categories" maxlength' not in page
+    typed = ", ".join(["stat.ML"] * 60)  # 534 characters of valid categories
+    form = {"date_from": "2024-10-01", "date_to": "2024-10-02", "other_categories": typed}
+    page = boss.post(reverse("crawl:list"), form | {"min_tables": 2, "min_charts": 2})
+    assert said("More categories", 500, typed) in page.content.decode()
+    assert not CrawlRun.objects.exists()
