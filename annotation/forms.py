@@ -10,6 +10,7 @@ from django.utils import timezone
 from annotation.errors import too_long
 from annotation.experts.services import MAX_NAME, MAX_NOTES, MAX_VENUE
 from annotation.inputs import MAX_ID, BadInput, parse_id
+from annotation.limits import MAX_LINE_NOTE
 from annotation.models import AssignmentStatus, Subfield
 from annotation.models.experts import MAX_PUBLICATION_TITLE
 from papers.models import Paper
@@ -151,7 +152,7 @@ class PaperSelectionForm(forms.Form):
     per_expert = forms.IntegerField(required=False, min_value=1, max_value=100_000)
     reassign = forms.BooleanField(required=False)
     subfield = forms.ModelChoiceField(queryset=Subfield.objects.all(), required=False)
-    note = LimitedText(500, required=False, label="Note")
+    note = LimitedText(MAX_LINE_NOTE, required=False, label="Note")
 
     def __init__(self, *args, expert_choices: list[tuple[int, str]], **kwargs):
         super().__init__(*args, **kwargs)

@@ -30,13 +30,15 @@ from django.core.exceptions import BadRequest
 from django.http import HttpRequest
 
 from annotation.errors import too_long
+from annotation.limits import MAX_NOTE
 
 # Row ids fit a signed 64-bit integer (BigAutoField); SQLite cannot even compare a larger one.
 MAX_ID = 2**63 - 1
 MAX_ITEMS = 1000  # ids or strings in one list field
 MAX_JSON_BYTES = 256 * 1024  # an autosaved draft is a few KB
-# A note, an explanation, a claim as validated: longer is refused with the limit, never cut.
-MAX_TEXT = 5000
+# A note, an explanation, a claim as validated: longer is refused with the limit, never cut
+# (the services refuse it too: annotation.limits).
+MAX_TEXT = MAX_NOTE
 # What a work page's form lost when its submission token is missing or unreadable.
 TOKEN_LOST = "The form lost its submission token; submit again."
 

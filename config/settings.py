@@ -79,6 +79,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.signin.transport",
+                "annotation.limits.text_limits",  # `data-max` of the free-text fields
             ],
         },
     },

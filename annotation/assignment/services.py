@@ -19,6 +19,7 @@ from annotation.errors import (
     NotAssigned,
 )
 from annotation.experts import selectors as expert_selectors
+from annotation.limits import MAX_LINE_NOTE, refuse_long
 from annotation.models import (
     Assignment,
     AssignmentEvent,
@@ -126,7 +127,9 @@ def assign_papers(
     workload. Every paper must go to an expert eligible for its subfield. Papers already
     assigned are refused unless `reassign` (then the old assignment is closed, with history).
     With `leave_over` (the command), papers nobody can take are reported instead of refused.
+    A note longer than MAX_LINE_NOTE is refused whole (nothing assigned), never cut.
     """
+    refuse_long([("Note", note, MAX_LINE_NOTE)], nothing="Nothing was assigned")
     rules.check_selection(papers, experts)
     locked = lock_papers(papers)
     rules.check_assignable(locked)
@@ -201,6 +204,7 @@ def unassign(
     *, papers: Sequence[Paper], by: AbstractBaseUser | None, note: str = "", role: str = Role.WRITER
 ) -> list[Assignment]:
     """Close the open assignments of these papers; their curated contexts stay."""
+    refuse_long([("Note", note, MAX_LINE_NOTE)], nothing="Nothing was unassigned")
     locked = lock_papers(papers)
     assignments = list(
         Assignment.objects.select_for_update().filter(

@@ -15,6 +15,7 @@ from annotation.curation.rules import Decisions, proposed_for_removal
 from annotation.errors import (
     NotAssigned,
 )
+from annotation.limits import MAX_CONTEXT_NOTE, refuse_long
 from annotation.models import (
     Assignment,
     AssignmentStatus,
@@ -63,6 +64,7 @@ def save_curated_context(
     """Save the curator's decisions as the paper's next context version. `latest_seen` is the
     newest version when the page was opened: if someone saved since, nothing is written. The
     same decisions as the latest version (and no new note) write nothing and return it."""
+    refuse_long([("note", note, MAX_CONTEXT_NOTE)], nothing="Nothing was saved")
     paper = Paper.objects.select_for_update().only("id", "arxiv_id", "version").get(pk=paper.pk)
     if not access.can_curate(user, paper.pk):
         raise NotAssigned(f"{paper.versioned_id} is not assigned to you.")

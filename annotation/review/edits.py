@@ -17,6 +17,7 @@ from django.db import transaction
 from annotation import lifecycle
 from annotation.errors import AnnotationError
 from annotation.inputs import id_set
+from annotation.limits import MAX_NOTE, long_texts
 from annotation.models import (
     Adjudication,
     AdjudicationDecision,
@@ -212,7 +213,7 @@ def edit_adjudication(
     }
     if overrides_both and not notes:
         errors["notes"] = "Your decision differs from both annotations: say why in the notes."
-    if errors:
+    if errors := errors | long_texts([("notes", notes, MAX_NOTE)]):
         raise InvalidAnnotation(errors)
     fields = ("label", "confidence", "reason", "notes", "overrides_both")
     before = {f: getattr(adjudication, f) for f in fields}

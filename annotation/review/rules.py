@@ -7,7 +7,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from annotation.errors import too_long
 from annotation.evidence import evidence_rule_problem, visual_ids
+from annotation.limits import MAX_NOTE
 from annotation.models.claims import LABELS, ReviewState
 from annotation.models.review import (
     AdjudicationDecision,
@@ -153,4 +155,6 @@ def adjudication_errors(
             errors["notes"] = "Your decision differs from both annotations: say why in the notes."
     elif decision == AdjudicationDecision.UNRESOLVED and not notes:
         errors["notes"] = "Say in the notes why the claim stays unresolved."
+    if problem := too_long("notes", notes, MAX_NOTE):
+        errors["notes"] = problem
     return errors, overrides_both

@@ -30,6 +30,7 @@ from annotation import access, lifecycle
 from annotation.errors import AnnotationError
 from annotation.experts import selectors as expert_selectors
 from annotation.inputs import id_set
+from annotation.limits import MAX_NOTE, refuse_long
 from annotation.models import (
     Adjudication,
     AdjudicationDecision,
@@ -501,6 +502,7 @@ def reopen_unresolved(*, claim: Claim, by: AbstractBaseUser, note: str = "") -> 
     """Hand an unresolved claim to another adjudicator (the previous ones hold a role on the
     pair, so they are never handed it again)."""
     access.require_staff(by)
+    refuse_long([("note", note.strip(), MAX_NOTE)], nothing="Nothing was reopened")
     review = ClaimReview.objects.select_related("claim__pair").get(claim=claim)
     pair = review.claim.pair
     item = work.create_item(
@@ -534,6 +536,7 @@ def drop_pair(*, pair: ClaimPair, by: AbstractBaseUser, reason: str) -> PairRevi
     reason = reason.strip()
     if not reason:
         raise AnnotationError("Say why the pair is dropped.")
+    refuse_long([("reason", reason, MAX_NOTE)], nothing="Nothing was dropped")
     review = PairReview.objects.select_for_update().get(pair=pair)
     states = dict(ClaimReview.objects.filter(claim__pair=pair).values_list("claim_id", "state"))
     lifecycle.move(
@@ -568,6 +571,7 @@ def allow_expert(
     adjudication or validation item: the one mechanism for any stage where nobody eligible may
     take an item. Recorded in the item's history with the expert's subfields; the blindness
     rule still holds for them (`work.reassign` makes the checks every hand-over shares)."""
+    refuse_long([("note", note, MAX_NOTE)], nothing="Nobody was allowed")
 
     def blindness_allows(item: WorkItem, profile: ExpertProfile) -> dict[str, list[str]]:
         why = work.refusal_for(item, expert.pk)

@@ -382,10 +382,14 @@ def pair(request: HttpRequest, pair_key: str) -> HttpResponse:
             "claims": claims,
             "entailed": current.get("entailed"),
             "refuted": current.get("refuted"),
-            "history": [
+            "history": writing.pair_history_words(detail, viewer=request.user),
+            # Every event as recorded, for admins alone (the writer reads the words above).
+            "events": [
                 (event, _as_json(events.old_of(event)), _as_json(events.new_of(event)))
                 for event in writing.pair_history(detail)
-            ],
+            ]
+            if request.user.is_staff
+            else [],
             "definition": SUBSET_GUIDE[detail.subset][0],
         },
     )

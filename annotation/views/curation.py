@@ -18,6 +18,7 @@ from annotation.curation import rules as context_rules
 from annotation.curation import selectors as curation_selectors
 from annotation.curation import services as curation_services
 from annotation.errors import AnnotationError, StaleContext
+from annotation.limits import MAX_CONTEXT_NOTE
 from annotation.models import CuratedContext
 from annotation.views import refusals
 from annotation.views.common import forbidden
@@ -49,7 +50,7 @@ class CurationForm(parse.Form):
     not_chart = parse.IdsField(max_items=100_000)
     latest_seen = parse.WholeNumberField(min=1)
     based_on = parse.WholeNumberField(min=1)
-    note = parse.TextField(2000)
+    note = parse.TextField(MAX_CONTEXT_NOTE)
 
 
 @login_required

@@ -47,6 +47,7 @@ from annotation.models import (
 )
 from annotation.models.review import FINAL_STATES
 from annotation.queue import work
+from annotation.writing import history as writing_history
 from annotation.writing import rewrites
 from annotation.writing import warnings as claim_warnings
 from annotation.writing.perturbation import (
@@ -576,6 +577,26 @@ def pair_history(pair: ClaimPair) -> list[WorkEvent]:
         WorkEvent.objects.filter(Q(pair=pair) | Q(item__pair=pair))
         .select_related("actor", "item", "claim")
         .order_by("at", "id")
+    )
+
+
+def pair_history_words(
+    pair: ClaimPair, *, viewer: AbstractBaseUser
+) -> list[writing_history.HistoryLine]:
+    """The pair's history in words for `viewer` (roles, never another person's name; an admin
+    reads the names too), its evidence named as the pages name it (two queries)."""
+    history = pair_history(pair)
+    ids: set[int] = set()
+    for event in history:
+        new = audit.new_of(event)
+        for payload in (new, new.get("entailed") or {}, new.get("refuted") or {}):
+            ids.update(pk for pk in payload.get("evidence") or [] if isinstance(pk, int))
+    elements = Element.objects.filter(pk__in=ids).only("id", "kind", "label", "anchor")
+    return writing_history.history_lines(
+        history,
+        viewer_id=viewer.pk,
+        names=bool(getattr(viewer, "is_staff", False)),
+        labels={e.pk: e.display_name for e in elements},
     )
 
 

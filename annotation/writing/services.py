@@ -21,6 +21,7 @@ from annotation.curation import selectors as curation_selectors
 from annotation.errors import AnnotationError, NotAssigned
 from annotation.experts import selectors as expert_selectors
 from annotation.inputs import id_set
+from annotation.limits import MAX_CLAIM, MAX_NOTE, long_texts, refuse_long
 from annotation.models import (
     Assignment,
     Claim,
@@ -151,6 +152,16 @@ def _labels(kinds: dict[int, str], *evidence: Iterable[int]) -> dict[int, str]:
     return dict(Element.objects.filter(pk__in=ids).values_list("pk", "label")) if ids else {}
 
 
+def _refuted_texts(refuted: str, explanation: str, suggestion: str) -> list[tuple[str, str, int]]:
+    """A refuted claim's texts with their limits (annotation.limits), named as the page's
+    fields: a pair's and a new perturbation's alike."""
+    return [
+        ("refuted", refuted, MAX_CLAIM),
+        ("explanation", explanation, MAX_NOTE),
+        ("suggestion", suggestion, MAX_NOTE),
+    ]
+
+
 def _pair_errors(draft: PairDraft, *, context: CuratedContext, sampled: list[int]) -> dict:
     """`check_pair` on a draft, with the task's context read and the settings' word limits."""
     kinds, texts = writing_selectors.evidence_kinds_and_texts(context)
@@ -202,7 +213,18 @@ def submit_claim_pair(
         explanation=explanation,
         perturbation_kind=perturbation_kind,
     )
-    if errors := _pair_errors(draft, context=task.context, sampled=task.sampled_ids):
+    errors = _pair_errors(draft, context=task.context, sampled=task.sampled_ids)
+    # A claim's word rule speaks first (it counts what was typed, as the page's counter does).
+    if (
+        errors := long_texts(
+            [
+                ("entailed", entailed, MAX_CLAIM),
+                *_refuted_texts(refuted, explanation, suggestion),
+                ("reference_note", reference_note, MAX_NOTE),
+            ]
+        )
+        | errors
+    ):
         raise InvalidClaim(errors)
     pair = _write_pair(task, item, draft, user=user, suggestion=suggestion, note=reference_note)
     work.finish_submission(
@@ -308,7 +330,8 @@ def submit_reperturbation(
         perturbation_kind=perturbation_kind,
     )
     errors = _pair_errors(draft, context=pair.context, sampled=pair.task.sampled_ids)
-    if errors := reperturbation_errors(errors, draft=draft, replaced=old.text):
+    errors = reperturbation_errors(errors, draft=draft, replaced=old.text)
+    if errors := long_texts(_refuted_texts(refuted, explanation, suggestion)) | errors:
         raise InvalidClaim(errors)
     new = _replace_claim(pair, old, draft, suggestion=suggestion, item=item, user=user)
     _record_replacement(
@@ -418,6 +441,7 @@ def reassign_reperturbation(
     """An admin hands a waiting new-perturbation item to another expert (e.g. the writer left):
     someone with no role on the pair, who becomes one of its writers. Recorded as an override
     (`work.reassign` makes the checks every hand-over shares)."""
+    refuse_long([("note", note, MAX_NOTE)], nothing="Nothing was handed over")
 
     def becomes_writer(item: WorkItem, profile: ExpertProfile) -> None:
         code = item.pair.subfield_code

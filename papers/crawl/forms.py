@@ -13,6 +13,7 @@ from papers.crawl.services import DEFAULT_CATEGORIES, DEFAULT_WINDOW
 
 # An arXiv category as the crawl service takes it ("cs.CL", "math", "q-bio.NC").
 _CATEGORY = re.compile(r"[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?")
+MAX_OTHER_CATEGORIES = 500  # the "More categories" field, in characters
 
 
 class _FilterForm(forms.Form):
@@ -47,9 +48,11 @@ class CrawlForm(_FilterForm):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+    # Its limit is the counter's (`data-max`), refused whole in `clean_other_categories`: a
+    # `maxlength` would have the browser cut a pasted list silently.
     other_categories = forms.CharField(
         required=False,
-        max_length=500,
+        widget=forms.TextInput(attrs={"data-max": MAX_OTHER_CATEGORIES}),
         help_text="More categories, comma-separated (e.g. cs.HC, stat.ML)",
     )
     max_papers = forms.IntegerField(
@@ -63,7 +66,13 @@ class CrawlForm(_FilterForm):
     def clean_other_categories(self) -> list[str]:
         """The typed categories, each once; what is not a category is refused here, beside the
         field, once (not again by the service the valid form is handed to)."""
-        extra = [c.strip() for c in self.cleaned_data["other_categories"].split(",") if c.strip()]
+        typed = self.cleaned_data["other_categories"]
+        if len(typed) > MAX_OTHER_CATEGORIES:
+            raise forms.ValidationError(
+                f"More categories: longer than {MAX_OTHER_CATEGORIES:,} characters (it has "
+                f"{len(typed):,}); shorten it."
+            )
+        extra = [c.strip() for c in typed.split(",") if c.strip()]
         extra = list(dict.fromkeys(extra))
         if bad := [c for c in extra if not _CATEGORY.fullmatch(c)]:
             raise forms.ValidationError(

@@ -165,7 +165,7 @@ def test_a_claim_reopened_after_the_split_stops_the_export_until_validated_again
     message = str(failure.value)
     assert message.startswith(
         "split v1: 1 claim(s) changed since the split was frozen and are no longer validated: "
-        f"claim {claim.pk} (refuted, pair {pairs[1].pk}, paper {pairs[1].paper.versioned_id}): "
+        f"claim {claim.key} (refuted, pair {pairs[1].key}, paper {pairs[1].paper.versioned_id}): "
         "re-opened, waiting for validation (reason: the number is wrong). "
     )
     assert "validate the re-opened claims again" in message and "make a new split" in message
@@ -177,7 +177,7 @@ def test_a_claim_reopened_after_the_split_stops_the_export_until_validated_again
     export = ReleaseExport.objects.select_related("job").get()
     assert export.job.status == Job.Status.FAILED
     assert (
-        f"claim {claim.pk} (refuted, pair {pairs[1].pk}"
+        f"claim {claim.key} (refuted, pair {pairs[1].key}"
         in client.get(response.url).content.decode()
     )
 
@@ -206,7 +206,7 @@ def test_a_pair_dropped_after_the_split_stops_the_export(team_pairs, tmp_path):
     team, pairs = team_pairs
     split()
     review_services.drop_pair(pair=pairs[0], by=team.admin, reason="table misread")
-    with pytest.raises(CommandError, match=f"pair {pairs[0].pk}, .*: its pair was dropped"):
+    with pytest.raises(CommandError, match=f"pair {pairs[0].key}, .*: its pair was dropped"):
         run("export_release", "--split", "v1", "--out", str(tmp_path / "SciVer"))
 
 

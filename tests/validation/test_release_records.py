@@ -68,7 +68,7 @@ def test_the_export_refuses_claims_whose_evidence_breaks_the_rule(pairs, tmp_pat
         "split v1: 1 claim(s) rest on final evidence that breaks the evidence rule"
     )
     assert (
-        f"claim {review.claim.pk} (entailed, {pair.subset}, pair {pair.pk}, paper "
+        f"claim {review.claim.key} (entailed, {pair.subset}, pair {pair.key}, paper "
         f"{pair.paper.versioned_id}): " in message
     )
     assert f"{pair.subset} claim rests on exactly" in message  # annotation.evidence's words
@@ -144,7 +144,7 @@ def test_the_export_refuses_a_perturbation_that_changes_only_a_reference(pairs, 
     message = str(failure.value)
     assert message.startswith(
         "split v1: 1 record(s), read as SciVer's own code reads a release, would not give a "
-        f"model what their claims need: claim {refuted.pk} (refuted, pair {pair.pk}, paper "
+        f"model what their claims need: claim {refuted.key} (refuted, pair {pair.key}, paper "
         f"{pair.paper.versioned_id}): the refuted claim differs from its entailed claim only in "
         "a reference number and number formatting. Nothing was written. To fix: Re-open the "
         "refuted claim's validation"

@@ -306,8 +306,11 @@ class TestOnThePool:
         out = tmp_path / "SciVer"
         with pytest.raises(CommandError) as failure:
             run("export_release", "--split", "v1", "--out", str(out))
+        # The pair named by its key, as pages name it; the command line adds the command.
         assert str(failure.value) == (
-            f"pair {pairs[2].pk} (paper {pairs[2].paper.arxiv_id}) of split v1: its refuted claim "
-            "is missing (changed after the split was frozen); make a new split and export it"
+            f"pair {pairs[2].key} (paper {pairs[2].paper.arxiv_id}) of split v1: its refuted "
+            "claim is missing (changed after the split was frozen); make a new split and export "
+            "it\nTo make a new split from the command line: python manage.py make_split "
+            "--validation N --test M …"
         )
         assert not out.exists()

@@ -35,6 +35,7 @@ from validation.export.card import dataset_card
 from validation.export.refusals import (
     EVIDENCE_FIX,
     StaleClaim,
+    claim_ref,
     no_image,
     rule_message,
     same_number,
@@ -163,8 +164,8 @@ def pairs_of(split: SplitVersion) -> SplitPairs:
     missing = {pk for pk, _ in members} - set(pairs)
     if missing:
         raise ReleaseError(
-            f"pairs {sorted(missing)} of split {split.name} no longer exist; make a new split "
-            "(python manage.py make_split …) and export that one"
+            f"{len(missing)} pair(s) of split {split.name} no longer exist; make a new split "
+            "and export that one"
         )
     return SplitPairs(split, members, in_split, pairs)
 
@@ -398,8 +399,8 @@ def records(
         gone = [pk for pk in pair.sampled_ids if pk not in by_pk]
         if gone:
             raise ReleaseError(
-                f"pair {pair.pk} (paper {paperid}): its sampled element(s) {gone} no "
-                "longer exist (the paper was re-imported after the split was frozen?); "
+                f"pair {pair.key} (paper {paperid}): {len(gone)} of its sampled element(s) "
+                "no longer exist (the paper was re-imported after the split was frozen?); "
                 "make a new split without this pair, or restore the paper's import"
             )
         sampled = tuple(by_pk[pk].anchor for pk in pair.sampled_ids)
@@ -425,9 +426,7 @@ def records(
             if claim.validator_id:
                 annotators["validator"] = pseudonymise(claim.validator_id, salt=salt)
             request_id = next(next_id)
-            whose[request_id] = (
-                f"claim {claim.pk} ({claim.label}, pair {pair.pk}, paper {pair.paper.versioned_id})"
-            )
+            whose[request_id] = claim_ref(claim.key, claim.label, pair.key, pair.paper.versioned_id)
             parts[part].append(
                 ReleaseClaim(
                     request_id=request_id,
@@ -529,10 +528,10 @@ def _rule_breakers(
                 pair.subset, evidence, kinds, list(pair.sampled_ids), labels=labels
             )
             if problem:
-                yield (
-                    f"claim {claim.pk} ({claim.label}, {pair.subset}, pair {pair.pk}, paper "
-                    f"{pair.paper.versioned_id}): {problem}"
+                ref = claim_ref(
+                    claim.key, claim.label, pair.key, pair.paper.versioned_id, pair.subset
                 )
+                yield f"{ref}: {problem}"
 
 
 def _no_longer_releasable(pairs: Iterable[ReleasePair], dropped: set[int]) -> Iterable[StaleClaim]:
@@ -558,7 +557,7 @@ def _no_longer_releasable(pairs: Iterable[ReleasePair], dropped: set[int]) -> It
                     f" (reason: {reason[:200]})" if reason else ""
                 )
             if why:
-                yield StaleClaim(claim.pk, pair.pk, pair.paper.versioned_id, claim.label, why)
+                yield StaleClaim(claim.key, pair.key, pair.paper.versioned_id, claim.label, why)
 
 
 def _claims(pair: ReleasePair, paperid: str, split: SplitVersion) -> tuple[PairClaim, PairClaim]:
@@ -577,7 +576,7 @@ def _claims(pair: ReleasePair, paperid: str, split: SplitVersion) -> tuple[PairC
         )
         if problem:
             raise ReleaseError(
-                f"pair {pair.pk} (paper {paperid}) of split {split.name}: its {label} claim "
+                f"pair {pair.key} (paper {paperid}) of split {split.name}: its {label} claim "
                 f"{problem} (changed after the split was frozen); make a new split and export it"
             )
     return claims["entailed"], claims["refuted"]

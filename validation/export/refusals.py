@@ -1,4 +1,8 @@
-"""What a refused export says: each claim or element named, why, and what brings it back."""
+"""What a refused export says: each claim or element named, why, and what brings it back.
+Claims and pairs are named by their keys, as the pages name them (a claim's page, the
+validation list). Where the fix is a new split, a message says "make a new split" (`NEW_SPLIT`):
+the pages offer the split form beside it (`offers_new_split`), the command line the command
+(`with_command_hint`)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,26 @@ from validation.models import SplitVersion
 from validation.release.records import image_name
 
 SHOWN = 50  # claims named in a refusal; the rest are counted
+NEW_SPLIT = "make a new split"  # the words a refusal that a new split fixes says
+MAKE_SPLIT_COMMAND = "python manage.py make_split --validation N --test M"
+
+
+def offers_new_split(message: str) -> bool:
+    """Whether a refusal's fix is a new split (the pages then offer the split form)."""
+    return NEW_SPLIT in (message or "").casefold()
+
+
+def with_command_hint(message: str) -> str:
+    """A refusal as the command line says it: where a new split is the fix, with its command."""
+    if not offers_new_split(message):
+        return message
+    return f"{message}\nTo make a new split from the command line: {MAKE_SPLIT_COMMAND} …"
+
+
+def claim_ref(key: str, label: str, pair_key: str, paper: str, subset: str = "") -> str:
+    """`claim Ab3… (refuted, pair Xy9…, paper 2410.01234v1)`: a claim as pages name it."""
+    kind = f"{label}, {subset}" if subset else label
+    return f"claim {key} ({kind}, pair {pair_key}, paper {paper})"
 
 
 def shown(items: list[str]) -> str:
@@ -27,8 +51,8 @@ def rule_message(split: SplitVersion, broken: list[str]) -> str:
         "records would show a model other tables/charts than the claims need: "
         f"{shown(broken)}. Nothing was written. Re-open their validation (Validation, "
         "/manage/validation/, Re-open, with the reason) so that a validator fixes the "
-        "evidence, then export again; or make a new split without these pairs "
-        "(python manage.py make_split …) and export that one."
+        "evidence, then export again; or make a new split without these pairs and export "
+        "that one."
     )
 
 
@@ -60,8 +84,8 @@ def _element_ref(element: ReleaseElement) -> str:
 class StaleClaim:
     """A claim of a frozen split that may no longer be released, and why."""
 
-    claim_id: int
-    pair_id: int
+    claim: str  # the claim's key
+    pair: str  # the pair's key
     paper: str  # arXiv id with version
     label: str
     why: str
@@ -69,15 +93,14 @@ class StaleClaim:
 
 def stale_message(split: SplitVersion, stale: list[StaleClaim]) -> str:
     shown = "; ".join(
-        f"claim {c.claim_id} ({c.label}, pair {c.pair_id}, paper {c.paper}): {c.why}"
-        for c in stale[:50]
+        f"{claim_ref(c.claim, c.label, c.pair, c.paper)}: {c.why}" for c in stale[:50]
     )
     more = f"; … and {len(stale) - 50} more" if len(stale) > 50 else ""
     return (
         f"split {split.name}: {len(stale)} claim(s) changed since the split was frozen and are "
         f"no longer validated: {shown}{more}. Unresolved, pending and dropped claims never reach "
         "a release: validate the re-opened claims again (Validation, /manage/validation/), then "
-        "export again; or make a new split (python manage.py make_split …) and export that one."
+        "export again; or make a new split and export that one."
     )
 
 
@@ -123,7 +146,7 @@ def _image_fix(element: ReleaseElement) -> str:
         f"The {what}'s image comes from the paper's own image files on arXiv, which were never "
         "stored (they could not be fetched when the paper was imported), and the paper cannot "
         "be imported again now that it holds expert work: make a new split without this pair "
-        "(python manage.py make_split …) and export that one."
+        "and export that one."
     )
 
 

@@ -100,6 +100,7 @@ class PairClaim:
     validator_id: int | None
     revisions: int | None
     reopen_reason: str | None
+    key: str = ""  # as pages name the claim (refusals name it so)
 
 
 CLAIM_FIELDS = (
@@ -115,6 +116,7 @@ CLAIM_FIELDS = (
     "validation__validator_id",
     "validation__revisions",
     "validation__reopen_reason",
+    "key",
 )
 
 PAPER_FIELDS = (
@@ -142,6 +144,7 @@ class ReleasePair:
     sampled_ids: tuple[int, ...]
     paper: ReleasePaperRow
     claims: tuple[PairClaim, ...]
+    key: str = ""  # as pages name the pair (refusals name it so)
 
 
 def read_pairs(pair_ids: QuerySet) -> dict[int, ReleasePair]:
@@ -164,6 +167,7 @@ def read_pairs(pair_ids: QuerySet) -> dict[int, ReleasePair]:
             "subset",
             "subfield_code",
             "task__sampled_ids",
+            "key",
         )
     )
     papers = {
@@ -185,8 +189,9 @@ def read_pairs(pair_ids: QuerySet) -> dict[int, ReleasePair]:
             tuple(sampled),
             papers[paper_id],
             tuple(sorted(claims[pk], key=lambda c: c.label)),
+            key,
         )
-        for pk, paper_id, context_id, writer_id, subset, subfield, sampled in rows
+        for pk, paper_id, context_id, writer_id, subset, subfield, sampled, key in rows
     }
 
 

@@ -1,8 +1,11 @@
-"""Template filters of the release pages: a failed export job's message."""
+"""Template filters of the release pages: a failed export job's message, and whether a refusal's
+fix is a new split (the page then offers the split form)."""
 
 from __future__ import annotations
 
 from django import template
+
+from validation.export import refusals
 
 register = template.Library()
 
@@ -14,3 +17,9 @@ def error_message(error: str) -> str:
     for prefix in ("ReleaseError: ", "AnnotationError: "):
         message = message.removeprefix(prefix)
     return message
+
+
+@register.filter
+def offers_new_split(message: object) -> bool:
+    """Whether a refusal (a message, or a failed job's error) is fixed by a new split."""
+    return refusals.offers_new_split(error_message(str(message or "")))

@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from validation.export import services as export_services
+from validation.export.refusals import with_command_hint
 from validation.models import SplitVersion
 from validation.release import ReleaseError, check_out
 from validation.release.formats import SCIVER_FOLDER
@@ -69,7 +70,8 @@ class Command(BaseCommand):
                 progress=progress,
             )
         except ReleaseError as exc:
-            raise CommandError(str(exc)) from exc
+            # The pages offer the split form where a new split is the fix; here, its command.
+            raise CommandError(with_command_hint(str(exc))) from exc
         self.stderr.write("")
         counts = manifest["counts"]
         self.stdout.write(
