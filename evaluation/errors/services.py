@@ -27,13 +27,24 @@ from validation.release.formats import SPLIT_FILES
 MAX_NOTE = MAX_TEXT  # 5,000 characters, as every note of the workflow
 
 
-def _pair_ids(root: Path, part: str, labels: Path | None) -> dict[int, str]:
+def _labels_file(root: Path, given: Path | None) -> Path | None:
+    """The organisers' labels file of a release with hidden test labels: the one given, else
+    where the manifest says (as `evaluation.release.load_part` finds it)."""
+    if given is not None:
+        return given
+    manifest = json.loads((root / "manifest.json").read_text("utf-8"))
+    said = manifest.get("hidden_labels") or {}
+    return root / str(said["path"]) if isinstance(said, dict) and said.get("path") else None
+
+
+def _pair_ids(root: Path, part: str, hidden: bool, given: Path | None) -> dict[int, str]:
     """request_id → pair_id from the release's JSON Lines (or, for hidden test labels, from
     the organisers' labels file, which keeps the pairing)."""
     found: dict[int, str] = {}
     jsonl = root / SPLIT_FILES[part][1]
     rows: list = []
     try:
+        labels = _labels_file(root, given) if hidden else None
         if jsonl.is_file():
             rows += [json.loads(line) for line in jsonl.read_text("utf-8").splitlines() if line]
         if labels is not None:
@@ -57,7 +68,7 @@ def claims_of(run: EvaluationRun, outcomes: Sequence[RecordOutcome]) -> dict[int
         raise ErrorAnalysisRefused(
             f"No error analysis: the run's release folder cannot be read ({exc})."
         ) from exc
-    pairs = _pair_ids(part.root, run.part, part.labels_file)
+    pairs = _pair_ids(part.root, run.part, part.hidden, part.labels_file)
     texts = {item.request_id: item.claim for item in part.items}
     wanted = {
         o.request_id: (pairs.get(o.request_id), o.gold, texts.get(o.request_id)) for o in outcomes
@@ -98,6 +109,8 @@ def start_analysis(
     size = rules.check_sample_size(sample_size)
     if not run.scored:
         raise ErrorAnalysisRefused("The run has no scored answers yet.")
+    # Two admins starting at once: the second waits here, then finds the first's analysis.
+    run = EvaluationRun.objects.select_for_update().get(pk=run.pk)
     if ErrorAnalysis.objects.filter(run=run).exists():
         raise ErrorAnalysisRefused("This run already has an error analysis.")
     wrong = list(run.outcomes.filter(correct=False))

@@ -14,8 +14,9 @@ from django.urls import get_resolver
 
 from annotation.models import Claim
 from evaluation import services
+from evaluation.errors import services as services_errors
 from evaluation.errors.models import ErrorAnalysis, ErrorCase, ErrorTag
-from evaluation.errors.rules import CATEGORIES
+from evaluation.errors.rules import CATEGORIES, ErrorAnalysisRefused
 from evaluation.models import EvaluationRun
 from evaluation.release import load_part
 from tests.annotation.factories import make_expert
@@ -48,6 +49,29 @@ def _run_on(part, wrong: set[int]) -> EvaluationRun:
     return services.record_run(evaluation=evaluation, model="qwen-vl", source="responses")
 
 
+def _our_release(root, pairs, *, part: str = "validation", hidden: bool = False):
+    """The small release with `pairs` (claim pairs of this database) as the first two pairs
+    (direct, parallel) of `part`: their ids and texts; the part's records 1–4 (test: 11–14)."""
+    first = 1 if part == "validation" else 11
+    claims = part_claims("2409.00001" if part == "validation" else "2410.00002", first, "x")
+    ours = []
+    for claim in claims[:4]:
+        pair = pairs[(claim.request_id - first) // 2]
+        texts = {c.label: c.text for c in pair.claims.all()}
+        ours.append(
+            dataclasses.replace(
+                claim,
+                pair_id=pair.pk,
+                origin_statement=texts["entailed"],
+                perturbed_statement=texts["refuted"],
+            )
+        )
+    release = small_release(hide_test_labels=hidden)
+    release = dataclasses.replace(release, splits={**release.splits, part: ours + claims[4:]})
+    write_release(release, root / "SciVer")
+    return load_part(root / "SciVer", part)
+
+
 @pytest.fixture
 def world(tmp_path):
     """Two claim pairs of this database (cs.CL) released as the validation part's first two
@@ -59,25 +83,7 @@ def world(tmp_path):
     people["cvonly"] = make_expert("cvonly", codes=("cs.CV",))
     people["annotator"] = UserFactory(username="annie")
     pairs = [written_pair(writer, admin, seed=s) for s in (1, 2)]
-    claims = part_claims("2409.00001", 1, "v")
-    ours = []
-    for claim in claims[:4]:
-        pair = pairs[(claim.request_id - 1) // 2]
-        texts = {c.label: c.text for c in pair.claims.all()}
-        ours.append(
-            dataclasses.replace(
-                claim,
-                pair_id=pair.pk,
-                origin_statement=texts["entailed"],
-                perturbed_statement=texts["refuted"],
-            )
-        )
-    release = small_release()
-    release = dataclasses.replace(
-        release, splits={**release.splits, "validation": ours + claims[4:]}
-    )
-    write_release(release, tmp_path / "SciVer")
-    run = _run_on(load_part(tmp_path / "SciVer", "validation"), wrong={1, 2, 3, 4})
+    run = _run_on(_our_release(tmp_path, pairs), wrong={1, 2, 3, 4})
     return {"admin": admin, "run": run, "pairs": pairs, **people}
 
 
@@ -208,6 +214,10 @@ def test_a_tagger_who_lost_eligibility_is_refused_and_bad_tags_are_said_and_kept
     long = _tag(client, case, ["visual"], note="x" * 5001)
     assert long.status_code == 400 and b"5,000" in long.content and b"x" * 5001 in long.content
     assert not case.tags.get(tagger=world["bob"]).submitted
+    with pytest.raises(ErrorAnalysisRefused, match="5,000"):  # the service holds it too
+        services_errors.submit_tag(
+            case=case, by=world["bob"], categories=["visual"], note="x" * 5001
+        )
     world["bob"].expert.subfields.clear()  # no longer an expert of cs.CL
     refused = _tag(client, case, ["visual"])
     assert (
@@ -252,6 +262,19 @@ def test_a_run_on_a_release_this_database_did_not_export_is_refused_on_the_page(
     assert not ErrorAnalysis.objects.exists() and not Claim.objects.exists()
     zero = _start(client, run, size="0").content.decode()
     assert "sample_size: 0 is not between 1 and 500." in zero
+
+
+def test_a_hidden_test_part_finds_its_claims_through_the_organisers_labels_file(
+    client, world, tmp_path
+):
+    part = _our_release(tmp_path / "hidden", world["pairs"], part="test", hidden=True)
+    assert part.hidden and "label" not in part.items[0].record
+    run = _run_on(part, wrong={11, 12, 13, 14})
+    client.force_login(world["admin"])
+    _start(client, run, size="1")
+    cases = ErrorAnalysis.objects.get(run=run).cases.select_related("claim")
+    assert {c.subset for c in cases} == {"direct", "parallel"}  # one per subset
+    assert all(c.claim.label == c.outcome.gold and c.tags.count() == 2 for c in cases)
 
 
 def test_every_error_route_for_every_role(client, world):
