@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('annotation', '0013_claimpair_reference_note'),
-        ('evaluation', '0003_hidden_confirmation'),
+        ('evaluation', '0004_error_analysis'),
         ('papers', '0008_element_vector'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
