@@ -150,6 +150,30 @@ def _world() -> World:
     evaluation_run = EvaluationRun.objects.create(
         release_dir="/nowhere/SciVer", part="validation", source="responses", model="m"
     )
+    # An error analysis of that run: one wrong answer, its case tagged by the validator.
+    from evaluation.errors.models import ErrorAnalysis, ErrorCase, ErrorTag
+    from evaluation.models import RecordOutcome
+
+    wrong = RecordOutcome.objects.create(
+        run=evaluation_run,
+        request_id=1,
+        response="Answer: refuted",
+        parsed="refuted",
+        correct=False,
+        official_correct=False,
+        claim_type="direct",
+        subfield="cs.CL",
+        gold="entailed",
+    )
+    analysis = ErrorAnalysis.objects.create(run=evaluation_run, sample_size=1, seed=1)
+    case = ErrorCase.objects.create(
+        analysis=analysis,
+        outcome=wrong,
+        claim=claims0["entailed"],
+        subset="direct",
+        subfield_code="cs.CL",
+    )
+    ErrorTag.objects.create(case=case, tagger=team.validators[0])
     table = Element.objects.filter(paper=paper, kind="table").order_by("order").first()
     chart = Element.objects.filter(paper=paper, kind="chart").order_by("order").first()
     chart.image.name = default_storage.save(  # where imported images go: the writer may see it
@@ -198,6 +222,8 @@ def _world() -> World:
         "subfield": Subfield.objects.get(code="cs.CL").pk,
         "pair0": pair0,
         "evaluation_run": evaluation_run.pk,
+        "error_analysis": analysis.pk,
+        "error_case": case.pk,
         "api_token": issue_token(user=erin, name="hostile input")[0].pk,
     }
     for name in ("write", "reperturb", "evidence", "adjudication", "validation", "baseline"):
@@ -665,6 +691,50 @@ ROUTES = [
     Route("evaluation:compare", query=("run",)),
     Route("evaluation:compare_csv", query=("run",)),
     Route("evaluation:compare_json", query=("run",)),
+    Route(
+        "evaluation:start_error_analysis",
+        lambda w: {"run_id": w.kw["evaluation_run"]},
+        methods=POST,
+        form=lambda w: {"sample_size": "3"},
+        says_400=False,
+    ),
+    Route("evaluation:error_analyses"),
+    Route("evaluation:error_analysis", lambda w: {"analysis_id": w.kw["error_analysis"]}),
+    Route("evaluation:error_tags_csv", lambda w: {"analysis_id": w.kw["error_analysis"]}),
+    Route("evaluation:error_cases_csv", lambda w: {"analysis_id": w.kw["error_analysis"]}),
+    Route("evaluation:error_analysis_json", lambda w: {"analysis_id": w.kw["error_analysis"]}),
+    Route("evaluation:my_error_cases", users=("validator",)),
+    Route(
+        "evaluation:error_case",
+        lambda w: {"case_id": w.kw["error_case"]},
+        users=("validator", "admin"),
+        methods=BOTH,
+        form=lambda w: {"categories": ["retrieval"], "note": "x"},
+        says_400=False,
+    ),
+    Route(
+        "evaluation:assistant",
+        methods=BOTH,
+        form=lambda w: {"endpoint": "x", "model": "m", "confirm_remote": ""},
+        says_400=False,
+    ),
+    Route("evaluation:text_share"),
+    Route(
+        "evaluation:text_check",
+        _item("validation"),
+        users=("validator", "admin"),
+        methods=BOTH,
+        form=lambda w: {"entailed": "a", "refuted": "b"},
+        says_400=False,
+    ),
+    Route(
+        "evaluation:ideas",
+        _item("write"),
+        WRITER,
+        methods=POST,
+        form=lambda w: {"entailed": "a claim", "evidence": [str(v) for v in w.kw["visuals"][:1]]},
+        says_400=False,
+    ),
     Route("media", users=WRITER, url=lambda w: "/media/" + w.kw["media"]),
     Route("guidelines:current", users=("annotator", "admin")),
     Route("guidelines:versions", users=("annotator",)),

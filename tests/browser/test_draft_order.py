@@ -16,7 +16,7 @@ import json
 import pytest
 
 from annotation.models import ClaimPair
-from tests.browser.test_refusals import signed_in, write_pair, writing_task
+from tests.browser.work import signed_in, write_pair, writing_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -14,36 +14,23 @@ import json
 import re
 
 import pytest
-from django.conf import settings
 from django.contrib.sessions.models import Session
-from django.test import Client
 
 from annotation.assignment import services as assignment_services
 from annotation.curation import services as curation_services
 from annotation.models import ClaimPair, CuratedContext, CuratedElement, CuratedSection, WorkItem
-from annotation.queue import work
 from annotation.review import services as review
-from annotation.writing import services as writing
 from papers.models import Element, Section
-from tests.annotation.claim_factories import curated_paper, pair_fields
+from tests.annotation.claim_factories import curated_paper
 from tests.annotation.review_factories import crew, written_pair
 from tests.browser.pages import _polled_from_python, sign_in
+from tests.browser.work import signed_in, write_pair, writing_task
 from tests.validation.factories import Team, final_pair
 from validation import services as validation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 MINE = "My own version of the entailed claim, typed in the second tab while the first one sent."
-
-
-def signed_in(page, live_server, user) -> None:
-    """`user`'s session in the page's browser context (the sign-in page is tested elsewhere)."""
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    page.context.add_cookies(
-        [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
-    )
 
 
 def second_tab(page):
@@ -70,26 +57,6 @@ def kept_in_browser(page, item: WorkItem) -> dict:
     return json.loads(page.evaluate("k => localStorage.getItem(k)", f"sciver-draft-{item.key}"))[
         "draft"
     ]
-
-
-def writing_task(*names: str):
-    c = crew(*(names or ("alice",)))
-    writer = c[names[0] if names else "alice"]
-    paper, _ = curated_paper(c["boss"])
-    assignment_services.assign_papers(papers=[paper], experts=[writer], assigned_by=c["boss"])
-    writing.create_claim_tasks(paper=paper, by=writer, count=1, seed=3)
-    return c, work.next_item(user=writer, kind="write")
-
-
-def write_pair(page, item: WorkItem, **overrides) -> dict:
-    fields = pair_fields(item, **overrides)
-    page.fill("#id_entailed", fields["entailed"])
-    for pk in fields["evidence_ids"]:
-        page.locator(f"input.ev[value='{pk}']").first.check()
-    page.fill("#id_refuted", fields["refuted"])
-    page.select_option("#id_perturbation_kind", fields["perturbation_kind"])
-    page.fill("#id_explanation", fields["explanation"])
-    return fields
 
 
 def test_two_tabs_on_one_writing_task(new_page, live_server):
