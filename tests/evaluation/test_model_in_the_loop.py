@@ -11,47 +11,32 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from django.test import Client
 
-from annotation.models import ClaimPair, PairRole, WorkItem
+from annotation.models import ClaimPair, PairRole
 from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import services as writing
 from evaluation.assist import rules
 from evaluation.models import AssistantSetting, TextCheck
 from papers.models import Element
-from tests.annotation.claim_factories import ENTAILED, REFUTED, submit
+from tests.annotation.claim_factories import ENTAILED, submit
+from tests.evaluation.assist_world import (
+    CHANGED,
+    IN_TEXT,
+    NEGATED,
+    NOT_IN_TEXT,
+    answer,
+    assist_team,
+    prompt_of,
+    validation_items,
+)
 from tests.evaluation.standin_openai import StandInOpenAI
-from tests.validation.factories import Team, final_pair
+from tests.validation.factories import Team
 from validation import services as validation
 
 pytestmark = pytest.mark.django_db
-
-IN_TEXT = ENTAILED  # copied into a paragraph below: the text alone verifies it
-NOT_IN_TEXT = REFUTED
-CHANGED = "Ours reaches a BLEU of 75.0, which is higher than the Baseline model."
-NEGATED = "Ours does not reach a BLEU of 73.2, which is higher than the Baseline model."
-
-
-def _prompt(body: dict) -> str:
-    content = body["messages"][0]["content"]
-    return content if isinstance(content, str) else content[0]["text"]
-
-
-def answer(body: dict) -> str:
-    prompt = _prompt(body)
-    if "Give up to five false claims" in prompt:
-        return "\n".join(
-            [f"- {ENTAILED}", f"- {NEGATED}", f"- {CHANGED}", "- <b>Ours</b> is worse."]
-        )
-    paragraphs = prompt.split("Paragraphs:", 1)[1].split("\nClaim: ", 1)[0]
-    claim = prompt.split("\nClaim: ", 1)[1].split("\n", 1)[0]
-    if claim in paragraphs:
-        return "The paragraphs state exactly this.\nAnswer: entailed"
-    return "The paragraphs do not give these numbers.\nAnswer: cannot tell"
 
 
 @pytest.fixture
@@ -84,36 +69,7 @@ def set_local(team: Team) -> None:
 
 @pytest.fixture
 def team(endpoints):
-    team = Team()
-    pair, claims = final_pair(team)
-    paragraph = Element.objects.filter(paper=pair.paper, kind="paragraph").order_by("order").first()
-    paragraph.text = f"We compare both systems. {IN_TEXT} The rest is in Table 1."
-    paragraph.save(update_fields=["text"])
-    team.pair, team.claims = pair, claims
-    return team
-
-
-def validation_items(team: Team) -> dict[str, WorkItem]:
-    """The validator's items of both claims, by label: the first taken is passed, so that
-    the second can be taken (the one held comes back until it is submitted)."""
-    user = team.validators[0]
-    first = validation.take_next(user=user)
-    claim = first.claim
-    validation.submit_validation(
-        item=first,
-        user=user,
-        version=first.version,
-        token=uuid.uuid4(),
-        criteria_failed=[],
-        text=claim.text,
-        subset=claim.pair.subset,
-        label=claim.review.final_label,
-        evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
-        explanation=claim.explanation,
-    )
-    second = validation.take_next(user=user)
-    first.refresh_from_db()
-    return {first.claim.label: first, second.claim.label: second}
+    return assist_team()
 
 
 def test_an_endpoint_that_is_not_this_machine_needs_an_admins_confirmation(team, server):
@@ -167,7 +123,7 @@ def test_the_validator_sees_the_text_only_warning_where_the_text_verifies_the_cl
     assert [r.body["temperature"] for r in asked] == list(rules.SAMPLES)
     caption = Element.objects.filter(paper=team.pair.paper, kind="table").first().caption
     for request in asked:
-        prompt = _prompt(request.body)
+        prompt = prompt_of(request.body)
         assert IN_TEXT in prompt and caption not in prompt and "80.1" not in prompt
 
     validator.get(f"/assist/items/{entailed.key}/text-check/")
