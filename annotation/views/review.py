@@ -27,6 +27,7 @@ from annotation.models import (
     WorkKind,
     WorkStatus,
 )
+from annotation.queue.takers import takers
 from annotation.review import selectors, services
 from annotation.views import refusals
 from annotation.views.common import (
@@ -251,16 +252,14 @@ def image(request: HttpRequest, item_key: str, element_id: int) -> HttpResponse:
 
 @staff_required
 def overview(request: HttpRequest) -> HttpResponse:
-    User = get_user_model()
+    """The review's progress; each waiting item offers only the experts who may take it
+    (`takers`: the queue's own blindness rule), preselecting nobody."""
+    ov = selectors.review_overview()
+    found = takers([w.item for w in ov.waiting])
     return render(
         request,
         "annotation/review/overview.html",
-        {
-            "ov": selectors.review_overview(),
-            "experts": User.objects.filter(is_active=True, expert__active=True).order_by(
-                "username"
-            ),
-        },
+        {"ov": ov, "waiting": [(w, found[w.item.pk]) for w in ov.waiting]},
     )
 
 

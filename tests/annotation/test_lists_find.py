@@ -120,3 +120,21 @@ def test_allow_someone_says_when_nobody_may_take_it(client, waiting_validation):
     page = client.get("/manage/validation/").content.decode()
     row = waiting_row(page, item.key)
     assert "Nobody may take it" in row and "<select" not in row
+
+
+def test_the_review_overviews_allow_offers_only_who_may_take_the_blind_item(client):
+    """A blind annotation nobody of its subfield may take (its writer is its only expert): the
+    review overview offers the expert who never saw the pair, not its writer, and no one
+    preselected."""
+    admin = AdminFactory(username="boss")
+    writer = make_expert("writer")
+    written_pair(writer, admin, seed=1)
+    _, waiting = work.waiting_items(kind="evidence")
+    item = waiting[0].item
+    make_expert("vision", codes=("cs.CV",))
+    client.force_login(admin)
+    page = client.get("/manage/review/").content.decode()
+    row = next(r for r in page.split("<tr") if f'data-item="{item.key}"' in r)
+    offered = re.findall(r"<option value=\"\d*\"[^>]*>([^<]+)</option>", row)
+    assert offered == ["choose who may take it", "vision"]
+    assert '<option value="" selected>' in row and "writer: wrote the pair" in row
