@@ -78,7 +78,8 @@
 
   // The piece at the top of the context box (its own scroll), the window left where it is
   // unless the box's top is out of it.
-  // Images above it that load later push it down: it is kept there until the person scrolls.
+  // Images, formulas and fonts above it that arrive later push it down: it is kept there until
+  // the person scrolls the context or moves with a key.
   let pinned = null;
   function toTop(piece) {
     context.scrollTop += piece.getBoundingClientRect().top - context.getBoundingClientRect().top - 8;
@@ -89,8 +90,10 @@
     const top = context.getBoundingClientRect().top;
     if (top < 0 || top > window.innerHeight - 80) context.scrollIntoView({ block: "start" });
   }
-  context.addEventListener("load", () => pinned && toTop(pinned), true);
-  for (const name of ["wheel", "touchstart", "mousedown"]) {
+  const resized = new ResizeObserver(() => pinned && toTop(pinned));
+  context.addEventListener("load", () => pinned && toTop(pinned), true); // an image, at once
+  for (const piece of pieces()) resized.observe(piece);
+  for (const name of ["wheel", "touchstart", "mousedown", "keydown"]) {
     context.addEventListener(name, () => (pinned = null), { passive: true });
   }
 

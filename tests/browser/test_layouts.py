@@ -38,9 +38,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SIZES = [(1366, 900), (1024, 768), (911, 600)]
 
-# What one sees of the box matched by the selector: clipped by the window and by every
-# ancestor that scrolls or clips it.
-SEEN = """(selector) => {
+# What one sees of the box matched by the selector once a frame is painted: clipped by the
+# window and by every ancestor that scrolls or clips it.
+SEEN = """async (selector) => {
+  await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted, 0)));
   const el = document.querySelector(selector);
   if (!el) return null;
   const r = el.getBoundingClientRect();

@@ -23,14 +23,15 @@ from papers.models import Element, Paper, Section
 from tests.annotation.claim_factories import pair_fields, submit
 from tests.annotation.factories import make_expert
 from tests.annotation.review_factories import annotate
-from tests.browser.pages import _polled_from_python, sample_folder
+from tests.browser.pages import _polled_from_python, sample_folder, shot
 from validation import services as validation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# How much of the box matched by the selector one sees (clipped by the window and by every
-# ancestor that scrolls it), its height and its place.
-SEEN = """(selector) => {
+# How much of the box matched by the selector one sees once a frame is painted (clipped by the
+# window and by every ancestor that scrolls it), its height and its place.
+SEEN = """async (selector) => {
+  await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted, 0)));
   const el = document.querySelector(selector);
   const r = el.getBoundingClientRect();
   let top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
@@ -110,22 +111,27 @@ def test_evidence_keys_the_checklist_beside_the_claim_and_a_refusal_beside_them(
         def seen(selector: str) -> dict:
             return page.evaluate(SEEN, selector)
 
+        def shown(selector: str) -> bool:
+            """80 px of it on screen, or all of it (an image not loaded yet is short)."""
+            box = seen(selector)
+            return box["seen"] >= min(80, box["height"])
+
         def wholly(selector: str) -> bool:
             box = seen(selector)
             return box["seen"] >= box["height"] - 1
 
         # Opened at the first evidence, with the claim and the whole checklist beside it.
-        assert seen(first)["seen"] >= 80, seen(first)
+        assert shown(first), seen(first)
         assert wholly("#text") and wholly("#criteria"), (seen("#text"), seen("#criteria"))
         assert "]/[ next/previous evidence" in page.locator("[data-keys-line]").inner_text()
 
         # `]`: the next evidence, in view and focused; `[`: back. The claim stays in view.
         page.keyboard.press("]")
         assert page.evaluate("document.activeElement.id") == second[1:]
-        assert seen(second)["seen"] >= 80 and wholly("#criteria"), seen(second)
+        assert shown(second) and wholly("#criteria"), seen(second)
         page.keyboard.press("[")
         assert page.evaluate("document.activeElement.id") == first[1:]
-        assert seen(first)["seen"] >= 80 and wholly("#text"), seen(first)
+        assert shown(first) and wholly("#text"), seen(first)
 
         # In the claim's text box `]` is typed, and the context stays where it was.
         scrolled = page.evaluate("document.getElementById('context').scrollTop")
@@ -142,13 +148,19 @@ def test_evidence_keys_the_checklist_beside_the_claim_and_a_refusal_beside_them(
         page.fill("#text", item.claim.text + " Offline.")
         panel = page.locator("#refusal[data-reason='offline']")
         panel.wait_for()
+        shot(page, "validation-refusal")
         assert seen("#refusal")["seen"] >= 40
-        shown = seen("#refusal")["rect"]
+        panel_box = seen("#refusal")["rect"]
         for field in ("#text", "#criteria"):
             left, top, right, bottom = seen(field)["rect"]
-            apart = shown[2] <= left or right <= shown[0] or shown[3] <= top or bottom <= shown[1]
-            assert apart, f"the refusal {shown} covers {field} {[left, top, right, bottom]}"
-            assert seen(field)["seen"] >= 80, (field, seen(field))
-        context.set_offline(False)
+            apart = (
+                panel_box[2] <= left
+                or right <= panel_box[0]
+                or panel_box[3] <= top
+                or bottom <= panel_box[1]
+            )
+            assert apart, f"the refusal {panel_box} covers {field} {[left, top, right, bottom]}"
+            assert shown(field), (field, seen(field))
+        # Closed offline: no draft reaches the server while the test database is emptied.
     finally:
         context.close()
