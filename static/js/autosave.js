@@ -165,6 +165,8 @@ window.workAutosave = function (options) {
     if (old) old.replaceWith(element);
     else form.prepend(element);
     wire(element);
+    // Heading a form column (refusal.css) it is in the flow: brought into view. Fixed, it is.
+    if (getComputedStyle(element).position !== "fixed") element.scrollIntoView({ block: "nearest" });
     refusedFrom = from;
   }
 
