@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import uuid
 
 import pytest
 
@@ -27,13 +26,8 @@ def arxiv(settings, tmp_path):
             paper("2410.00102", published=day(4), tables=1),
         ]
     ).start()
-    for key, value in server.settings().items():
-        setattr(settings, key, value)
-    settings.ARXIV_DELAY_SECONDS = 0.0
-    settings.ARXIV_GATE_FILE = str(tmp_path / "arxiv-gate")
-    settings.ARXIV_GATE_KEY = f"sciver-test:{uuid.uuid4().hex}"
+    server.point_crawler(settings, tmp_path)
     settings.REDIS_URL = ""  # the run goes to a thread of the server, as without Redis
-    settings.MIN_TABLES = settings.MIN_CHARTS = 2
     settings.USE_CHROMIUM = False  # table screenshots by Pillow: the browser here is the test's
     try:
         yield server
