@@ -1,5 +1,6 @@
 """Work items get a random place in the shuffled queue (`WorkItem.shuffle_key`), indexed with
-kind and status for the lease's walk; existing items draw theirs in one UPDATE."""
+kind and status for the lease's walk (and with the assignee, for the items named for one
+expert); existing items draw theirs in one UPDATE."""
 
 from django.db import migrations, models
 
@@ -41,6 +42,12 @@ class Migration(migrations.Migration):
             model_name="workitem",
             index=models.Index(
                 fields=["kind", "status", "shuffle_key"], name="workitem_lease_walk"
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="workitem",
+            index=models.Index(
+                fields=["assignee", "kind", "status", "shuffle_key"], name="workitem_named_walk"
             ),
         ),
     ]

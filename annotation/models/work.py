@@ -137,6 +137,11 @@ class WorkItem(models.Model):
         indexes = [
             models.Index(fields=["kind", "status", "created_at"]),
             models.Index(fields=["kind", "status", "shuffle_key"], name="workitem_lease_walk"),
+            # The items named for one expert, in the same order (else SQLite walks the whole
+            # queue in key order looking for them).
+            models.Index(
+                fields=["assignee", "kind", "status", "shuffle_key"], name="workitem_named_walk"
+            ),
         ]
 
     def __str__(self) -> str:

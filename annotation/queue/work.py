@@ -2,9 +2,11 @@
 
 Generic over the kind of work: claim writing, second annotation, adjudication, validation and
 the human baseline use it. Every state change is `annotation.lifecycle.move` (the item's
-declared transitions, its version and one audit event in the same transaction); "next item" takes the oldest item the expert may take with
-`select_for_update(skip_locked=True)` on PostgreSQL (SQLite serialises writers with immediate
-transactions, see config/settings.py).
+declared transitions, its version and one audit event in the same transaction). "Next item"
+walks an index from a point of the expert's own (`shuffled`: every item has a random place,
+drawn again when it is handed back) or from the oldest, and takes the first item the expert may
+take, with `select_for_update(skip_locked=True)` on PostgreSQL (SQLite serialises writers with
+immediate transactions, see config/settings.py): the rows it reads do not grow with the queue.
 """
 
 from __future__ import annotations
@@ -404,7 +406,7 @@ def shuffled(user: object) -> list[Walk]:
     round at a new place."""
     start = shuffle_start(user)
     return [
-        (Q(assignee_id=user.pk), ("shuffle_key",)),
+        (Q(assignee_id=user.pk), ("shuffle_key",)),  # its own index, from the assignee
         (Q(shuffle_key__gte=start), ("shuffle_key",)),
         (Q(shuffle_key__lt=start), ("shuffle_key",)),
     ]
