@@ -50,7 +50,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
             raise OperationalError("database is locked")
         self._holds_writer = True
         try:
-            super()._start_transaction_under_autocommit()
+            super()._start_transaction_under_autocommit()  # type: ignore[misc]  # Django's, not in its stubs
         except BaseException:
             self._release_writer()
             raise
@@ -62,18 +62,18 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _commit(self) -> None:
         try:
-            super()._commit()
+            super()._commit()  # type: ignore[misc]  # Django's, not in its stubs
         finally:
             self._release_writer()
 
     def _rollback(self) -> None:
         try:
-            super()._rollback()
+            super()._rollback()  # type: ignore[misc]  # Django's, not in its stubs
         finally:
             self._release_writer()
 
     def _close(self) -> None:
         try:
-            super()._close()
+            super()._close()  # type: ignore[misc]  # Django's, not in its stubs
         finally:
             self._release_writer()
