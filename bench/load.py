@@ -1,9 +1,9 @@
 """Benchmark: many annotators at once, over HTTP on loopback, against the server a shape runs.
 
 Each client signs in for real (the sign-in page, its CSRF token, the credentials) and loops on
-one stage for a bounded time: the trivial view (/healthz), then "next" (the workspace's button),
-the item page it redirects to, the submission (fields read from that page's form) and the page
-that submission redirects to. Clients follow the app's redirects and never build an item URL,
+one stage for a bounded time: the trivial view (/healthz) and the signed-in home page (the
+floor), then "next" (the workspace's button), the item page it redirects to, the submission
+(fields read from that page's form) and the page that submission redirects to. Clients follow the app's redirects and never build an item URL,
 so the same client measures an older checkout. Afterwards the database is asked what happened.
 
     python bench/load.py [--shape default|production] [--stage blind|writing|validation]
@@ -54,13 +54,14 @@ CACHE = ROOT / "var" / "bench-load"
 WORLD_SCRIPT = ROOT / "bench" / "loadworld.py"
 DEFAULT_POSTGRES = f"postgres://postgres@{LOOPBACK}:5432/postgres"
 MIN_ACCOUNTS = 64  # annotator accounts in every world (more only for more clients)
-KINDS = ("next", "item", "submit", "landing", "trivial")
+KINDS = ("next", "item", "submit", "landing", "trivial", "home")
 KIND_NAMES = {
     "next": "next (lease)",
     "item": "item page",
     "submit": "submit",
     "landing": "after submit",
     "trivial": "trivial /healthz",
+    "home": "home page (floor)",
 }
 EXPECTED = {
     "signin": (200, 302),
@@ -69,6 +70,7 @@ EXPECTED = {
     "submit": (302,),
     "landing": (200,),
     "trivial": (200,),
+    "home": (200,),
 }
 NEXT_BUTTON = {"blind": "next-annotation", "writing": "next", "validation": "next-validation"}
 STAGE_NAMES = {
@@ -341,6 +343,9 @@ class Annotator:
         self.deadline = deadline
         while time.monotonic() < deadline:
             self.send("trivial", "GET", self.base + "/healthz")
+            # The floor: the signed-in home page (the workspace), the page every person loads,
+            # measured in the same run as the cycle (issue 49 compares the submission to it).
+            self.send("home", "GET", self.home)
             if time.monotonic() >= deadline:
                 break
             if not self.cycle():
@@ -845,6 +850,11 @@ def summarize(outcome: dict, check: dict, log_path: Path, args) -> dict:
         "cycle_p95_ms": pct(cycle_seconds, 95),
         "requests": requests,
         "next_p95_over_trivial_p95": round(lease / trivial, 1) if lease and trivial else None,
+        "submit_p95_over_home_p95": (
+            round(requests["submit"]["p95_ms"] / requests["home"]["p95_ms"], 2)
+            if requests["submit"]["p95_ms"] and requests["home"]["p95_ms"]
+            else None
+        ),
         "errors": {k: dict(v) for k, v in errors.items() if v},
         "errors_by_status": dict(status_totals),
         "error_total": sum(status_totals.values()),
@@ -932,6 +942,7 @@ def medians(runs: list[dict]) -> dict:
             for kind in (*KINDS, "signin")
         },
         "next_p95_over_trivial_p95": median([r["next_p95_over_trivial_p95"] for r in runs]),
+        "submit_p95_over_home_p95": median([r.get("submit_p95_over_home_p95") for r in runs]),
         # What must be zero is summed over the runs, not a median.
         "errors_by_status": dict(sum((Counter(r["errors_by_status"]) for r in runs), Counter())),
         **{
@@ -975,7 +986,9 @@ def print_run(label: str, number: int, r: dict) -> None:
     )
     print(
         f"  run {number} {label}: {r['cycles_per_s']:.2f} cycles/s ({r['cycles']} cycles), "
-        f"next p95 {ms(r['requests']['next']['p95_ms'])} ms, trivial p95 "
+        f"next p95 {ms(r['requests']['next']['p95_ms'])} ms, submit p95 "
+        f"{ms(r['requests']['submit']['p95_ms'])} ms, home p95 "
+        f"{ms(r['requests']['home']['p95_ms'])} ms, trivial p95 "
         f"{ms(r['requests']['trivial']['p95_ms'])} ms; errors: {errors or 'none'}; handed to "
         f"two {r['items_held_by_two']}, lost {r['lost']}, inconsistent {r['inconsistencies']}",
         flush=True,
@@ -1010,6 +1023,12 @@ def print_table(columns: dict[str, dict]) -> None:
             )
     row("sign-in p95 ms", lambda m: ms(m["requests"]["signin"]["p95_ms"]))
     row("lease p95 / trivial p95", lambda m: ms(m["next_p95_over_trivial_p95"]))
+    row(
+        "submit p95 / home p95",
+        lambda m: (
+            "—" if m["submit_p95_over_home_p95"] is None else f"{m['submit_p95_over_home_p95']:.2f}"
+        ),
+    )
     row(
         "errors (all runs)",
         lambda m: ", ".join(f"{s}×{n}" for s, n in sorted(m["errors_by_status"].items())) or "0",

@@ -31,6 +31,9 @@ CLIENT_CODES = ("cs.CL", "cs.IR")  # the annotators' subfields; every paper is c
 WRITERS = 4  # who wrote the pairs waiting for blind annotation or validation
 CHECKERS = 2  # who annotated blind the claims waiting for validation (one claim of a pair each)
 PAIRS_PER_PAPER = 2  # SciVer: about 1.4 pairs per paper
+# Blind stage: at most this many claims are written through the services; past it the written
+# pairs are copied in bulk (a world of 30,000 waiting claims in minutes, not an hour).
+WRITTEN_CLAIMS = 1000
 KIND_OF_STAGE = {"blind": "evidence", "writing": "write", "validation": "validate"}
 
 
@@ -146,6 +149,101 @@ def _write_pairs(writers: list, papers: list, admin, pairs: int) -> int:
     return written
 
 
+def _copy(obj, **changes):
+    """An unsaved copy of a row: every column but the id, and but those drawn afresh for each
+    row (a default that is a function: the opaque key, the place in the shuffle)."""
+    model = type(obj)
+    values = {
+        f.attname: getattr(obj, f.attname)
+        for f in model._meta.concrete_fields
+        if not f.primary_key and not (f.has_default() and callable(f.default))
+    }
+    return model(**(values | changes))
+
+
+def _copy_pairs(claims: int) -> int:
+    """Copies of the written pairs, in bulk, until `claims` blind claims wait: each copy a task,
+    a pair, its two claims (texts of its own, the writer's evidence), the writer's role, the
+    pair's and the claims' reviews and the two blind items, as writing them would have made
+    them (each item's place in the shuffle drawn afresh). The copies share their originals'
+    papers and curated contexts. Returns the pairs copied."""
+    from django.db import transaction
+
+    from annotation.models import (
+        Claim,
+        ClaimPair,
+        ClaimReview,
+        ClaimTask,
+        PairReview,
+        PairRole,
+        WorkItem,
+    )
+
+    base = list(
+        ClaimPair.objects.select_related("task", "review").prefetch_related("roles").order_by("id")
+    )
+    claims_of = defaultdict(list)
+    for claim in Claim.objects.filter(pair__in=base).select_related("review").order_by("id"):
+        claims_of[claim.pair_id].append(claim)
+    evidence_of = defaultdict(list)
+    for claim_id, element_id in Claim.evidence.through.objects.filter(
+        claim__pair__in=base
+    ).values_list("claim_id", "element_id"):
+        evidence_of[claim_id].append(element_id)
+    items_of = {
+        item.claim_id: item
+        for item in WorkItem.objects.filter(kind="evidence", pair__in=base, status="open")
+    }
+    waiting = WorkItem.objects.filter(kind="evidence", status="open").count()
+    wanted = math.ceil(max(0, claims - waiting) / 2)
+    number = len(base)
+    copied = 0
+    while copied < wanted:
+        chunk = [base[(copied + n) % len(base)] for n in range(min(1000, wanted - copied))]
+        with transaction.atomic():
+            tasks = [_copy(pair.task) for pair in chunk]
+            ClaimTask.objects.bulk_create(tasks)
+            pairs = [_copy(pair, task_id=task.pk) for pair, task in zip(chunk, tasks, strict=True)]
+            ClaimPair.objects.bulk_create(pairs)
+            PairReview.objects.bulk_create(
+                [_copy(old.review, pair_id=new.pk) for old, new in zip(chunk, pairs, strict=True)]
+            )
+            PairRole.objects.bulk_create(
+                [
+                    _copy(role, pair_id=new.pk)
+                    for old, new in zip(chunk, pairs, strict=True)
+                    for role in old.roles.all()
+                    if role.claim_id is None  # the writer's: claims' roles come with work
+                ]
+            )
+            olds, news = [], []
+            for old, new in zip(chunk, pairs, strict=True):
+                number += 1
+                texts = dict(zip(("entailed", "refuted"), claim_texts(number), strict=True))
+                for claim in claims_of[old.pk]:
+                    olds.append(claim)
+                    news.append(_copy(claim, pair_id=new.pk, text=texts[claim.label]))
+            Claim.objects.bulk_create(news)
+            Claim.evidence.through.objects.bulk_create(
+                [
+                    Claim.evidence.through(claim_id=new.pk, element_id=element)
+                    for old, new in zip(olds, news, strict=True)
+                    for element in evidence_of[old.pk]
+                ]
+            )
+            ClaimReview.objects.bulk_create(
+                [_copy(old.review, claim_id=new.pk) for old, new in zip(olds, news, strict=True)]
+            )
+            WorkItem.objects.bulk_create(
+                [
+                    _copy(items_of[old.pk], pair_id=new.pair_id, claim_id=new.pk)
+                    for old, new in zip(olds, news, strict=True)
+                ]
+            )
+        copied += len(chunk)
+    return copied
+
+
 def _annotate_all(checkers: list) -> int:
     """Every blind item annotated by the checkers as the writer labelled it, with the writer's
     evidence: every claim becomes final and waits for validation."""
@@ -211,6 +309,8 @@ def build(stage: str, claims: int, accounts: int) -> dict:
     people = _people(stage, accounts)
     admin = people["admin"][0]
     pairs = math.ceil(claims / 2)
+    if stage == "blind":
+        pairs = min(pairs, math.ceil(WRITTEN_CLAIMS / 2))  # the rest are copies
     papers = _papers(math.ceil(pairs / PAIRS_PER_PAPER), admin)
     counts: dict[str, int] = {"papers": len(papers)}
     answers: dict[str, dict] = {}
@@ -233,6 +333,7 @@ def build(stage: str, claims: int, accounts: int) -> dict:
             else:
                 open_validations(actor=None)
         else:
+            counts["copied_pairs"] = _copy_pairs(claims)
             answers = _answers()
     kind = KIND_OF_STAGE[stage]
     counts["waiting"] = WorkItem.objects.filter(kind=kind, status="open").count()

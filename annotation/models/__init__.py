@@ -39,15 +39,19 @@ from annotation.models.review import (
 )
 from annotation.models.sessions import SessionLink
 from annotation.models.work import (
+    SHUFFLE_KEY_BITS,
     Machine,
     WorkAction,
     WorkEvent,
     WorkItem,
     WorkKind,
     WorkStatus,
+    draw_shuffle_key,
 )
 
 __all__ = [
+    "SHUFFLE_KEY_BITS",
+    "draw_shuffle_key",
     "SessionLink",
     "ArchiveAction",
     "ArchiveEvent",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -26,6 +28,16 @@ class WorkStatus(models.TextChoices):
     LEASED = "leased", "in progress"
     DONE = "done", "done"
     CANCELLED = "cancelled", "cancelled"
+
+
+# An item's place in every expert's shuffled walk through the queue: a random key in [0, 2**62),
+# drawn when the item is made and again whenever it is handed back (`annotation.queue.work`).
+SHUFFLE_KEY_BITS = 62
+
+
+def draw_shuffle_key() -> int:
+    """A fresh random place in the shuffled queue (nothing about the item follows from it)."""
+    return secrets.randbits(SHUFFLE_KEY_BITS)
 
 
 class WorkItem(models.Model):
@@ -81,6 +93,9 @@ class WorkItem(models.Model):
     draft_saved_at = models.DateTimeField(null=True, blank=True)
     submit_token = models.UUIDField(null=True, blank=True, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The lease walks the index on (kind, status, shuffle_key) from a point of the expert's own,
+    # so taking the next item reads a few rows however long the queue is.
+    shuffle_key = models.BigIntegerField(default=draw_shuffle_key)
     done_at = models.DateTimeField(null=True, blank=True)
     done_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -119,7 +134,15 @@ class WorkItem(models.Model):
                 name="workitem_one_open_reperturb_per_pair",
             ),
         ]
-        indexes = [models.Index(fields=["kind", "status", "created_at"])]
+        indexes = [
+            models.Index(fields=["kind", "status", "created_at"]),
+            models.Index(fields=["kind", "status", "shuffle_key"], name="workitem_lease_walk"),
+            # The items named for one expert, in the same order (else SQLite walks the whole
+            # queue in key order looking for them).
+            models.Index(
+                fields=["assignee", "kind", "status", "shuffle_key"], name="workitem_named_walk"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} item {self.pk} ({self.status})"

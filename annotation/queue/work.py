@@ -2,9 +2,11 @@
 
 Generic over the kind of work: claim writing, second annotation, adjudication, validation and
 the human baseline use it. Every state change is `annotation.lifecycle.move` (the item's
-declared transitions, its version and one audit event in the same transaction); "next item" takes the oldest item the expert may take with
-`select_for_update(skip_locked=True)` on PostgreSQL (SQLite serialises writers with immediate
-transactions, see config/settings.py).
+declared transitions, its version and one audit event in the same transaction). "Next item"
+walks an index from a point of the expert's own (`shuffled`: every item has a random place,
+drawn again when it is handed back) or from the oldest, and takes the first item the expert may
+take, with `select_for_update(skip_locked=True)` on PostgreSQL (SQLite serialises writers with
+immediate transactions, see config/settings.py): the rows it reads do not grow with the queue.
 """
 
 from __future__ import annotations
@@ -21,24 +23,26 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.db.models import (
-    Case,
+    BigIntegerField,
     Count,
     Exists,
+    ExpressionWrapper,
     F,
     OuterRef,
     Q,
     QuerySet,
     Subquery,
     Value,
-    When,
 )
 from django.db.models.expressions import BaseExpression
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from annotation import access, lifecycle
 from annotation.errors import AnnotationError, InvalidTransition
 from annotation.experts import selectors as expert_selectors
 from annotation.models import (
+    SHUFFLE_KEY_BITS,
     ClaimPair,
     ExpertProfile,
     PairRole,
@@ -48,6 +52,7 @@ from annotation.models import (
     WorkItem,
     WorkKind,
     WorkStatus,
+    draw_shuffle_key,
 )
 from annotation.queue import blindness, statements
 from papers.models import Paper
@@ -115,14 +120,19 @@ def _excluded_by_roles(user: AbstractBaseUser, kind: str) -> Q:
     )
 
 
-def _free(user: AbstractBaseUser, kind: str, now: dt.datetime) -> Q:
-    """`available_to` as a condition on work items of `kind` (for one aggregate over kinds)."""
+def _waiting(now: dt.datetime) -> Q:
+    """Open, or leased with the lease run out."""
+    return Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now)
+
+
+def _may_take(user: AbstractBaseUser, kind: str) -> Q:
+    """The rules of `available_to` but the item's status: who the item is for and the
+    blindness rule, on items of `kind`."""
     did_before = WorkItem.objects.filter(
         claim=OuterRef("claim"), kind=kind, done_by_id=user.pk
     )  # a reopened claim goes to someone else
     return (
         Q(kind=kind)
-        & (Q(status=WorkStatus.OPEN) | Q(status=WorkStatus.LEASED, lease_expires_at__lte=now))
         & (
             Q(assignee_id=user.pk)
             | Q(
@@ -137,6 +147,11 @@ def _free(user: AbstractBaseUser, kind: str, now: dt.datetime) -> Q:
         # Archived papers' work waits, untouched, until the paper is un-archived.
         & _live_paper()
     )
+
+
+def _free(user: AbstractBaseUser, kind: str, now: dt.datetime) -> Q:
+    """`available_to` as a condition on work items of `kind` (for one aggregate over kinds)."""
+    return _waiting(now) & _may_take(user, kind)
 
 
 def _live_paper() -> Q:
@@ -310,43 +325,94 @@ def refusal_for(item: WorkItem, expert_id: int) -> str:
     return _refusal(item, expert_id, roles[item.pair_id], pending[item.pair_id], shared)
 
 
+def _handed_back() -> dict[str, Any]:
+    """What changes when an item goes back to the queue: a new place in the shuffle (it comes
+    round at a new place in every expert's walk, not first again for whoever passed it)."""
+    return {"shuffle_key": draw_shuffle_key()}
+
+
 def _lease_fields(now: dt.datetime) -> dict[str, Any]:
     return {"leased_at": now, "lease_expires_at": now + lease_duration()}
 
 
 Order = Sequence[str | BaseExpression]
+# One walk of a lease through the open items: the items it may take (beyond `_may_take`), in
+# which order. A queue order is the walks tried one after the other (the first that finds an
+# item wins); each is `LIMIT 1` over an index that holds its order, so a walk reads the items
+# it passes over (ones the rules keep from the expert), not the queue.
+Walk = tuple[Q, Order]
 
 
 def _lease_candidate(user_id: int, now: dt.datetime, kind: str, order: Callable) -> tuple:
-    """One statement: the expert's own leased item if any (its oldest lease), else the first
-    free one in `order`, each picked by a LIMIT 1 sub-select. PostgreSQL locks the free one with
-    SKIP LOCKED inside its sub-select, so concurrent leases pass each other; SQLite holds the
-    immediate transaction's write lock."""
+    """One statement: the expert's own leased item if any (its oldest lease), else a free one:
+    one whose lease ran out (the earliest to run out), else the first open one that the walks of
+    `order(expert)` find. Each candidate is a `LIMIT 1` sub-select, tried in turn (COALESCE:
+    a later one runs only when the ones before found nothing). PostgreSQL locks the free one
+    with SKIP LOCKED inside its sub-select, so concurrent leases pass each other; SQLite holds
+    the immediate transaction's write lock."""
     user = _Someone(user_id)
+    skip_locked = connection.features.has_select_for_update_skip_locked
     held = WorkItem.objects.filter(
         _live_paper(), kind=kind, status=WorkStatus.LEASED, holder_id=user_id
-    )
-    free = available_to(user, kind, now).order_by(*order(user))
-    if connection.features.has_select_for_update_skip_locked:
+    ).order_by("leased_at", "id")
+    if skip_locked:
         held = held.select_for_update(of=("self",))
-        free = free.select_for_update(skip_locked=True, of=("self",))
-    mine = Q(status=WorkStatus.LEASED, holder_id=user_id)
+    may_take = _may_take(user, kind)
+    expired = WorkItem.objects.filter(
+        may_take, status=WorkStatus.LEASED, lease_expires_at__lte=now
+    ).order_by("lease_expires_at", "id")
+    free = [expired] + [
+        WorkItem.objects.filter(may_take, where, status=WorkStatus.OPEN).order_by(*by)
+        for where, by in order(user)
+    ]
+    if skip_locked:
+        free = [q.select_for_update(skip_locked=True, of=("self",)) for q in free]
+    candidates = [Subquery(q.values("pk")[:1]) for q in [held, *free]]
+    # `id = COALESCE(…)`: an index probe, not a scan of every item.
     return (
-        # `id = (sub-select)`, not `id IN (…)`: two index probes, not a scan of every item.
-        WorkItem.objects.filter(
-            Q(pk=Subquery(held.order_by("leased_at", "id").values("pk")[:1]))
-            | Q(pk=Subquery(free.values("pk")[:1]))
-        )
-        .order_by(Case(When(mine, then=Value(0)), default=Value(1)))[:1]
+        WorkItem.objects.filter(pk=Coalesce(*candidates, output_field=BigIntegerField()))
+        .order_by()
         .query.sql_with_params()
     )
 
 
-def _oldest_first(user: object) -> Order:
-    return ("created_at", "id")
+def _oldest_first(user: object) -> list[Walk]:
+    """The oldest open item first (the index on kind, status and created_at holds the order)."""
+    return [(Q(), ("created_at", "id"))]
 
 
-def _order_key(order: Callable[[object], Order]) -> str:
+def shuffle_start(user: object) -> BaseExpression:
+    """Where the expert's walk through the shuffled queue starts: a point of the key space of
+    their own (Knuth's multiplicative hash of their id, in SQL so that a stored statement fills
+    in only the id), so two experts start far apart and rarely reach for the same item."""
+
+    def big(n: int) -> Value:  # bound as a 64-bit integer (PostgreSQL binds on the server)
+        return Value(n, output_field=BigIntegerField())
+
+    expert = Cast(Value(user.pk), BigIntegerField())
+    hashed = (expert * big(_KNUTH)).bitand(big(2**32 - 1))
+    return ExpressionWrapper(
+        hashed * big(2 ** (SHUFFLE_KEY_BITS - 32)), output_field=BigIntegerField()
+    )
+
+
+_KNUTH = 2654435761  # ⌊2³² / φ⌋: consecutive ids land far apart
+
+
+def shuffled(user: object) -> list[Walk]:
+    """The expert's own shuffle of the open items: those assigned to them by name first (nobody
+    else may take them), then the rest from the expert's starting point up the item's random
+    key, wrapping round to the lowest keys. An item handed back draws a new key, so it comes
+    round at a new place."""
+    start = shuffle_start(user)
+    return [
+        (Q(assignee_id=user.pk), ("shuffle_key",)),  # its own index, from the assignee
+        (Q(shuffle_key__gte=start), ("shuffle_key",)),
+        (Q(shuffle_key__lt=start), ("shuffle_key",)),
+    ]
+
+
+def _order_key(order: Callable[[object], list[Walk]]) -> str:
     """A stored statement's name for an order: the function's own name (a partial's function
     and arguments), so two orders can never share one statement. A lambda has no name that
     tells two apart: it is refused."""
@@ -365,11 +431,12 @@ def next_item(
     *,
     user: AbstractBaseUser,
     kind: str,
-    order: Callable[[object], Order] = _oldest_first,
+    order: Callable[[object], list[Walk]] = _oldest_first,
     on_lease: Callable[[WorkItem], None] | None = None,
 ) -> WorkItem:
-    """The item the expert works on next: the one they hold, else the first free one they may
-    take in `order(expert)` (default: the oldest), leased to them. Two
+    """The item the expert works on next: the one they hold, else a free one they may take: one
+    whose lease ran out, else the first open one in `order(expert)`'s walks (default: the
+    oldest; `shuffled`: the expert's own shuffle), leased to them. Two
     experts asking at once never get the same item. `on_lease(item)` runs in the same
     transaction (e.g. recording the role)."""
     now = timezone.now()
@@ -405,7 +472,7 @@ def next_item(
             WorkStatus.OPEN,
             actor=None,
             action=WorkAction.LEASE_EXPIRED,
-            changes={"holder": None, "lease_expires_at": None},
+            changes={"holder": None, "lease_expires_at": None, **_handed_back()},
             old={"holder": previous_holder, "lease_expires_at": item.lease_expires_at.isoformat()},
             note="the draft is kept",
             locked=state,
@@ -501,7 +568,7 @@ def release_item(*, item: WorkItem, user: AbstractBaseUser, version: int | None)
         WorkStatus.OPEN,
         actor=user,
         action=WorkAction.RELEASED,
-        changes={"holder": None, "lease_expires_at": None},
+        changes={"holder": None, "lease_expires_at": None, **_handed_back()},
         old=old,
         new={"holder": None, "version": item.version + 1},
         note="handed back; the draft is kept",

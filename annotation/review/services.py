@@ -12,18 +12,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import (
-    BigIntegerField,
-    Case,
-    Count,
-    Exists,
-    F,
-    IntegerField,
-    OuterRef,
-    Value,
-    When,
-)
-from django.db.models.functions import Cast, Mod
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation import access, lifecycle
@@ -69,8 +58,6 @@ REVIEW_KINDS = (WorkKind.BLIND, WorkKind.ADJUDICATE)
 # A human-baseline item of a dropped pair is cancelled too: its gold label is no longer the
 # dataset's, and the study's report leaves it out.
 DROPPED_PAIR_KINDS = (*REVIEW_KINDS, WorkKind.VALIDATE, WorkKind.REPERTURB, WorkKind.BASELINE)
-# A per-expert shuffle that stays put between requests: (id·A + expert·B) mod P.
-SHUFFLE_A, SHUFFLE_B, SHUFFLE_P = 7919, 104729, 10007
 
 
 class InvalidAnnotation(AnnotationError):
@@ -81,29 +68,15 @@ class InvalidAnnotation(AnnotationError):
         self.errors = errors
 
 
-def shuffle_key(item_id: int, user_id: int) -> int:
-    """The position of an item in an expert's shuffled queue (the SQL below, in Python)."""
-    return (item_id * SHUFFLE_A + user_id * SHUFFLE_B) % SHUFFLE_P
-
-
-def queue_order(kind: str, user: object) -> list:
-    """Second annotation: claims assigned to the expert by name first (nobody else may take
-    them), then shuffled across papers (so an expert does not read one paper's claims in a
-    row); adjudication: label disagreements before evidence-only ones, then oldest."""
+def queue_order(kind: str, user: object) -> list[work.Walk]:
+    """Second annotation: the expert's own shuffle (claims assigned to them by name first,
+    nobody else may take them; then across papers, so an expert does not read one paper's
+    claims in a row); adjudication: label disagreements before evidence-only ones, each
+    oldest first."""
     if kind == WorkKind.BLIND:
-        named = Case(
-            When(assignee_id=user.pk, then=Value(0)), default=Value(1), output_field=IntegerField()
-        )
-        # The expert's id is its own parameter (`annotation.queue.statements` fills it in).
-        expert = Cast(Value(user.pk), BigIntegerField())  # id·B stays within 64 bits
-        shuffled = Mod(F("id") * SHUFFLE_A + expert * SHUFFLE_B, Value(SHUFFLE_P))
-        return [named, shuffled, "id"]
-    severity = Case(
-        When(claim__review__disagreement=Disagreement.LABEL, then=Value(0)),
-        default=Value(1),
-        output_field=IntegerField(),
-    )
-    return [severity, "created_at", "id"]
+        return work.shuffled(user)
+    oldest = ("created_at", "id")
+    return [(Q(claim__review__disagreement=Disagreement.LABEL), oldest), (Q(), oldest)]
 
 
 def _least_loaded(candidates: list[AbstractBaseUser]) -> AbstractBaseUser:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, cast
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
@@ -182,7 +183,12 @@ class WorkItemPage(View):
             message = "Nothing was recorded: " + " ".join(problems.values())
             return refused(refusals.invalid(message, problems), token_text)
         try:
-            return refusals.done(request, self.submit(item, form))
+            # One transaction for the submission and the lease of the next item it goes on to
+            # (SQLite's write lock taken once): a failure records nothing and leases nothing;
+            # a lease that finds nothing (or is refused) undoes only itself.
+            with transaction.atomic():
+                answer = self.submit(item, form)
+            return refusals.done(request, answer)
         except self.invalid as exc:
             item = item or self.known(item_key)
             errors = getattr(exc, "errors", {})
