@@ -450,8 +450,15 @@ def refute(
     found = [
         s for s in writing_selectors.suggestions(task, entailed, evidence) if not s.negation_only
     ]
-    # Rewrites to another value of the evidence first: a table's cell, a caption, a paragraph.
-    options = [o for o in found if o.source.kind != "change"][:3] or found[:3]
+    # Rewrites to another value of the evidence first: a table's cell, a caption, a paragraph;
+    # then a value of the claim changed; a flipped word ("maximises" → "minimises") last of
+    # these, since papers state the true direction: refuted claims alone would say "minimises"
+    # and "shorter", and a claim-only model would learn the words.
+    valued = [o for o in found if o.source.kind != "change"][:3]
+    changed = None if valued else change_a_value(entailed, rng)
+    if changed is not None:
+        return changed
+    options = valued or found[:3]
     if options:
         choice = rng.choice(options)
         where = f" ({choice.source})" if choice.source.kind != "change" else ""
@@ -460,9 +467,6 @@ def refute(
             f"The evidence contradicts it: {choice.description}{where}.",
             choice.kind,
         )
-    changed = change_a_value(entailed, rng)
-    if changed is not None:
-        return changed
     swapped = swap_content(task, entailed, rng)
     if swapped is not None:
         return swapped
