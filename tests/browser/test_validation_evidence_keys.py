@@ -106,9 +106,14 @@ def test_evidence_keys_the_checklist_beside_the_claim_and_a_refusal_beside_them(
         page = context.new_page()
         page.wait_for_function = _polled_from_python(page)
         page.goto(f"/validate/{item.key}/")
+        # The layout as it settles: fonts, images and formulas in, then two painted frames (a
+        # loaded machine can paint the page before they arrive, and they move what is measured).
+        page.wait_for_load_state("networkidle")
+        page.evaluate("document.fonts.ready.then(() => true)")
         assert page.locator(".piece.evidence").count() == len(evidence) >= 2
 
         def seen(selector: str) -> dict:
+            page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             return page.evaluate(SEEN, selector)
 
         def shown(selector: str) -> bool:
@@ -128,7 +133,8 @@ def test_evidence_keys_the_checklist_beside_the_claim_and_a_refusal_beside_them(
         # `]`: the next evidence, in view and focused; `[`: back. The claim stays in view.
         page.keyboard.press("]")
         assert page.evaluate("document.activeElement.id") == second[1:]
-        assert shown(second) and wholly("#criteria"), seen(second)
+        assert shown(second), seen(second)
+        assert wholly("#criteria"), seen("#criteria")
         page.keyboard.press("[")
         assert page.evaluate("document.activeElement.id") == first[1:]
         assert shown(first) and wholly("#text"), seen(first)
