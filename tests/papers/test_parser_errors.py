@@ -136,11 +136,24 @@ def test_mutated_pages_raise_only_parse_error(page: Path, data: st.DataObject):
 @given(cut=st.integers(min_value=0))
 def test_truncated_pages_are_refused(page: Path, cut: int):
     original = page.read_bytes()
-    end = original.rstrip().lower().rfind(b"</html>")
-    truncated = original[: cut % end]  # anywhere before the html element closes
+    # Anywhere before the body element has closed (its closing tag's last byte excluded): what
+    # follows </body> says nothing about truncation (`latexml.truncation`), so a cut between
+    # </body> and </html> is a whole page (Hypothesis found one: a single newline there).
+    end = original.lower().rfind(b"</body>") + len(b"</body>")
+    truncated = original[: cut % end]
     with pytest.raises(ParseError) as info:
         parse_paper(truncated, "https://arxiv.org/html/2409.00001v1")
     assert "truncated" in info.value.reason or "empty" in info.value.reason
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.parent.name)
+def test_a_page_cut_inside_its_closing_body_tag_is_refused(page: Path):
+    original = page.read_bytes()
+    last = original.lower().rfind(b"</body>") + len(b"</body>") - 1  # its ">"
+    with pytest.raises(ParseError) as info:
+        parse_paper(original[:last], "https://arxiv.org/html/2409.00001v1")
+    assert "truncated" in info.value.reason
+    parse_paper(original[: last + 1], "https://arxiv.org/html/2409.00001v1")  # whole: no error
 
 
 @pytest.mark.parametrize(
