@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from annotation.writing import negation, rewrites
 from annotation.writing.warnings import markup_in, perturbation_problem
-from evaluation.reading import read_response
 
 SAMPLES = (0.0, 0.7)  # temperatures: one deterministic answer and one sampled
 MAX_IDEAS = 5
@@ -40,11 +39,6 @@ def text_context(paragraphs: Iterable[tuple[str, str]]) -> str:
     if len(joined) > MAX_CONTEXT_CHARS:
         joined = joined[:MAX_CONTEXT_CHARS] + "\n\n[The rest of the paragraphs is left out.]"
     return joined
-
-
-def reading(response: str | None) -> str | None:
-    """The explicit label an answer gives ("entailed", "refuted"), else None."""
-    return read_response(response)
 
 
 def right_answers(answers: Sequence[dict], gold: str) -> int:

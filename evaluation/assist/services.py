@@ -25,6 +25,7 @@ from evaluation.assist import rules
 from evaluation.client import ChatClient, EndpointError, ModelSettings, RequestFailed, is_local
 from evaluation.models import AssistantSetting, TextCheck
 from evaluation.prompting import Template
+from evaluation.reading import read_response
 from evaluation.rules import EvaluationRefused, check_run_request
 from evaluation.services import endpoint_choices
 from papers.models import Element
@@ -81,20 +82,27 @@ def switch_off(*, by: AbstractBaseUser) -> None:
         )
 
 
-def _client(setting: AssistantSetting, temperature: float, max_tokens: int) -> ChatClient:
-    """A client for the setting, refused when its endpoint changed or is remote unconfirmed."""
+def _endpoint(setting: AssistantSetting) -> dict[str, str]:
+    """The setting's endpoint as configured now; refused when it changed since it was set, or
+    when it is remote and nobody confirmed sending unreleased claims there."""
     endpoint = endpoint_choices().get(setting.endpoint_name)
     if endpoint is None or endpoint["url"] != setting.endpoint_url:
         raise EvaluationRefused(
             f"The model in the loop's endpoint {setting.endpoint_name!r} is no longer configured "
             "as it was set: an admin must set it again."
         )
-    confirmed = setting.confirmed_at is not None
-    if not confirmed and not is_local(setting.endpoint_url):
+    if setting.confirmed_at is None and not is_local(setting.endpoint_url):
         raise EvaluationRefused(
             f"{setting.endpoint_name} ({setting.endpoint_url}) is not this machine and no admin "
             "confirmed sending unreleased claims there: nothing was sent."
         )
+    return endpoint
+
+
+def _client(setting: AssistantSetting, temperature: float, max_tokens: int) -> ChatClient:
+    """A client for the setting (`_endpoint`'s refusals first)."""
+    endpoint = _endpoint(setting)
+    confirmed = setting.confirmed_at is not None
     key_variable = endpoint.get("key_variable") or ""
     return ChatClient(
         setting.endpoint_url,
@@ -126,7 +134,8 @@ class Asked:
     gold: str  # "entailed" or "refuted": the label the claim should have
 
 
-def _sha(text: str) -> str:
+def text_sha(text: str) -> str:
+    """A claim text's key among the checks."""
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -138,7 +147,7 @@ def _row(
     template = Template.load(TEXT_ONLY)
     key = {
         "context": context,
-        "text_sha256": _sha(claim.text),
+        "text_sha256": text_sha(claim.text),
         "gold": claim.gold,
         "model": setting.model,
         "endpoint_name": setting.endpoint_name,
@@ -185,7 +194,7 @@ def _ask(setting: AssistantSetting, row: TextCheck, context_text: str) -> None:
                 {
                     "temperature": temperature,
                     "response": response[:4000],
-                    "parsed": rules.reading(response),
+                    "parsed": read_response(response),
                 }
             )
     except (EndpointError, RequestFailed, EvaluationRefused) as exc:
@@ -210,7 +219,7 @@ def check_texts(
     setting = current()
     if setting is None:
         raise EvaluationRefused("No model in the loop is set (an admin sets one).")
-    _client(setting, 0.0, 1).close()  # refuses an endpoint that may not receive claims
+    _endpoint(setting)  # refuses an endpoint that may not receive claims, before any row
     context_text = ""
     rows = []
     for claim in claims:
@@ -231,7 +240,9 @@ def checks_of(context: CuratedContext, claims: Sequence[Asked]) -> list[TextChec
     found = []
     for claim in claims:
         row = (
-            TextCheck.objects.filter(context=context, text_sha256=_sha(claim.text), gold=claim.gold)
+            TextCheck.objects.filter(
+                context=context, text_sha256=text_sha(claim.text), gold=claim.gold
+            )
             .order_by("-created_at", "-id")
             .first()
         )

@@ -219,7 +219,7 @@ def text_only_share(request: HttpRequest) -> HttpResponse:
     for context_id, text, label, final, subset in live.values_list(
         "pair__context_id", "text", "label", "review__final_label", "pair__subset"
     ):
-        texts[(context_id, services._sha(text))] = (final or label, subset)
+        texts[(context_id, services.text_sha(text))] = (final or label, subset)
     newest: dict[tuple[int, str], bool] = {}  # per text, its newest check's verdict
     contexts = {c for c, _ in texts}
     for check in TextCheck.objects.filter(

@@ -235,6 +235,17 @@ def _unassigned(world: dict) -> bool:
     return Assignment.objects.filter(paper=world["paper"], status="unassigned").exists()
 
 
+def _writing_row(field: str, limit: int) -> Row:
+    """A row of the writing page's `field`: posted on the page, given to the service."""
+    return Row(
+        field,
+        limit,
+        lambda w, text: _write_post(w, **{field: text}),
+        lambda w, text: _write_call(w, **{field: text}),
+        lambda w: ClaimPair.objects.exists(),
+    )
+
+
 ROWS: dict[str, tuple[Callable[[], dict], Row]] = {
     "assignment note (unassign)": (
         assigned_world,
@@ -303,43 +314,19 @@ ROWS: dict[str, tuple[Callable[[], dict], Row]] = {
     ),
     "writing: the entailed claim": (
         writing_world,
-        Row(
-            "entailed",
-            MAX_CLAIM,
-            lambda w, text: _write_post(w, entailed=text),
-            lambda w, text: _write_call(w, entailed=text),
-            lambda w: ClaimPair.objects.exists(),
-        ),
+        _writing_row("entailed", MAX_CLAIM),
     ),
     "writing: the refuted claim": (
         writing_world,
-        Row(
-            "refuted",
-            MAX_CLAIM,
-            lambda w, text: _write_post(w, refuted=text),
-            lambda w, text: _write_call(w, refuted=text),
-            lambda w: ClaimPair.objects.exists(),
-        ),
+        _writing_row("refuted", MAX_CLAIM),
     ),
     "writing: the reference note": (
         writing_world,
-        Row(
-            "reference_note",
-            MAX_NOTE,
-            lambda w, text: _write_post(w, reference_note=text),
-            lambda w, text: _write_call(w, reference_note=text),
-            lambda w: ClaimPair.objects.exists(),
-        ),
+        _writing_row("reference_note", MAX_NOTE),
     ),
     "writing: the suggestion": (
         writing_world,
-        Row(
-            "suggestion",
-            MAX_NOTE,
-            lambda w, text: _write_post(w, suggestion=text),
-            lambda w, text: _write_call(w, suggestion=text),
-            lambda w: ClaimPair.objects.exists(),
-        ),
+        _writing_row("suggestion", MAX_NOTE),
     ),
     "new perturbation: the refuted claim": (
         reperturb_world,

@@ -4,14 +4,12 @@ its paper's paragraphs states word for word."""
 
 from __future__ import annotations
 
-import uuid
-
 from annotation.models import WorkItem
 from papers.models import Element
 from tests.annotation.claim_factories import ENTAILED, REFUTED
 
 __all__ = ["ENTAILED", "REFUTED"]
-from tests.validation.factories import Team, final_pair
+from tests.validation.factories import Team, final_pair, pass_validation
 from validation import services as validation
 
 IN_TEXT = ENTAILED  # copied into a paragraph below: the text alone verifies it
@@ -54,19 +52,7 @@ def validation_items(team: Team) -> dict[str, WorkItem]:
     the second can be taken (the one held comes back until it is submitted)."""
     user = team.validators[0]
     first = validation.take_next(user=user)
-    claim = first.claim
-    validation.submit_validation(
-        item=first,
-        user=user,
-        version=first.version,
-        token=uuid.uuid4(),
-        criteria_failed=[],
-        text=claim.text,
-        subset=claim.pair.subset,
-        label=claim.review.final_label,
-        evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
-        explanation=claim.explanation,
-    )
+    pass_validation(first, user)
     second = validation.take_next(user=user)
     first.refresh_from_db()
     return {first.claim.label: first, second.claim.label: second}

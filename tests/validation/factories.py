@@ -76,6 +76,25 @@ def final_pair(team: Team, *, seed: int = 1, **overrides):
     return pair, {c.label: c for c in pair.claims.select_related("review")}
 
 
+def pass_validation(item, user) -> None:
+    """`user` passes the validation item they hold: nothing ticked, nothing changed."""
+    from validation import services as validation
+
+    claim = item.claim
+    validation.submit_validation(
+        item=item,
+        user=user,
+        version=item.version,
+        token=uuid.uuid4(),
+        criteria_failed=[],
+        text=claim.text,
+        subset=claim.pair.subset,
+        label=claim.review.final_label,
+        evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
+        explanation=claim.explanation,
+    )
+
+
 def validate_all(team: Team, user=None) -> int:
     """Pass every validation the validator can take; returns how many."""
     from validation import services as validation
@@ -87,19 +106,7 @@ def validate_all(team: Team, user=None) -> int:
             item = validation.take_next(user=user)
         except work.NothingToDo:
             return done
-        claim = item.claim
-        validation.submit_validation(
-            item=item,
-            user=user,
-            version=item.version,
-            token=uuid.uuid4(),
-            criteria_failed=[],
-            text=claim.text,
-            subset=claim.pair.subset,
-            label=claim.review.final_label,
-            evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
-            explanation=claim.explanation,
-        )
+        pass_validation(item, user)
         done += 1
 
 

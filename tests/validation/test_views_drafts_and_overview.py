@@ -14,7 +14,7 @@ import pytest
 
 from annotation.models import Claim, WorkItem, WorkKind
 from tests.annotation.factories import make_expert
-from tests.validation.factories import Team, final_pair, validate_all
+from tests.validation.factories import Team, final_pair, pass_validation, validate_all
 from validation import selectors, services
 from validation.baseline import services as baseline_services
 from validation.models import SplitMember, SplitVersion
@@ -215,7 +215,7 @@ def revise_label(team: Team, claim: Claim, label: str) -> None:
     if item.status != "leased":
         item = services.take_next(user=validator)
         while item.claim_id != claim.pk:  # the pair's other claim first
-            validate_one(item, validator)
+            pass_validation(item, validator)
             item = services.take_next(user=validator)
     claim = item.claim
     services.submit_validation(
@@ -227,22 +227,6 @@ def revise_label(team: Team, claim: Claim, label: str) -> None:
         text=claim.text,
         subset=claim.pair.subset,
         label=label,
-        evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
-        explanation=claim.explanation,
-    )
-
-
-def validate_one(item: WorkItem, user) -> None:
-    claim = item.claim
-    services.submit_validation(
-        item=item,
-        user=user,
-        version=item.version,
-        token=uuid.uuid4(),
-        criteria_failed=[],
-        text=claim.text,
-        subset=claim.pair.subset,
-        label=claim.review.final_label,
         evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
         explanation=claim.explanation,
     )
