@@ -17,7 +17,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -502,17 +502,33 @@ def _lock(
     where: Mapping[str, Any],
     related: Sequence[str] = (),
     lock: Sequence[str] = ("self",),
-    annotate: Mapping[str, Any] | None = None,
+    annotate: Callable[[], Mapping[str, Any]] | None = None,
+    name: str | None = None,
 ) -> WorkItem:
-    rows = WorkItem.objects.select_for_update(of=tuple(lock)).select_related(*related)
-    # A row locked with the item is joined INNER (PostgreSQL locks no outer join's side).
-    rows = rows.filter(**{f"{name}__isnull": False for name in lock if name != "self"})
-    if annotate:
-        rows = rows.annotate(**annotate)
-    try:
-        return rows.get(**where)
-    except WorkItem.DoesNotExist as exc:
-        raise NotHolder("This item does not exist.") from exc
+    """The item `where` names (one lookup: its id or its key), locked with the `lock` rows, with
+    the `related` rows joined and `annotate()`'s values. Read through a stored statement
+    (`statements.read_one`) when the read is plain or the caller names its shape; `NotHolder`
+    for an item that does not exist."""
+    ((field, value),) = where.items()
+
+    def build(looked_up: object) -> QuerySet[WorkItem]:
+        rows = WorkItem.objects.select_for_update(of=tuple(lock)).select_related(*related)
+        # A row locked with the item is joined INNER (PostgreSQL locks no outer join's side).
+        rows = rows.filter(**{f"{joined}__isnull": False for joined in lock if joined != "self"})
+        if annotate is not None:
+            rows = rows.annotate(**annotate())
+        return rows.filter(**{field: looked_up}).order_by()
+
+    plain = not related and tuple(lock) == ("self",) and annotate is None
+    if name is None and plain:
+        name = f"lock an item by {field}"
+    if name is None:
+        item = build(value).first()
+    else:
+        item = statements.read_one(f"{name} (by {field})", WorkItem, build, value)
+    if item is None:
+        raise NotHolder("This item does not exist.")
+    return cast(WorkItem, item)
 
 
 def check_holder(item: WorkItem, user: AbstractBaseUser, version: int | None) -> None:
@@ -585,16 +601,18 @@ def begin_submission(
     token: uuid.UUID,
     related: Sequence[str] = (),
     lock: Sequence[str] = ("self",),
-    annotate: Mapping[str, Any] | None = None,
+    annotate: Callable[[], Mapping[str, Any]] | None = None,
+    name: str | None = None,
 ) -> tuple[WorkItem, bool]:
     """Lock the item for a submission (call inside a transaction), with the `related` rows the
     submission reads (joined; locked too where named in `lock`, e.g. "claim__review") and any
-    `annotate` expressions, in one statement. The item is `item`, or the one named by `key` (a
+    `annotate()` expressions, in one statement (stored once compiled, when `name` names its
+    shape: one shape per name, see `statements.read_one`). The item is `item`, or the one named by `key` (a
     view that has not read it: a key that names none is refused as `NotHolder`). Returns
     (item, replay): replay is true when this very submission (same token, same person) was
     already recorded; anyone else's is refused as the holder check refuses it."""
     where = {"pk": item.pk} if item is not None else {"key": key}
-    item = _lock(where, related, lock, annotate)
+    item = _lock(where, related, lock, annotate, name)
     if item.submit_token == token and item.done_by_id == user.pk:  # only one's own is replayed
         return item, True
     check_holder(item, user, version)

@@ -8,6 +8,7 @@ import functools
 import secrets
 import uuid
 from collections.abc import Iterable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -239,15 +240,21 @@ def _begin_blind(
         token=token,
         related=("pair__task", "claim__review", "claim__validation"),
         lock=("self", "claim__review"),
-        annotate={
-            "pair_has_validator": Exists(
-                PairRole.objects.filter(pair_id=OuterRef("pair_id"), role=Role.VALIDATOR)
-            ),
-            "kinds_and_cited": writing_selectors.kinds_and_cited(
-                OuterRef("pair__context_id"), OuterRef("claim_id")
-            ),
-        },
+        annotate=_blind_reads,
+        name="a blind submission's item",
     )
+
+
+def _blind_reads() -> dict[str, Any]:
+    """What a blind submission reads with its item beside the joined rows."""
+    return {
+        "pair_has_validator": Exists(
+            PairRole.objects.filter(pair_id=OuterRef("pair_id"), role=Role.VALIDATOR)
+        ),
+        "kinds_and_cited": writing_selectors.kinds_and_cited(
+            OuterRef("pair__context_id"), OuterRef("claim_id")
+        ),
+    }
 
 
 @transaction.atomic

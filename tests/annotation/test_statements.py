@@ -117,3 +117,85 @@ def test_an_order_without_a_name_of_its_own_is_refused():
     c = crew("alice")
     with pytest.raises(TypeError, match="module-level function"):
         work.next_item(user=c["alice"], kind="write", order=lambda who: ("id",))
+
+
+def _fields(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+def test_a_stored_read_builds_the_item_the_orm_builds_with_its_joined_rows_and_annotations(
+    django_assert_num_queries,
+):
+    """A blind submission's item, read from the stored statement (by key and by id, before and
+    after storing), is the ORM's: every column converted alike, the joined rows cached on it
+    (pair, task, claim, review; a missing validation as None) and the annotations."""
+    from annotation.models import WorkItem
+    from annotation.review import services as review
+
+    c = crew("alice", "bob")
+    written_pair(c["alice"], c["boss"], seed=1)
+    held = review.take_next(user=c["bob"], kind="evidence")
+    related = ("pair__task", "claim__review", "claim__validation")
+    lock = ("self", "claim__review")
+    orm = (
+        WorkItem.objects.select_related(*related).annotate(**review._blind_reads()).get(pk=held.pk)
+    )
+    statements.forget()
+    for where in ({"key": held.key}, {"pk": held.pk}, {"key": held.key}):
+        item = work._lock(where, related, lock, review._blind_reads, "a blind item, tested")
+        assert _fields(item) == _fields(orm)
+        assert isinstance(item.draft, dict) and timezone.is_aware(item.leased_at)
+        assert _fields(item.pair) == _fields(orm.pair)
+        assert _fields(item.pair.task) == _fields(orm.pair.task)
+        assert _fields(item.claim) == _fields(orm.claim)
+        assert _fields(item.claim.review) == _fields(orm.claim.review)
+        with django_assert_num_queries(0):  # joined and absent: no query to find out
+            assert not hasattr(item.claim, "validation")
+        assert item.pair_has_validator is orm.pair_has_validator is False
+        assert item.kinds_and_cited == orm.kinds_and_cited and ":table:" in item.kinds_and_cited
+    assert statements.read_stored("a blind item, tested (by key)", str)
+    assert statements.read_stored("a blind item, tested (by pk)", int)
+    with pytest.raises(work.NotHolder, match="does not exist"):
+        work._lock(
+            {"key": "no-such-key"}, related, lock, review._blind_reads, "a blind item, tested"
+        )
+
+
+def test_a_stored_read_costs_one_query_and_builds_nothing_of_the_orms(django_assert_num_queries):
+    """Stored, the read is one statement and the queryset is not even built (the ORM's
+    building and compiling was most of a submission's time under SQLite's write lock)."""
+    from annotation.models import WorkItem
+
+    c = crew("alice", "bob")
+    pair = written_pair(c["alice"], c["boss"], seed=1)
+    item = pair.work_items.filter(kind="evidence").first()
+    built = []
+
+    def build(value):
+        built.append(value)
+        return WorkItem.objects.select_for_update().filter(pk=value).order_by()
+
+    statements.forget()
+    assert statements.read_one("counted", WorkItem, build, item.pk).pk == item.pk
+    assert len(built) == 2  # the two probes, never a real id
+    with django_assert_num_queries(1):
+        again = statements.read_one("counted", WorkItem, build, item.pk)
+    assert len(built) == 2 and _fields(again) == _fields(WorkItem.objects.get(pk=item.pk))
+    assert statements.read_one("counted", WorkItem, build, -1) is None
+
+
+def test_a_read_whose_compilations_differ_elsewhere_goes_through_the_orm_every_time():
+    """A build that puts its value in two places is not stored, and still reads right."""
+    from annotation.models import WorkItem
+
+    c = crew("alice", "bob")
+    pair = written_pair(c["alice"], c["boss"], seed=1)
+    item = pair.work_items.filter(kind="evidence").first()
+
+    def build(value):
+        return WorkItem.objects.filter(pk=value, id__gte=value).order_by()
+
+    statements.forget()
+    for _ in range(2):
+        assert statements.read_one("twice", WorkItem, build, item.pk).pk == item.pk
+    assert not statements.read_stored("twice", int)
