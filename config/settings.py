@@ -32,10 +32,11 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # Before staticfiles: its `runserver` is the development server's with Nagle off.
+    "config.apps.SiteConfig",  # deployment checks, backup and restore, runserver
     "django.contrib.staticfiles",
     "django_rq",
     "axes",
-    "config.apps.SiteConfig",  # deployment checks, backup and restore
     "jobs",
     "papers",
     "annotation",
