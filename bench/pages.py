@@ -6,9 +6,15 @@ once with the project's own services):
 
     python bench/pages.py [--database-url postgres://postgres@127.0.0.1:5432/sciver_bench]
                           [--clients 16] [--seconds 30] [--workers 4] [--profile]
+                          [--render N [--render-redis redis://127.0.0.1:6379/7]]
 
 Target: p95 of each page ≤ 3 × the trivial view's p95. `--profile` also times one request of
 each page in-process (SQL queries and time, and the top functions by cumulative time).
+`--render N` times N requests of each page in-process instead of the load (the pages and their
+whole-context fragments, whose elements' bodies annotation/fragments.py caches): medians with no
+cache, with the in-memory cache emptied before each request (cold) and kept (warm), and with
+Redis cold and warm when given a Redis database (the run empties it), interleaved request by
+request so that drift falls on every column alike.
 """
 
 from __future__ import annotations
@@ -65,8 +71,6 @@ def build_data() -> None:
         return
     started = time.perf_counter()
     Subfield.ensure_sciver_subfields()
-    people = {name: make_expert(name, CODES) for name in USERS}
-    admin = get_user_model().objects.create_superuser("bench-admin", password=uuid.uuid4().hex)
     for folder in sorted(p.parent for p in settings.SAMPLE_PAPERS_DIR.glob("*/paper.html")):
         page = locate_page(folder)
         if Paper.objects.filter(arxiv_id=page.arxiv_id, version=page.version).exists():
@@ -79,8 +83,14 @@ def build_data() -> None:
             version=page.version,
             metadata=page.metadata,
         )
+    # The corpus's papers in SciVer's subfields (it grows: a cs.SE paper came, and a cs.NI one
+    # that no expert may take), with experts of every one of them.
+    known = set(Subfield.objects.values_list("code", flat=True))
+    papers = [p for p in Paper.objects.order_by("arxiv_id") if p.primary_category in known]
+    codes = sorted({*CODES, *(p.primary_category for p in papers)})
+    people = {name: make_expert(name, codes) for name in USERS}
+    admin = get_user_model().objects.create_superuser("bench-admin", password=uuid.uuid4().hex)
     writer = people["bench-writer"]
-    papers = list(Paper.objects.order_by("arxiv_id"))
     assignment_services.assign_papers(papers=papers, experts=[writer], assigned_by=admin)
     for paper in papers:
         kept = {
@@ -148,9 +158,9 @@ def lease_pages() -> dict[str, tuple[str, str]]:
         evidence = review.take_next(user=users["bench-second"], kind="evidence")
     adjudication = review.take_next(user=users["bench-adjudicator"], kind="adjudicate")
     return {
-        "write": (f"/claims/write/{write.pk}/", "bench-writer"),
-        "annotate": (f"/review/annotate/{evidence.pk}/", "bench-second"),
-        "adjudicate": (f"/review/adjudicate/{adjudication.pk}/", "bench-adjudicator"),
+        "write": (f"/claims/write/{write.key}/", "bench-writer"),
+        "annotate": (f"/review/annotate/{evidence.key}/", "bench-second"),
+        "adjudicate": (f"/review/adjudicate/{adjudication.key}/", "bench-adjudicator"),
         "healthz (trivial)": ("/healthz", ""),
     }
 
@@ -203,6 +213,62 @@ def profile(pages: dict[str, tuple[str, str]]) -> None:
             r"annotation/|papers/|template/base|db/models/sql/compiler", 10
         )
         print("\n".join(line for line in out.getvalue().splitlines()[6:] if line.strip()))
+
+
+def render(pages: dict[str, tuple[str, str]], n: int, redis_url: str = "") -> None:
+    """Medians of `n` in-process requests of each page and its whole context, by cache."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.test import Client, override_settings
+
+    def locmem(location: str) -> dict:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": location}
+
+    modes = {
+        "no cache": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
+        "cold": locmem("bench-render-cold"),
+        "warm": locmem("bench-render-warm"),
+    }
+    if redis_url:
+        redis = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}
+        modes |= {"Redis cold": redis | {"KEY_PREFIX": "cold"}, "Redis warm": redis}
+    shown = {}
+    for name, (url, username) in pages.items():
+        if username:
+            shown[name] = (url, username)
+            if name == "write":
+                shown["write: whole context"] = (url + "context/", username)
+            if name == "annotate":
+                shown["annotate: whole context"] = (
+                    url.replace("annotate/", "items/", 1) + "context/",
+                    username,
+                )
+    clients = {}
+    for username in {u for _, u in shown.values()}:
+        clients[username] = Client(HTTP_HOST="127.0.0.1")
+        clients[username].force_login(get_user_model().objects.get(username=username))
+    times: dict[tuple[str, str], list[float]] = {(p, m): [] for p in shown for m in modes}
+    sizes = {}
+    for round_ in range(n + 1):  # the first round warms up, not counted
+        for mode, backend in modes.items():
+            with override_settings(CACHES={"default": backend}):
+                for name, (url, username) in shown.items():
+                    if "cold" in mode:
+                        cache.clear()
+                    started = time.perf_counter()
+                    response = clients[username].get(url, secure=True)
+                    elapsed = time.perf_counter() - started
+                    if response.status_code != 200:
+                        sys.exit(f"{name} {url} answered {response.status_code}")
+                    sizes[name] = (len(response.content), response.content.count(b'class="ev-item'))
+                    if round_:
+                        times[name, mode].append(elapsed)
+    print(f"\nIn-process requests, median of {n} each (ms), {os.cpu_count()} cores, PostgreSQL")
+    print(f"{'page':<26}{'elements':>9}{'bytes':>9}" + "".join(f"{m:>12}" for m in modes))
+    for name in shown:
+        size, elements = sizes[name]
+        medians = "".join(f"{statistics.median(times[name, m]) * 1000:>12.1f}" for m in modes)
+        print(f"{name:<26}{elements:>9}{size:>9,}{medians}")
 
 
 def free_port() -> int:
@@ -267,6 +333,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--render", type=int, default=0, metavar="N", help="in-process medians")
+    parser.add_argument("--render-redis", default="", help="a Redis database --render may empty")
     args = parser.parse_args()
     if not args.database_url.startswith("postgres"):
         sys.exit("The benchmark runs against PostgreSQL: give a postgres:// URL.")
@@ -298,6 +366,10 @@ def main() -> None:
     cookies = {u: session_cookie(u) for _, u in pages.values() if u}
     if args.profile:
         profile(pages)
+    if args.render:
+        render(pages, args.render, args.render_redis)
+        shutil.rmtree(media, ignore_errors=True)
+        return
 
     port = free_port()
     gunicorn = Path(sys.executable).parent / "gunicorn"

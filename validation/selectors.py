@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, Prefetch, Q, QuerySet
 
+from annotation import fragments
 from annotation.models import (
     Claim,
     ClaimPair,
@@ -163,6 +164,7 @@ def validation_page(item_id: int) -> ValidationPage:
         for r in rows
         if not r.not_a_chart
     ]
+    fragments.attach((p.element for p in pieces), fragments.VALIDATION)
     paragraphs = [p.element.text for p in pieces if p.element.kind == Element.Kind.PARAGRAPH]
     sampled_texts = [visual_text(p.element) for p in pieces if p.sampled]
     return ValidationPage(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Prefetch, QuerySet
 
+from annotation import fragments
 from annotation import inputs as parse
 from annotation.curation import selectors as curation_selectors
 from annotation.models import (
@@ -39,6 +40,8 @@ class ReviewPage:
 
 
 def _elements(paper_id: int, wanted: set[int]) -> dict[int, Element]:
+    """The elements a review page shows, with their sections' titles and their bodies on the
+    review view (annotation/fragments.py: the same for every viewer, no marks)."""
     elements = {
         e.pk: e
         for e in Element.objects.filter(paper_id=paper_id, pk__in=wanted)
@@ -54,6 +57,7 @@ def _elements(paper_id: int, wanted: set[int]) -> dict[int, Element]:
     for element in elements.values():
         section = sections.get(element.section_id)
         element.section_title = f"{section.number} {section.title}".strip() if section else ""
+    fragments.attach(elements.values(), fragments.REVIEW)
     return elements
 
 

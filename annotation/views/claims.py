@@ -16,7 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import access, events, lists
+from annotation import access, events, fragments, lists
 from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import rule_text, visuals_needed
@@ -356,7 +356,7 @@ def _render_context(
         request,
         "annotation/claims/_context.html",
         {
-            "sections": writing.full_context(task),
+            "sections": writing.full_context(task, fragments.WRITER),
             "shown": shown,
             "editable": item.held_by(request.user),
             "item": item,

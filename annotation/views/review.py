@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import access
+from annotation import access, fragments
 from annotation import inputs as parse
 from annotation.errors import AnnotationError
 from annotation.evidence import evidence_rule_problem, rule_text
@@ -229,7 +229,7 @@ def context(request: HttpRequest, item_key: str) -> HttpResponse:
         request,
         "annotation/review/_context.html",
         {
-            "sections": writing.full_context(page.item.pair.task),
+            "sections": writing.full_context(page.item.pair.task, fragments.REVIEW),
             "shown": shown,
             "item": item,
             "editable": item.held_by(request.user),

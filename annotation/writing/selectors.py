@@ -28,6 +28,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Concat
 
 from annotation import events as audit
+from annotation import fragments
 from annotation import inputs as parse
 from annotation.curation import selectors as curation_selectors
 from annotation.models import (
@@ -227,6 +228,7 @@ def writing_page(item_id: int, user: AbstractBaseUser) -> WritingPage:
     for element in elements.values():
         section = sections.get(element.section_id)
         element.section_title = f"{section.number} {section.title}".strip() if section else ""
+    fragments.attach(elements.values(), fragments.WRITER)
     shown = set(task.sampled_ids) | set(task.paragraph_ids)
     definition, example = SUBSET_GUIDE[task.subset]
     return WritingPage(
@@ -250,10 +252,12 @@ class ContextSection:
     elements: list[Element] = field(default_factory=list)
 
 
-def full_context(task: ClaimTask) -> list[ContextSection]:
-    """The task's whole curated context in reading order (two queries)."""
+def full_context(task: ClaimTask, view: str) -> list[ContextSection]:
+    """The task's whole curated context in reading order, each element with its body on `view`
+    (annotation/fragments.py): two queries, and on the writer's view a third, the paragraphs'
+    references (its bodies link them)."""
     in_context = _in_context(task.context)
-    elements = list(
+    found = (
         Element.objects.filter(pk__in=in_context.values("element_id"))
         .select_related("section")
         .only(
@@ -265,6 +269,12 @@ def full_context(task: ClaimTask) -> list[ContextSection]:
         )
         .order_by("order")
     )
+    if view == fragments.WRITER:
+        found = found.prefetch_related(
+            Prefetch("references", queryset=curation_selectors.references())
+        )
+    elements = list(found)
+    fragments.attach(elements, view)
     out: dict[int, ContextSection] = {}
     for element in elements:
         out.setdefault(element.section_id, ContextSection(element.section)).elements.append(element)
@@ -546,6 +556,7 @@ def reperturbation_page(item_id: int) -> ReperturbationPage:
     for element in elements.values():
         element.section_title = f"{element.section.number} {element.section.title}".strip()
         element.sampled_index = sampled_index.get(element.pk, 0)
+    fragments.attach(elements.values(), fragments.WRITER)
     other = set(elements) - evidence_ids
     earlier = list(
         Claim.objects.filter(pair=pair, label=ClaimLabel.REFUTED, superseded_at__isnull=False)
