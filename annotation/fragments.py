@@ -3,8 +3,9 @@
 An element on a work page is a viewer-dependent wrapper (its box and whether it is ticked, the
 W/S marks, its image through the item's route) around a body that depends on nothing but the
 element and the stage's view: a paragraph's text (with, on the writer's view, its reference
-links), a table's or chart's caption under its name. Only the body is cached, in Django's
-default cache (in memory per process, or Redis with CACHE_URL), under a key that holds
+links), a table's or chart's caption under its name. Only the body is cached, in the
+"fragments" cache (in each process's memory, whatever CACHE_URL says: a Redis round trip cost
+more than the rendering it saved, docs/benchmarks.md), under a key that holds
 everything that changes it: the view, a digest of the fields the body shows (read by `shown`,
 the only thing the body template is given, so nothing else can reach it) and a digest of the
 body template's source (a changed template never serves old fragments from a shared cache).
@@ -25,7 +26,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from django.core.cache import cache
+from django.core.cache import caches
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
@@ -42,6 +43,7 @@ WRITER, REVIEW, VALIDATION = "writer", "review", "validation"
 VIEWS = (WRITER, REVIEW, VALIDATION)
 TIMEOUT = 7 * 24 * 3600  # a body never goes stale (its key is its content): this bounds memory
 KEY_PREFIX = "element-body"
+CACHE = "fragments"  # settings.CACHES' alias
 
 
 def shown(element: Element, view: str) -> dict[str, Any]:
@@ -81,7 +83,7 @@ def bodies(elements: Iterable[Element], view: str) -> dict[int, SafeString]:
     template_key = template_digest()
     keys = {pk: key(view, f, template_key) for pk, f in fields.items()}
     try:
-        found = cache.get_many(set(keys.values()))
+        found = caches[CACHE].get_many(set(keys.values()))
     except Exception:
         logger.warning("Element bodies rendered without the cache: it failed", exc_info=True)
         found, keys = {}, {}  # nor written to it: a cache that failed a read is not asked again
@@ -99,7 +101,7 @@ def bodies(elements: Iterable[Element], view: str) -> dict[int, SafeString]:
             missed[k] = str(out[pk])
     if missed:
         try:
-            cache.set_many(missed, TIMEOUT)
+            caches[CACHE].set_many(missed, TIMEOUT)
         except Exception:
             logger.warning("Element bodies not stored in the cache: it failed", exc_info=True)
     return out

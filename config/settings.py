@@ -229,18 +229,27 @@ if not SECURE_HSTS_PRELOAD:
 # Without CACHE_URL each server process keeps its own in memory (a budget per process: with
 # gunicorn's 4 workers, 4 times API_RATE). With CACHE_URL (redis://host:port/db, a Redis
 # database of its own: the cache may clear it) every process shares one.
+# The work pages' element bodies (annotation/fragments.py) stay in each process's memory
+# whatever CACHE_URL says: a Redis round trip costs more than rendering one, and they must not
+# push the request budgets out of the default cache's 300 entries.
 CACHE_URL = env("CACHE_URL", default="")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "fragments": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "element-bodies",
+        "OPTIONS": {"MAX_ENTRIES": 20_000},
+    },
+}
 if CACHE_URL:
     if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
         raise ImproperlyConfigured(
             f"CACHE_URL must be a Redis address (redis://host:port/db), not {CACHE_URL!r}"
         )
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": CACHE_URL,
-            "KEY_PREFIX": "sciver",
-        }
+    CACHES["default"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": "sciver",
     }
 
 # --- The HTTP API (api/, docs/api.md) -------------------------------------------------------

@@ -66,16 +66,19 @@ class UnwritableCache(LocMemCache):
 
 def caches(backend: type, location: str) -> dict:
     # A LOCATION of its own: LocMem stores outlive a test, and this one starts empty.
-    return {"default": {"BACKEND": f"{__name__}.{backend.__name__}", "LOCATION": location}}
+    return {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "fragments": {"BACKEND": f"{__name__}.{backend.__name__}", "LOCATION": location},
+    }
 
 
 @pytest.fixture
 def counting():
     CountingCache.asked, CountingCache.answered, CountingCache.stored = [], [], {}
     with override_settings(CACHES=caches(CountingCache, "fragment-cache-tests")):
-        from django.core.cache import cache
+        from django.core import cache
 
-        cache.clear()
+        cache.caches["fragments"].clear()
         yield CountingCache
 
 
