@@ -521,7 +521,7 @@ def _lock(
 
     plain = not related and tuple(lock) == ("self",) and annotate is None
     if name is None and plain:
-        name = f"lock an item by {field}"
+        name = "lock an item"
     if name is None:
         item = build(value).first()
     else:
