@@ -203,10 +203,8 @@ def read_one(
 
 def read_stored(name: str, kind: type = int) -> bool:
     """Whether the read `name` (by a value of `kind`) is served from a stored statement."""
-    for (db, _vendor, what, stored_name, stored_kind), template in list(_store.items()):
-        if (what, stored_name, stored_kind) == ("read", name, kind) and db == connection.alias:
-            return template is not _UNCACHEABLE
-    return False
+    template = _store.get((connection.alias, connection.vendor, "read", name, kind))
+    return template is not None and template is not _UNCACHEABLE
 
 
 def execute(sql: str, params: list) -> tuple[list[str], list[tuple]]:

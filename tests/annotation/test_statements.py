@@ -141,6 +141,7 @@ def test_a_stored_read_builds_the_item_the_orm_builds_with_its_joined_rows_and_a
         WorkItem.objects.select_related(*related).annotate(**review._blind_reads()).get(pk=held.pk)
     )
     statements.forget()
+    work.queue(c["alice"])  # a stored statement of the other kind beside the reads
     for where in ({"key": held.key}, {"pk": held.pk}, {"key": held.key}):
         item = work._lock(where, related, lock, review._blind_reads, "a blind item, tested")
         assert _fields(item) == _fields(orm)
