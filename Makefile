@@ -4,9 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_PAPERS ?= 24
-# Two workers (pytest-xdist) on the 2-core machines: 1.7x faster than serial (docs/testing.md).
-# `make test PYTEST_ARGS=` runs serially.
-PYTEST_ARGS ?= -n 2 --durations=25
+# Two workers (pytest-xdist) on the 2-core machines: 1.7x faster than serial; a worker that runs
+# out of tests takes the other's (worksteal): the suite's long tests no longer end on one worker
+# while the other waits (docs/testing.md). `make test PYTEST_ARGS=` runs serially.
+PYTEST_ARGS ?= -n 2 --dist worksteal --durations=25
 
 .PHONY: run test venv lint format bench clean-venv
 
