@@ -28,7 +28,7 @@ from annotation.queue import work
 from annotation.review import services as review
 from tests.annotation.factories import make_expert
 from tests.annotation.review_factories import FLIP, adjudicate, annotate, crew, written_pair
-from tests.validation.factories import add_images
+from tests.validation.factories import add_images, pass_validation
 from validation import services as validation
 
 pytestmark = pytest.mark.django_db
@@ -248,20 +248,8 @@ def test_three_experts_take_a_subfield_from_writing_to_validation():
                 item = validation.take_next(user=person)
             except work.NothingToDo:
                 return
-            claim = item.claim
-            validation.submit_validation(
-                item=item,
-                user=person,
-                version=item.version,
-                token=uuid.uuid4(),
-                criteria_failed=[],
-                text=claim.text,
-                subset=claim.pair.subset,
-                label=claim.review.final_label,
-                explanation=claim.explanation,
-                evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
-            )
-            validated[claim.pk] = person.username
+            pass_validation(item, person)
+            validated[item.claim.pk] = person.username
 
     validate_all(c["ann"])
     validate_all(c["bob"])

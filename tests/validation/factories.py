@@ -76,12 +76,13 @@ def final_pair(team: Team, *, seed: int = 1, **overrides):
     return pair, {c.label: c for c in pair.claims.select_related("review")}
 
 
-def pass_validation(item, user) -> None:
-    """`user` passes the validation item they hold: nothing ticked, nothing changed."""
+def pass_validation(item, user):
+    """`user` passes the validation item they hold: nothing ticked, nothing changed; returns
+    the validation recorded."""
     from validation import services as validation
 
     claim = item.claim
-    validation.submit_validation(
+    return validation.submit_validation(
         item=item,
         user=user,
         version=item.version,

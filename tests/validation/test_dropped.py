@@ -3,8 +3,6 @@ any new-perturbation item are cancelled, and its validations no longer count any
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from django.urls import reverse
 
@@ -14,27 +12,11 @@ from annotation.queue import work
 from annotation.review import services as review
 from annotation.writing import selectors as writing_selectors
 from tests.annotation.reperturbation import found_true
-from tests.validation.factories import Team, final_pair
+from tests.validation.factories import Team, final_pair, pass_validation
 from validation import selectors, services
 from validation.models import Validation
 
 pytestmark = pytest.mark.django_db
-
-
-def pass_item(item: WorkItem, user) -> Validation:
-    claim = item.claim
-    return services.submit_validation(
-        item=item,
-        user=user,
-        version=item.version,
-        token=uuid.uuid4(),
-        criteria_failed=[],
-        text=claim.text,
-        subset=claim.pair.subset,
-        label=claim.review.final_label,
-        evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
-        explanation=claim.explanation,
-    )
 
 
 def overview(client, admin) -> dict:
@@ -50,7 +32,7 @@ def test_dropping_a_pair_in_validation_cancels_its_items_and_nothing_counts_as_p
     other, _ = final_pair(team, seed=2)  # a pair that stays
     validator = team.validators[0]
     leased = services.take_next(user=validator)
-    validated = pass_item(leased, validator)
+    validated = pass_validation(leased, validator)
     held = services.take_next(user=validator)  # the pair's other claim, named for its validator
     assert held.pair_id == pair.pk and held.status == "leased"
     assert overview(client, team.admin)["pending"] == 3
@@ -66,7 +48,7 @@ def test_dropping_a_pair_in_validation_cancels_its_items_and_nothing_counts_as_p
         "pair dropped: the paper was withdrawn",
     )
     with pytest.raises(work.NotHolder):  # the validator's open page is refused, nothing recorded
-        pass_item(held, validator)
+        pass_validation(held, validator)
     assert Validation.objects.get(claim=held.claim).status == "pending"
     # No longer waiting, no longer validated: only the other pair counts.
     context = overview(client, team.admin)

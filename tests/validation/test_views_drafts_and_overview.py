@@ -139,18 +139,7 @@ def test_a_submitted_validation_shows_what_was_recorded_not_the_draft(client, te
     assert autosave(client, held, draft_for(held, text=NEW_TEXT)).status_code == 200
     claim = held.claim
     held.refresh_from_db()
-    services.submit_validation(
-        item=held,
-        user=team.validators[0],
-        version=held.version,
-        token=uuid.uuid4(),
-        criteria_failed=[],
-        text=claim.text,
-        subset=claim.pair.subset,
-        label=claim.review.final_label,
-        evidence_ids=list(claim.review.final_evidence.values_list("pk", flat=True)),
-        explanation=claim.explanation,
-    )
+    pass_validation(held, team.validators[0])
     form = parse(client.get(f"/validate/{held.key}/").content.decode())
     assert form.textareas["text"] == claim.text
 
