@@ -395,3 +395,19 @@ def test_the_review_pages_run_a_fixed_number_of_queries(django_assert_max_num_qu
             status="cancelled"
         )
         PairRole.objects.filter(pair=pair, expert=c["dave"]).delete()
+
+
+def test_the_sampled_images_load_with_the_page_and_the_rest_when_near(world):
+    """The three sampled tables and charts are what a review page is read for: they load with
+    the page (no `loading="lazy"`), so nothing above the reader grows once the page is open and
+    `j`/`k` land where they aim. The whole context's images wait until they are near."""
+    item, sampled = world["adjudication"], world["pair"].task.sampled_ids
+    client = client_for(world["users"]["adjudicator"])
+    page = client.get(f"/review/adjudicate/{item.key}/").content.decode()
+    images = re.findall(r'<img src="/review/items/[^/]+/images/(\d+)/"[^>]*>', page)
+    tags = dict(zip(images, re.findall(r'<img src="/review/items/[^"]+"[^>]*>', page)))
+    assert sorted(map(int, tags)) == sorted(sampled)
+    assert not [tag for tag in tags.values() if "lazy" in tag]
+    context = client.get(f"/review/items/{item.key}/context/").content.decode()
+    tags = re.findall(r'<img src="/review/items/[^"]+"[^>]*>', context)
+    assert tags and all('loading="lazy"' in tag for tag in tags)
