@@ -137,6 +137,12 @@ if DATABASE_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"].endswith("pos
     DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# `make run`'s server (manage.py runserver): at most this many requests in progress at once, the
+# others served in arrival order (config/gate.py; 0: no bound, Django's own). One process runs one
+# thread's Python at a time; more requests at once add no throughput, and the one holding
+# SQLite's write lock is slowed by every other (issue 49, docs/benchmarks.md).
+RUNSERVER_CONCURRENCY = env.int("RUNSERVER_CONCURRENCY", default=4)
+
 # Background jobs: with REDIS_URL, django-rq queues; without, in-process (see jobs/dispatch.py).
 REDIS_URL = env("REDIS_URL", default="")
 RQ_QUEUES = {}

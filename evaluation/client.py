@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
+from config.gate import stepped_out
 from evaluation.release import EvaluationError
 
 __all__ = [
@@ -268,13 +269,15 @@ class ChatClient:
     def complete(self, content: list[dict[str, Any]], *, first: bool = False) -> str:
         """The model's answer to one user message. `first`: the run's first request, where an
         endpoint that cannot be reached at all is an EndpointError rather than a failed
-        request."""
+        request. A page that asks waits outside `make run`'s request gate meanwhile
+        (config/gate.py: a model's seconds keep no one else waiting)."""
         try:
-            completion = self._client.chat.completions.create(
-                model=self.model,
-                messages=[{"role": "user", "content": content}],  # type: ignore[list-item,misc]
-                **self.settings.as_dict(),
-            )
+            with stepped_out():
+                completion = self._client.chat.completions.create(
+                    model=self.model,
+                    messages=[{"role": "user", "content": content}],  # type: ignore[list-item,misc]
+                    **self.settings.as_dict(),
+                )
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from None
         except openai.APITimeoutError:

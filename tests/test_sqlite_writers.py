@@ -44,7 +44,7 @@ def _commit(db) -> None:
 
 def _queued(n: int) -> None:
     deadline = time.monotonic() + 10
-    while len(fair._WRITERS._queue) < n:
+    while fair._WRITERS.waiting() < n:
         assert time.monotonic() < deadline, "a writer never queued"
         time.sleep(0.005)
 
@@ -98,7 +98,7 @@ def test_a_writer_waiting_past_the_timeout_is_told_and_leaves_the_queue(tmp_path
     waiter.start()
     waiter.join(10)
     assert [str(e) for e in refused] == ["database is locked"]
-    assert not fair._WRITERS._queue
+    assert not fair._WRITERS.waiting()
     _commit(holder)
     late = _wrapper(path, timeout=0.2)
     _begin(late)  # the lock is free at once

@@ -6,44 +6,23 @@ again and again). Writers of other processes still meet SQLite's own lock."""
 
 from __future__ import annotations
 
-import threading
-from collections import deque
-
 from django.db import OperationalError
 from django.db.backends.sqlite3 import base
 
+from config.gate import FairGate
 
-class _FairLock:
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._queue: deque[object] = deque()
-        self._held = False
-
-    def acquire(self, timeout: float) -> bool:
-        me = object()
-        with self._changed:
-            self._queue.append(me)
-            if self._changed.wait_for(
-                lambda: not self._held and self._queue[0] is me, timeout=timeout
-            ):
-                self._queue.popleft()
-                self._held = True
-                return True
-            self._queue.remove(me)
-            self._changed.notify_all()
-            return False
-
-    def release(self) -> None:
-        with self._changed:
-            self._held = False
-            self._changed.notify_all()
-
-
-_WRITERS = _FairLock()
+_WRITERS = FairGate(1)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
     _holds_writer = False
+
+    @property
+    def queries_logged(self) -> bool:  # type: ignore[override]
+        # Not under DEBUG alone (`make run`): Django would keep every query in memory and, on
+        # SQLite, run a second statement for each to quote its parameters (its SQL logged),
+        # inside the write lock. Tests that count queries force it (force_debug_cursor).
+        return self.force_debug_cursor
 
     def _start_transaction_under_autocommit(self) -> None:
         if not _WRITERS.acquire(timeout=float(self.settings_dict["OPTIONS"].get("timeout", 5))):

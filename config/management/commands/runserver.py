@@ -5,14 +5,21 @@ sends. On a kept-alive connection (every browser's) Nagle's algorithm holds the 
 the first is acknowledged, and the client's TCP delays that acknowledgement by about 40 ms: every
 request to `make run` took 40 ms longer than its view (a trivial view: 44 ms kept alive against
 1.6 ms on a fresh connection, docs/benchmarks.md). TCP_NODELAY sends each write at once.
-Everything else is staticfiles' runserver's."""
+
+And with at most RUNSERVER_CONCURRENCY requests in progress at once, the others waiting their turn
+in arrival order (config/gate.py: runserver otherwise runs every connection's thread at once, and
+the one holding SQLite's write lock gets a sliver of the one interpreter). Everything else is
+staticfiles' runserver's."""
 
 from __future__ import annotations
 
 import socket
 
+from django.conf import settings
 from django.contrib.staticfiles.management.commands import runserver
 from django.core.servers.basehttp import WSGIServer
+
+from config.gate import gated
 
 
 class NoDelayWSGIServer(WSGIServer):
@@ -25,3 +32,8 @@ class NoDelayWSGIServer(WSGIServer):
 
 class Command(runserver.Command):
     server_cls = NoDelayWSGIServer
+
+    def get_handler(self, *args, **options):
+        handler = super().get_handler(*args, **options)
+        size = settings.RUNSERVER_CONCURRENCY
+        return gated(handler, size) if size else handler
