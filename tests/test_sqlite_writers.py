@@ -121,3 +121,19 @@ def test_the_embedded_default_queues_its_writers(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-1] == "config.sqlite.base"
+
+
+def test_debug_alone_keeps_no_query_log(tmp_path, settings):
+    """Under DEBUG (`make run`) Django would keep every query and, on SQLite, run a second
+    statement for each to quote its parameters, inside the write lock: not here. A test that
+    counts queries still sees them."""
+    settings.DEBUG = True
+    db = _wrapper(tmp_path / "log.sqlite3")
+    try:
+        db.cursor().execute("SELECT 1")
+        assert not db.queries_logged and len(db.queries_log) == 0
+        db.force_debug_cursor = True
+        db.cursor().execute("SELECT 2")
+        assert [q["sql"] for q in db.queries_log] == ["SELECT 2"]
+    finally:
+        db.close()
