@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from config.gate import stepped_out
 from evaluation.release import EvaluationError
+from serving.gate import stepped_out
 
 __all__ = [
     "ChatClient",
@@ -270,7 +270,7 @@ class ChatClient:
         """The model's answer to one user message. `first`: the run's first request, where an
         endpoint that cannot be reached at all is an EndpointError rather than a failed
         request. A page that asks waits outside `make run`'s request gate meanwhile
-        (config/gate.py: a model's seconds keep no one else waiting)."""
+        (serving/gate.py: a model's seconds keep no one else waiting)."""
         try:
             with stepped_out():
                 completion = self._client.chat.completions.create(

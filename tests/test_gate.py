@@ -1,4 +1,4 @@
-"""`make run`'s request gate and SQLite's writer queue (config/gate.py): at most `size` inside,
+"""`make run`'s request gate and SQLite's writer queue (serving/gate.py): at most `size` inside,
 the others let in in the order they came; a wait that runs out leaves the queue; a request
 waiting on a model's API steps out of the gate meanwhile; `manage.py runserver` serves through
 the gate RUNSERVER_CONCURRENCY sets."""
@@ -12,8 +12,8 @@ import pytest
 from django.core.management import load_command_class
 from django.db import transaction
 
-from config.gate import FairGate, gated, holding, stepped_out
 from evaluation.client import ChatClient
+from serving.gate import FairGate, gated, holding, stepped_out
 from tests.evaluation.standin_openai import StandInOpenAI
 
 

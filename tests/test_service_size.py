@@ -20,6 +20,7 @@ APPS = (
     "guidelines",
     "jobs",
     "papers",
+    "serving",
     "validation",
     "workspace",
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db import OperationalError
 from django.db.backends.sqlite3 import base
 
-from config.gate import FairGate
+from serving.gate import FairGate
 
 _WRITERS = FairGate(1)
 
@@ -18,7 +18,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     _holds_writer = False
 
     @property
-    def queries_logged(self) -> bool:  # type: ignore[override]
+    def queries_logged(self) -> bool:
         # Not under DEBUG alone (`make run`): Django would keep every query in memory and, on
         # SQLite, run a second statement for each to quote its parameters (its SQL logged),
         # inside the write lock. Tests that count queries force it (force_debug_cursor).

@@ -404,8 +404,8 @@ def test_the_sampled_images_load_with_the_page_and_the_rest_when_near(world):
     item, sampled = world["adjudication"], world["pair"].task.sampled_ids
     client = client_for(world["users"]["adjudicator"])
     page = client.get(f"/review/adjudicate/{item.key}/").content.decode()
-    images = re.findall(r'<img src="/review/items/[^/]+/images/(\d+)/"[^>]*>', page)
-    tags = dict(zip(images, re.findall(r'<img src="/review/items/[^"]+"[^>]*>', page)))
+    found = re.findall(r'(<img src="/review/items/[^/]+/images/(\d+)/"[^>]*>)', page)
+    tags = {pk: tag for tag, pk in found}
     assert sorted(map(int, tags)) == sorted(sampled)
     assert not [tag for tag in tags.values() if "lazy" in tag]
     context = client.get(f"/review/items/{item.key}/context/").content.decode()

@@ -7,7 +7,7 @@ request to `make run` took 40 ms longer than its view (a trivial view: 44 ms kep
 1.6 ms on a fresh connection, docs/benchmarks.md). TCP_NODELAY sends each write at once.
 
 And with at most RUNSERVER_CONCURRENCY requests in progress at once, the others waiting their turn
-in arrival order (config/gate.py: runserver otherwise runs every connection's thread at once, and
+in arrival order (serving/gate.py: runserver otherwise runs every connection's thread at once, and
 the one holding SQLite's write lock gets a sliver of the one interpreter). Everything else is
 staticfiles' runserver's."""
 
@@ -19,7 +19,7 @@ from django.conf import settings
 from django.contrib.staticfiles.management.commands import runserver
 from django.core.servers.basehttp import WSGIServer
 
-from config.gate import gated
+from serving.gate import gated
 
 
 class NoDelayWSGIServer(WSGIServer):
