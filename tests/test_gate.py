@@ -5,11 +5,13 @@ the gate RUNSERVER_CONCURRENCY sets."""
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 
 import pytest
 from django.core.management import load_command_class
+from django.core.management.base import OutputWrapper
 from django.db import transaction
 
 from evaluation.client import ChatClient
@@ -144,11 +146,16 @@ def test_a_request_waiting_on_a_model_steps_out_and_another_is_served_meanwhile(
 def test_runserver_serves_through_the_gate_the_setting_sets(settings, size):
     settings.RUNSERVER_CONCURRENCY = size
     options = {"use_static_handler": True, "insecure_serving": False}
-    handler = load_command_class("config", "runserver").get_handler(**options)
+    command = load_command_class("config", "runserver")
+    command.stdout = OutputWrapper(io.StringIO())
+    handler = command.get_handler(**options)
+    said = command.stdout._out.getvalue()
     if size:
         assert handler.gate.size == size
+        assert f"at most {size}, the others served in the order they came" in said
     else:
         assert not hasattr(handler, "gate")  # Django's own, unbounded
+        assert "no bound (RUNSERVER_CONCURRENCY=0)" in said
 
 
 @pytest.mark.django_db(transaction=True)

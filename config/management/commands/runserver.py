@@ -36,4 +36,11 @@ class Command(runserver.Command):
     def get_handler(self, *args, **options):
         handler = super().get_handler(*args, **options)
         size = settings.RUNSERVER_CONCURRENCY
-        return gated(handler, size) if size else handler
+        if not size:
+            self.stdout.write("Requests in progress at once: no bound (RUNSERVER_CONCURRENCY=0).")
+            return handler
+        self.stdout.write(
+            f"Requests in progress at once: at most {size}, the others served in the order they "
+            "came (RUNSERVER_CONCURRENCY)."
+        )
+        return gated(handler, size)
