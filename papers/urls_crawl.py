@@ -8,6 +8,7 @@ app_name = "crawl"
 
 urlpatterns = [
     path("", views.run_list, name="list"),
+    path("runs/", views.run_rows, name="runs"),
     path("<int:run_id>/", views.run_detail, name="detail"),
     path("<int:run_id>/progress/", views.run_progress, name="progress"),
     path("<int:run_id>/stop/", views.run_stop, name="stop"),

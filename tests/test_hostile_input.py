@@ -373,6 +373,7 @@ ROUTES = [
     ),
     Route("crawl:detail", kwargs=lambda w: {"run_id": w.kw["crawl"]}),
     Route("crawl:progress", kwargs=lambda w: {"run_id": w.kw["crawl"]}),
+    Route("crawl:runs"),
     Route(
         "crawl:stop",
         kwargs=lambda w: {"run_id": w.kw["crawl"]},

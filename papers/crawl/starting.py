@@ -45,13 +45,7 @@ def progress_of(run: CrawlRun) -> dict[str, Any]:
     is no total yet), its error and problems explained, whether its worker is gone, and for a
     crawl by ids each listed line's outcome."""
     counts = run.counts()
-    total = run.target(counts)
-    if run.phase == CrawlRun.Phase.SEARCH:
-        done, total = len(run.search_done), run.search_chunks
-    else:
-        done = int(counts["fetched"])  # type: ignore[call-overload]
-    # Nothing to do is not "all done": with no total the page shows no bar, and says why.
-    percent = min(100, round(100 * done / total)) if total else None
+    done, total, percent = run.progress(counts)
     problems = list(run.events.exclude(level=CrawlEvent.Level.INFO).order_by("-id")[:20])
     return {
         "run": run,

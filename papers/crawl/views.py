@@ -42,15 +42,30 @@ def run_list(request: HttpRequest) -> HttpResponse:
             id_form = bound  # type: ignore[assignment]
         else:
             form = bound  # type: ignore[assignment]
-    # Found, fetched and kept counted in this one query (not counts()'s two queries per run).
-    runs = CrawlRun.objects.with_item_counts().order_by("-created_at")[:50]
     status = 400 if request.method == "POST" else 200  # refused: its errors on the page
     return render(
         request,
         "papers/crawl/run_list.html",
-        {"form": form, "id_form": id_form, "runs": runs},
+        {"form": form, "id_form": id_form, **_runs()},
         status=status,
     )
+
+
+def _runs() -> dict:
+    """The latest runs, each with its progress (`done`, `total`, `percent`, as the run's own
+    page has them): found, fetched, kept and pending counted in this one query (not counts()'s
+    two queries per run); `active` when one is queued or running (the table polls then)."""
+    runs = list(CrawlRun.objects.with_item_counts().order_by("-created_at")[:50])
+    for run in runs:
+        counts = {"pending": run.items_pending, "fetched": run.items_fetched}
+        run.done, run.total, run.percent = run.progress(counts)
+    return {"runs": runs, "active": any(run.is_active for run in runs)}
+
+
+@staff_required
+def run_rows(request: HttpRequest) -> HttpResponse:
+    """The runs table of the list page; htmx polls it while a run is active."""
+    return render(request, "papers/crawl/_runs.html", _runs())
 
 
 @staff_required

@@ -53,8 +53,9 @@ class CrawlEventLevel(models.TextChoices):
 class CrawlRunQuerySet(models.QuerySet["CrawlRun"]):
     def with_item_counts(self) -> CrawlRunQuerySet:
         """Each run with items_found, items_fetched and items_kept: counts()'s found, fetched
-        and kept, counted in this query (for lists of runs, which must not query per row), and
-        items_listed (the ids of a crawl by ids)."""
+        and kept, counted in this query (for lists of runs, which must not query per row),
+        items_pending (what `progress` needs besides) and items_listed (the ids of a crawl by
+        ids)."""
         listed = (
             CrawlListedId.objects.filter(run=OuterRef("pk"))
             .order_by()
@@ -67,6 +68,7 @@ class CrawlRunQuerySet(models.QuerySet["CrawlRun"]):
             items_found=Count("items"),
             items_fetched=Count("items", filter=Q(items__outcome__in=CrawlItem.PROCESSED)),
             items_kept=Count("items", filter=Q(items__outcome=CrawlItem.Outcome.KEPT)),
+            items_pending=Count("items", filter=Q(items__outcome=CrawlItem.Outcome.PENDING)),
         )
 
 
@@ -257,6 +259,17 @@ class CrawlRun(models.Model):
             "pending": by_outcome.get(CrawlItem.Outcome.PENDING, 0),
             "fetched": sum(by_outcome.get(o, 0) for o in CrawlItem.PROCESSED),
         }
+
+    def progress(self, counts: Mapping[str, object]) -> tuple[int, int, int | None]:
+        """Done of total and the percent, for progress bars: date ranges (or batches of ids)
+        searched while searching, then papers fetched of those it will fetch (`counts`: pending
+        and fetched at least). The percent is None with no total yet: nothing to do is not "all
+        done", and the page says why."""
+        if self.phase == self.Phase.SEARCH:
+            done, total = len(self.search_done), self.search_chunks
+        else:
+            done, total = int(counts["fetched"]), self.target(counts)  # type: ignore[call-overload]
+        return done, total, (min(100, round(100 * done / total)) if total else None)
 
     def target(self, counts: Mapping[str, object] | None = None) -> int:
         """How many papers the fetch phase will fetch in all (for progress bars)."""

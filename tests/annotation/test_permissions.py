@@ -417,6 +417,7 @@ CASES = [
     Case("crawl:list", lambda w: "/crawl/", STAFF_ONLY),
     Case("crawl:detail", lambda w: f"/crawl/{w.crawl_run}/", STAFF_ONLY),
     Case("crawl:progress", lambda w: f"/crawl/{w.crawl_run}/progress/", STAFF_ONLY),
+    Case("crawl:runs", lambda w: "/crawl/runs/", STAFF_ONLY),
     Case("crawl:stop", lambda w: f"/crawl/{w.crawl_run}/stop/", STAFF_POST, method="post"),
     Case("crawl:resume", lambda w: f"/crawl/{w.crawl_run}/resume/", STAFF_POST, method="post"),
     Case(

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 import papers.admin_crawl  # noqa: F401 - registers the crawl models in the admin
+from papers.crawl.starting import progress_of
 from papers.models import CrawlItem, CrawlRun, Paper
 from tests.factories import AdminFactory
 
@@ -103,8 +104,9 @@ def test_the_admin_list_of_runs_counts_in_one_query(admin_client):
     assert large == small
 
 
-def test_the_crawl_page_lists_runs_in_a_fixed_number_of_queries(admin_client):
-    url = reverse("crawl:list")
+@pytest.mark.parametrize("name", ["crawl:list", "crawl:runs"])
+def test_the_crawl_page_lists_runs_in_a_fixed_number_of_queries(admin_client, name):
+    url = reverse(name)  # the page, and its runs table that htmx polls
     _add_runs(2)
     html, small = _get(admin_client, url)
     assert _page_rows(html) == _expected()
@@ -114,6 +116,54 @@ def test_the_crawl_page_lists_runs_in_a_fixed_number_of_queries(admin_client):
     assert len(expected) == 8 and any(k == 2 for _, _, k in expected.values())
     assert _page_rows(html) == expected
     assert large == small
+
+
+def _progress_cells(html: str) -> dict[int, str]:
+    rows = re.findall(
+        r'<td><a href="/crawl/(\d+)/">\d+</a></td>.*?<td class="run-progress">(.*?)</td>',
+        html,
+        re.S,
+    )
+    return {
+        int(pk): re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", cell)).strip() for pk, cell in rows
+    }
+
+
+def test_each_run_shows_its_progress_as_its_page_does_and_the_table_polls_while_one_runs(
+    admin_client,
+):
+    """Searching: date ranges searched of those to search; fetching: papers fetched of those it
+    will fetch (pending and fetched, within its cap); a finished run that found nothing shows
+    no bar. The same figures as the run's own page (`progress_of`)."""
+    _add_runs(8)
+    runs = list(CrawlRun.objects.order_by("pk"))
+    searching, fetching, capped, finished = runs[1], runs[5], runs[7], runs[0]
+    CrawlRun.objects.filter(pk=searching.pk).update(
+        status=CrawlRun.Status.RUNNING, search_chunks=4, search_done=["2024-10-01"]
+    )
+    CrawlRun.objects.filter(pk__in=[fetching.pk, capped.pk]).update(
+        status=CrawlRun.Status.RUNNING, phase=CrawlRun.Phase.FETCH
+    )
+    CrawlRun.objects.filter(pk=capped.pk).update(max_papers=5)
+    CrawlRun.objects.filter(pk=finished.pk).update(
+        status=CrawlRun.Status.FINISHED, phase=CrawlRun.Phase.DONE
+    )
+    html, _ = _get(admin_client, reverse("crawl:list"))
+    cells = _progress_cells(html)
+    assert cells[searching.pk] == "25% 1 of 4 date ranges searched"
+    # Run 5 found kept, pending, kept, rejected, no HTML: 4 fetched of 5.
+    assert cells[fetching.pk] == "80% 4 of 5 fetched"
+    # Run 7 found every outcome but excluded: 5 fetched and 1 pending, which its cap of 5 leaves.
+    assert cells[capped.pk] == "100% 5 of 5 fetched"
+    assert cells[finished.pk] == "—"
+    for run in (searching, fetching, capped):
+        run.refresh_from_db()
+        page = progress_of(run)
+        assert cells[run.pk].startswith(f"{page['percent']}% {page['done']} of {page['total']}")
+    assert 'hx-get="/crawl/runs/" hx-trigger="every 2s"' in html
+    CrawlRun.objects.update(status=CrawlRun.Status.FINISHED)
+    html, _ = _get(admin_client, reverse("crawl:runs"))
+    assert 'id="crawl-runs"' in html and "hx-get" not in html  # nothing runs: no polling
 
 
 def test_the_admin_list_of_crawl_items_reads_papers_and_runs_in_its_query(admin_client):
