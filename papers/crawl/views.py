@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
@@ -51,11 +53,12 @@ def run_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _runs() -> dict:
+def _runs() -> dict[str, Any]:
     """The latest runs, each with its progress (`done`, `total`, `percent`, as the run's own
     page has them): found, fetched, kept and pending counted in this one query (not counts()'s
     two queries per run); `active` when one is queued or running (the table polls then)."""
-    runs = list(CrawlRun.objects.with_item_counts().order_by("-created_at")[:50])
+    # Annotated rows (items_*), given done, total and percent here.
+    runs: list[Any] = list(CrawlRun.objects.with_item_counts().order_by("-created_at")[:50])
     for run in runs:
         counts = {"pending": run.items_pending, "fetched": run.items_fetched}
         run.done, run.total, run.percent = run.progress(counts)
