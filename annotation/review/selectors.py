@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, QuerySet
 
 from annotation import fragments
 from annotation import inputs as parse
-from annotation.curation import selectors as curation_selectors
 from annotation.models import (
     AdjudicationDecision,
     Claim,
@@ -41,12 +40,11 @@ class ReviewPage:
 
 def _elements(paper_id: int, wanted: set[int]) -> dict[int, Element]:
     """The elements a review page shows, with their sections' titles and their bodies on the
-    review view (annotation/fragments.py: the same for every viewer, no marks)."""
+    review view (annotation/fragments.py: the same for every viewer, no marks, and no
+    reference links: their references are not read)."""
     elements = {
         e.pk: e
-        for e in Element.objects.filter(paper_id=paper_id, pk__in=wanted)
-        .only(*ELEMENT_FIELDS)
-        .prefetch_related(Prefetch("references", queryset=curation_selectors.references()))
+        for e in Element.objects.filter(paper_id=paper_id, pk__in=wanted).only(*ELEMENT_FIELDS)
     }
     sections = {
         s.pk: s
