@@ -108,9 +108,9 @@ def test_a_gated_application_runs_one_request_at_a_time_and_sends_the_body_after
 
 
 def test_a_request_waiting_on_a_model_steps_out_and_another_is_served_meanwhile():
-    """A page that asks a model (ChatClient, here a stand-in that takes 0.5 s) gives up its
+    """A page that asks a model (ChatClient, here a stand-in that takes 1 s) gives up its
     place for the wait: a second request, through a gate of one, is served before the answer."""
-    model = StandInOpenAI(answer=lambda body: "Answer: yes", delay=0.5).start()
+    model = StandInOpenAI(answer=lambda body: "Answer: yes", delay=1.0).start()
     order: list[str] = []
 
     def app(environ, start_response):
