@@ -49,6 +49,11 @@ urlpatterns = [
     ),
     path("errors/", errors.my_cases, name="my_error_cases"),
     path("errors/cases/<id:case_id>/", errors.case, name="error_case"),
+    path(
+        "errors/cases/<id:case_id>/images/<id:element_id>/",
+        errors.case_image,
+        name="error_case_image",
+    ),
 ]
 
 # The model in the loop: its setting, the text-only check and perturbation ideas.

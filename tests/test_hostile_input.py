@@ -224,6 +224,7 @@ def _world() -> World:
         "evaluation_run": evaluation_run.pk,
         "error_analysis": analysis.pk,
         "error_case": case.pk,
+        "error_case_visual": case.claim.evidence.filter(kind__in=["table", "chart"])[0].pk,
         "api_token": issue_token(user=erin, name="hostile input")[0].pk,
     }
     for name in ("write", "reperturb", "evidence", "adjudication", "validation", "baseline"):
@@ -712,6 +713,11 @@ ROUTES = [
         methods=BOTH,
         form=lambda w: {"categories": ["retrieval"], "note": "x"},
         says_400=False,
+    ),
+    Route(
+        "evaluation:error_case_image",
+        lambda w: {"case_id": w.kw["error_case"], "element_id": w.kw["error_case_visual"]},
+        users=("validator", "admin"),
     ),
     Route(
         "evaluation:assistant",

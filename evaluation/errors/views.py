@@ -10,12 +10,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import inputs as parse
 from annotation.downloads import csv_download
+from annotation.views.common import element_image
 from evaluation.errors import report, rules, services
 from evaluation.errors.models import ErrorAnalysis, ErrorCase, ErrorTag
 from evaluation.models import EvaluationRun
@@ -122,7 +123,9 @@ def _case_context(case: ErrorCase) -> dict:
         "paper": claim.pair.paper,
         "outcome": case.outcome,
         "run": case.analysis.run,
-        "evidence": claim.evidence.select_related("section").order_by("order"),
+        "evidence": claim.evidence.select_related("section")
+        .defer("table_html", "cells")
+        .order_by("order"),
         "categories": rules.CATEGORIES,
     }
 
@@ -164,3 +167,19 @@ def case(request: HttpRequest, case_id: int) -> HttpResponse:
             return redirect("evaluation:my_error_cases")
     context |= {"tag": tag, "errors": errors, "all_tags": None}
     return render(request, "evaluation/errors/case.html", context, status=status)
+
+
+@login_required
+def case_image(request: HttpRequest, case_id: int, element_id: int) -> HttpResponse:
+    """A table or chart the case's claim rests on, for those who may read the case: an admin,
+    or a tagger of it who is still an eligible expert (the paper's files are not theirs
+    otherwise). Any other element is not found, as for an id that names none."""
+    item = get_object_or_404(ErrorCase.objects.select_related("claim__pair"), pk=case_id)
+    if not request.user.is_staff:
+        try:
+            services.may_tag(item, _user(request))
+        except rules.ErrorAnalysisRefused as exc:
+            return forbidden(request, str(exc))
+    if not item.claim.evidence.filter(pk=element_id, kind__in=("table", "chart")).exists():
+        raise Http404("Not a table or chart this claim rests on.")
+    return element_image(paper_id=item.claim.pair.paper_id, element_id=element_id)

@@ -8,8 +8,11 @@ import csv
 import dataclasses
 import io
 import json
+import re
 
 import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.urls import get_resolver
 
 from annotation.models import Claim
@@ -19,7 +22,8 @@ from evaluation.errors.models import ErrorAnalysis, ErrorCase, ErrorTag
 from evaluation.errors.rules import CATEGORIES, ErrorAnalysisRefused
 from evaluation.models import EvaluationRun
 from evaluation.release import load_part
-from tests.annotation.factories import make_expert
+from papers.models import Element
+from tests.annotation.factories import make_expert, png
 from tests.annotation.review_factories import written_pair
 from tests.evaluation.builders import part_claims, small_release, write_small_release
 from tests.factories import AdminFactory, UserFactory
@@ -36,6 +40,7 @@ ERROR_ROUTES = {
     "error_analysis_json",
     "my_error_cases",
     "error_case",
+    "error_case_image",
 }
 
 
@@ -85,6 +90,14 @@ def world(tmp_path):
     pairs = [written_pair(writer, admin, seed=s) for s in (1, 2)]
     run = _run_on(_our_release(tmp_path, pairs), wrong={1, 2, 3, 4})
     return {"admin": admin, "run": run, "pairs": pairs, **people}
+
+
+def _with_image(element: Element) -> None:
+    element.image.name = default_storage.save(
+        f"papers/{element.paper.versioned_id}/20241101T000000000000/{element.anchor}.png",
+        ContentFile(png()),
+    )
+    element.save(update_fields=["image"])
 
 
 def _start(client, run, size="10"):
@@ -291,7 +304,13 @@ def test_every_error_route_for_every_role(client, world):
         ("get", f"/manage/evaluation/errors/{analysis.pk}/cases.csv", 200),
         ("get", f"/manage/evaluation/errors/{analysis.pk}/analysis.json", 200),
     ]
-    tagger_routes = [("get", "/errors/", 200), ("get", f"/errors/cases/{case.pk}/", 200)]
+    visual = case.claim.evidence.filter(kind__in=["table", "chart"]).first()
+    _with_image(visual)
+    tagger_routes = [
+        ("get", "/errors/", 200),
+        ("get", f"/errors/cases/{case.pk}/", 200),
+        ("get", f"/errors/cases/{case.pk}/images/{visual.pk}/", 200),
+    ]
     apps = [p for p in get_resolver().url_patterns if getattr(p, "namespace", None) == "evaluation"]
     named = {route.name for app in apps for route in app.url_patterns}
     assert {n for n in named if "error" in n} == ERROR_ROUTES
@@ -309,8 +328,50 @@ def test_every_error_route_for_every_role(client, world):
     client.force_login(world["annotator"])
     assert client.get("/errors/").status_code == 200
     assert client.get(f"/errors/cases/{case.pk}/").status_code == 403
+    assert client.get(f"/errors/cases/{case.pk}/images/{visual.pk}/").status_code == 403
     client.force_login(world["admin"])
     for method, url, status in admin_routes:
         assert getattr(client, method)(url).status_code == status, url
     assert client.get(f"/errors/cases/{case.pk}/").status_code == 200  # admins: every tag
+    assert client.get(f"/errors/cases/{case.pk}/images/{visual.pk}/").status_code == 200
     assert ErrorAnalysis.objects.count() == 1  # the second start was refused
+
+
+def test_a_case_shows_the_tables_and_charts_its_claim_rests_on_to_its_taggers_only(client, world):
+    """Telling a misread chart from a reasoning slip needs the chart: the case page shows each
+    table and chart of the evidence, through the case's own route, which serves the case's
+    readers (its taggers, admins) and only the evidence's tables and charts."""
+    client.force_login(world["admin"])
+    _start(client, world["run"])
+    case = ErrorCase.objects.filter(tags__tagger=world["alice"]).first()
+    evidence = list(case.claim.evidence.all())
+    visuals = [e for e in evidence if e.kind in ("table", "chart")]
+    assert visuals
+    for element in visuals:
+        _with_image(element)
+    elsewhere = Element.objects.filter(paper=visuals[0].paper, kind__in=["table", "chart"]).exclude(
+        pk__in=[e.pk for e in evidence]
+    )[0]
+    _with_image(elsewhere)
+    url = f"/errors/cases/{case.pk}/images/{{}}/"
+
+    client.force_login(world["alice"])
+    page = client.get(f"/errors/cases/{case.pk}/").content.decode()
+    shown = re.findall(r'<img src="/errors/cases/\d+/images/(\d+)/"', page)
+    assert sorted(map(int, shown)) == sorted(e.pk for e in visuals)
+    for element in visuals:
+        assert f"<strong>{element.display_name}</strong>" in page
+        image = client.get(url.format(element.pk))
+        assert image.status_code == 200 and image["Content-Type"] == "image/png"
+        assert b"".join(image.streaming_content) == png()
+    paragraph = Element.objects.filter(paper=visuals[0].paper, kind="paragraph")[0]
+    assert client.get(url.format(paragraph.pk)).status_code == 404  # not a table or chart
+    assert client.get(url.format(elsewhere.pk)).status_code == 404  # not the claim's evidence
+
+    tagged = set(case.tags.values_list("tagger__username", flat=True))
+    outsider = next(n for n in ("walt", "bob") if n not in tagged)
+    client.force_login(world[outsider])  # eligible, not a tagger of this case
+    refused = client.get(url.format(visuals[0].pk))
+    assert refused.status_code == 403 and b"not assigned to you" in refused.content
+    client.logout()
+    assert "/accounts/login/" in client.get(url.format(visuals[0].pk)).url
