@@ -139,8 +139,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # `make run`'s server (manage.py runserver): at most this many requests in progress at once, the
 # others served in arrival order (serving/gate.py; 0: no bound, Django's own). One process runs one
-# thread's Python at a time; more requests at once add no throughput, and the one holding
-# SQLite's write lock is slowed by every other (issue 49, docs/benchmarks.md).
+# thread's Python at a time: more requests at once add no throughput, and unbounded, page views
+# pass the submissions queued for SQLite's one writer (issue 49, docs/benchmarks.md).
 RUNSERVER_CONCURRENCY = env.int("RUNSERVER_CONCURRENCY", default=4)
 
 # Background jobs: with REDIS_URL, django-rq queues; without, in-process (see jobs/dispatch.py).

@@ -4,12 +4,12 @@ handed its place directly by the holder who leaves (one thread woken, not every 
 Two uses in the embedded default's one process:
 - **SQLite's writers** (config/sqlite, size 1): a transaction waits here before BEGIN IMMEDIATE, so
   the next writer starts the moment the one before commits.
-- **`make run`'s requests** (`requests`, size RUNSERVER_CONCURRENCY): runserver starts a thread per
-  connection and runs them all at once, and one process runs one thread's Python at a time. With
-  16 annotators the thread holding SQLite's write lock got a sixteenth of the interpreter, held
-  the lock four times as long as its own work, and submissions queued behind it: submit p95 was
-  9–10× the home page's (issue 49, docs/benchmarks.md). A bounded number of requests in progress,
-  served in order, gives the lock holder its share back at the same throughput.
+- **`make run`'s requests** (`gated`, size RUNSERVER_CONCURRENCY): runserver starts a thread per
+  connection and runs them all at once. With 16 annotators who never pause, the page views ran
+  at once while the submissions queued for SQLite's one writer, so a submission's p95 was 8–10×
+  a page view's. Through the gate every request waits its turn in one queue, in arrival order:
+  a submission waits as long as a page view (1.1×), at the same throughput. The write lock is
+  held no shorter (issue 49, docs/benchmarks.md, round three).
 
 A request that waits on something other than this process (a model's API) steps out of the gate
 for the wait (`stepped_out`), so that it does not keep others waiting for nothing."""
@@ -20,7 +20,6 @@ import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 
 from django.db import connections
 
@@ -111,6 +110,6 @@ def stepped_out() -> Iterator[None]:
         _held.gate = gate
 
 
-def holding() -> Any:
+def holding() -> FairGate | None:
     """The gate this thread holds a place in, if any (for tests)."""
     return getattr(_held, "gate", None)

@@ -189,10 +189,10 @@ def read_one(
         return None
     row = list(rows[0][: template.width])
     for position, converters, expression in template.converters:
-        value = row[position]
+        cell = row[position]
         for convert in converters:
-            value = convert(value, expression, database)
-        row[position] = value
+            cell = convert(cell, expression, database)
+        row[position] = cell
     obj = template.model.from_db(db, list(template.init_list), row[template.own])
     for populator in template.populators:
         populator.populate(row, obj)

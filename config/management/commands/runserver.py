@@ -7,8 +7,8 @@ request to `make run` took 40 ms longer than its view (a trivial view: 44 ms kep
 1.6 ms on a fresh connection, docs/benchmarks.md). TCP_NODELAY sends each write at once.
 
 And with at most RUNSERVER_CONCURRENCY requests in progress at once, the others waiting their turn
-in arrival order (serving/gate.py: runserver otherwise runs every connection's thread at once, and
-the one holding SQLite's write lock gets a sliver of the one interpreter). Everything else is
+in arrival order (serving/gate.py: runserver otherwise runs every connection's thread at once,
+and page views pass the submissions queued for SQLite's one writer). Everything else is
 staticfiles' runserver's."""
 
 from __future__ import annotations
